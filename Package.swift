@@ -1,0 +1,19 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Spool",
+    platforms: [.iOS(.v15), .macOS(.v12)],
+    products: [
+        .library(name: "Spool", targets: ["Spool"]),
+        .executable(name: "spool", targets: ["SpoolCLI"]),
+        .executable(name: "spool-bench", targets: ["SpoolBench"]),
+    ],
+    targets: [
+        .target(name: "Spool"),
+        .executableTarget(name: "SpoolCLI", dependencies: ["Spool"]),
+        .executableTarget(name: "SpoolBench", dependencies: ["Spool"], path: "Benchmarks/SpoolBench"),
+        .testTarget(name: "SpoolTests", dependencies: ["Spool", "SpoolCLI"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,41 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// How a ``JobQueue`` behaves.
+public struct Configuration: Sendable {
+    /// Delays between attempts and the default number of attempts.
+    public var retryPolicy: RetryPolicy = .default
+    /// How long a claim's lease lasts unless the claim says otherwise, in seconds.
+    public var leaseDuration: TimeInterval = 300
+    /// The largest payload accepted, in bytes (at most ``JobLimits/maxPayloadBytes``).
+    public var maximumPayloadSize: Int = 1 << 20
+    /// What open does about damage that is not a torn tail.
+    public var recoveryMode: RecoveryMode = .strict
+    /// Whether open creates the directory and the queue when they do not exist.
+    public var createIfMissing = true
+    /// What open does with jobs that were running when the queue was last closed or the process died.
+    public var runningJobsAtOpen: RunningJobsAtOpen = .reclaim
+    /// The source of time. Inject a ``ManualClock`` in tests.
+    public var clock: any SpoolClock = SystemClock()
+
+    /// The file system; tests substitute a simulated one.
+    var fileSystem: any FileSystem = POSIXFileSystem()
+
+    /// The default configuration.
+    public init() {}
+
+    /// What to do at open with jobs whose state is `running`.
+    public enum RunningJobsAtOpen: Sendable {
+        /// The queue belongs to one process, so nothing can still be running them:
+        /// each goes back to enqueued, after the retry policy's delay, or to failed
+        /// if its attempts are spent. The default.
+        case reclaim
+        /// Leave jobs whose lease has not expired running, so that another process
+        /// may complete them with its token (the `spool` command line works this way:
+        /// `claim` and `complete` are separate processes). Expired leases are reclaimed.
+        case keepUnexpiredLeases
+    }
+}

@@ -1,0 +1,166 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// What to do when a job is enqueued with a unique key that an unfinished job already holds.
+public enum UniquePolicy: String, Sendable, CaseIterable {
+    /// Keep the existing job; the enqueue writes nothing and returns the existing job's id.
+    case keep
+    /// Cancel the existing job (a running one's late result is then discarded) and enqueue the new one.
+    case replace
+}
+
+/// A job to enqueue.
+///
+/// ```swift
+/// let id = try await queue.enqueue(NewJob(kind: "upload", payload: Data(path.utf8),
+///                                         uniqueKey: "upload:\(path)", delay: 30))
+/// ```
+public struct NewJob: Sendable {
+    /// What the job does; a worker chooses its handler by kind. 1 to 200 UTF-8 bytes.
+    public var kind: String
+    /// The job's parameters, opaque to Spool.
+    public var payload: Data
+    /// The job's id; a random UUID when `nil`.
+    public var id: JobID?
+    /// Higher runs first among jobs that are due. Must fit in 32 bits.
+    public var priority: Int
+    /// The earliest time the job may run; `nil` means now.
+    public var runAt: Date?
+    /// Seconds from now before the job may run; added to `runAt` or to now. Must not be negative.
+    public var delay: TimeInterval
+    /// Attempts the job gets; `nil` takes the queue's ``RetryPolicy/maxAttempts``.
+    public var maxAttempts: Int?
+    /// At most one unfinished job holds a unique key at a time.
+    public var uniqueKey: String?
+    /// What happens when ``uniqueKey`` is already held.
+    public var uniquePolicy: UniquePolicy
+
+    /// Describes a job to enqueue. Only `kind` is required.
+    public init(kind: String, payload: Data = Data(), id: JobID? = nil, priority: Int = 0, runAt: Date? = nil,
+                delay: TimeInterval = 0, maxAttempts: Int? = nil, uniqueKey: String? = nil,
+                uniquePolicy: UniquePolicy = .keep) {
+        self.kind = kind
+        self.payload = payload
+        self.id = id
+        self.priority = priority
+        self.runAt = runAt
+        self.delay = delay
+        self.maxAttempts = maxAttempts
+        self.uniqueKey = uniqueKey
+        self.uniquePolicy = uniquePolicy
+    }
+}
+
+/// A snapshot of a job. Its payload is read separately (``JobQueue/payload(of:)``)
+/// or comes with a ``Lease``, so that listing many jobs reads no payloads.
+public struct Job: Sendable, Equatable, Identifiable {
+    /// The job's stable id.
+    public var id: JobID
+    /// What the job does.
+    public var kind: String
+    /// Where the job is in its life.
+    public var state: JobState
+    /// Attempts started so far; counted when a job is claimed, before its handler runs.
+    public var attempts: Int
+    /// The attempts the job gets before it ends failed.
+    public var maxAttempts: Int
+    /// Higher runs first.
+    public var priority: Int
+    /// When the job was enqueued.
+    public var createdAt: Date
+    /// The earliest time the job may run.
+    public var runAt: Date
+    /// After a retryable failure: the earliest time of the next attempt. `nil` otherwise,
+    /// and always `nil` once the job is failed: no more attempts are scheduled.
+    public var nextRetryAt: Date?
+    /// When the job succeeded, failed or was cancelled.
+    public var finishedAt: Date?
+    /// The job's unique key, if any.
+    public var uniqueKey: String?
+    /// The message of the last failure, if any.
+    public var lastError: String?
+    /// The payload's size in bytes.
+    public var payloadSize: Int
+    /// The current lease's expiry, while the job is running.
+    public var leaseExpiresAt: Date?
+
+    /// When the job may next run: the later of ``runAt`` and ``nextRetryAt``; `nil` unless enqueued.
+    public var dueAt: Date? {
+        guard state == .enqueued else { return nil }
+        return max(runAt, nextRetryAt ?? runAt)
+    }
+
+    /// Whether the job failed for good: failed, with no deadline, waiting for a person.
+    public var isPermanentlyFailed: Bool { state == .failed && nextRetryAt == nil }
+
+    init(_ stored: StoredJob) {
+        id = JobID(stored.id)
+        kind = stored.kind
+        state = stored.state
+        attempts = Int(stored.attempts)
+        maxAttempts = Int(stored.maxAttempts)
+        priority = Int(stored.priority)
+        createdAt = Millis.date(stored.createdAt)
+        runAt = Millis.date(stored.runAt)
+        nextRetryAt = stored.nextRetryAt.map(Millis.date)
+        finishedAt = stored.finishedAt.map(Millis.date)
+        uniqueKey = stored.uniqueKey
+        lastError = stored.lastError
+        payloadSize = Int(stored.payload.length)
+        leaseExpiresAt = stored.lease.map { Millis.date($0.expiresAt) }
+    }
+}
+
+/// The right to work on a claimed job, until it expires or is given back.
+///
+/// A lease is durable: it was recorded, with the attempt counted, before
+/// ``JobQueue/claim(kind:leaseDuration:)`` returned. Finish the work with
+/// ``JobQueue/complete(_:)`` or ``JobQueue/fail(_:error:terminal:)``; if the job was
+/// cancelled or the lease reclaimed meanwhile, those throw ``SpoolError/Code/leaseLost``.
+public struct Lease: Sendable, Equatable {
+    /// The job as it was claimed (state `running`).
+    public var job: Job
+    /// The job's parameters.
+    public var payload: Data
+    /// Identifies this lease; a later claim of the same job gets another.
+    public var token: LeaseToken
+    /// Which attempt this is, from 1.
+    public var attempt: Int { job.attempts }
+    /// The wall-clock time the lease runs out.
+    public var expiresAt: Date
+    /// The monotonic-clock reading (nanoseconds) at which the lease runs out, valid in ``bootID``.
+    public var monotonicExpiry: UInt64
+    /// The boot the monotonic expiry belongs to; after a reboot the lease has expired.
+    public var bootID: String
+}
+
+/// A lease's token: a random 64-bit number, shown as 16 hex digits.
+public struct LeaseToken: Hashable, Sendable, CustomStringConvertible {
+    /// The token's value.
+    public let rawValue: UInt64
+    /// Wraps a token value.
+    public init(rawValue: UInt64) { self.rawValue = rawValue }
+    /// Parses 16 hex digits, as printed by ``description``.
+    public init?(_ text: String) {
+        guard text.utf8.count == 16, let value = UInt64(text, radix: 16) else { return nil }
+        rawValue = value
+    }
+    /// The token as 16 lowercase hex digits.
+    public var description: String {
+        let hex = String(rawValue, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}
+
+/// How many jobs are in each state.
+public struct QueueCounts: Sendable, Equatable {
+    /// Jobs per state; states with no jobs are absent.
+    public var byState: [JobState: Int]
+    /// All jobs.
+    public var total: Int { byState.values.reduce(0, +) }
+    /// Jobs in `state`.
+    public subscript(state: JobState) -> Int { byState[state] ?? 0 }
+}

@@ -1,0 +1,355 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Dispatch
+
+/// A durable job queue stored in one directory.
+///
+/// Every method that changes a job returns only after the change is on stable
+/// storage (`fdatasync` on Linux, `F_FULLFSYNC` on Apple platforms). Each comes
+/// in two forms with the same name: an `async` one, which suspends while the
+/// log is synced, and a blocking one for callers that cannot await. Concurrent
+/// callers share syncs (group commit).
+///
+/// ```swift
+/// let queue = try JobQueue(directory: documents + "/jobs")
+/// let id = try await queue.enqueue(NewJob(kind: "upload", payload: Data(photoPath.utf8)))
+/// if let lease = try await queue.claim() {
+///     do {
+///         try await upload(lease.payload, idempotencyKey: lease.job.id)
+///         try await queue.complete(lease)
+///     } catch {
+///         try await queue.fail(lease, error: "\(error)")
+///     }
+/// }
+/// ```
+///
+/// A queue directory is open in at most one `JobQueue` at a time, in any
+/// process; a second open throws ``SpoolError/Code/locked``.
+public final class JobQueue: Sendable {
+    private let engine: QueueEngine
+
+    /// The directory holding the queue.
+    public var directory: String { engine.path }
+    /// The configuration the queue was opened with.
+    public var configuration: Configuration { engine.configuration }
+    /// What open found: records replayed, a torn tail cut off, records skipped, jobs reclaimed.
+    public var recoveryReport: RecoveryReport { engine.recoveryReport }
+
+    /// Opens the queue in `directory`, creating it if the configuration allows.
+    ///
+    /// Open replays the whole log, verifying every checksum. It cuts off a torn
+    /// tail (an unfinished last write) silently. It returns running jobs to
+    /// enqueued, or to failed when their attempts are spent (see
+    /// ``Configuration/runningJobsAtOpen``), durably, before it returns.
+    ///
+    /// - Throws: ``SpoolError`` with ``SpoolError/Code/corruption`` (damage before
+    ///   intact records; nothing is changed), ``SpoolError/Code/newerFormat``,
+    ///   ``SpoolError/Code/notAQueue``, ``SpoolError/Code/queueNotFound``,
+    ///   ``SpoolError/Code/locked``, or an I/O error.
+    public init(directory: String, configuration: Configuration = Configuration()) throws {
+        engine = try QueueEngine(path: directory, configuration: configuration)
+    }
+
+    /// Opens the queue in `directory` without blocking the caller's thread for the replay.
+    public static func open(directory: String, configuration: Configuration = Configuration()) async throws -> JobQueue {
+        try await Self.offload { try JobQueue(directory: directory, configuration: configuration) }
+    }
+
+    /// Waits for every change to be durable, then releases the directory. Later calls throw ``SpoolError/Code/closed``.
+    public func close() throws { try engine.close() }
+
+    // MARK: Enqueue
+
+    /// Adds a job and returns its id once the job is durable.
+    ///
+    /// With a ``NewJob/uniqueKey`` that an unfinished job holds, ``UniquePolicy/keep``
+    /// writes nothing and returns the existing job's id; ``UniquePolicy/replace`` cancels
+    /// the existing job and enqueues the new one in one record.
+    ///
+    /// - Throws: ``SpoolError/Code/invalidArgument`` for an empty or over-long kind,
+    ///   key or id, a payload over the limit, a negative delay, or an id in use;
+    ///   an I/O error when the job could not be made durable.
+    @discardableResult
+    public func enqueue(_ job: NewJob) throws -> JobID {
+        let (id, lsn) = try engine.enqueue(job)
+        try engine.writer.waitUntilDurable(lsn)
+        return id
+    }
+
+    /// Adds a job and returns its id once the job is durable. See ``enqueue(_:)-(NewJob)``.
+    @discardableResult
+    public func enqueue(_ job: NewJob) async throws -> JobID {
+        let (id, lsn) = try engine.enqueue(job)
+        try await engine.writer.waitUntilDurable(lsn)
+        return id
+    }
+
+    // MARK: Claim and finish
+
+    /// Takes the best job that is due now — highest priority, then earliest due,
+    /// then earliest enqueued — marks it running under a lease and counts the
+    /// attempt, durably, before returning. Returns `nil` when nothing is due.
+    ///
+    /// Running jobs whose lease has expired are reclaimed first.
+    ///
+    /// - Parameters:
+    ///   - kind: Only claim jobs of this kind.
+    ///   - leaseDuration: Seconds the lease lasts; the configuration's by default.
+    public func claim(kind: String? = nil, leaseDuration: TimeInterval? = nil) throws -> Lease? {
+        let (claimed, lsn) = try engine.claim(kind: kind, leaseDuration: leaseDuration)
+        if let lsn { try engine.writer.waitUntilDurable(lsn) }
+        return try claimed.map(makeLease)
+    }
+
+    /// Takes the best due job under a lease. See ``claim(kind:leaseDuration:)-(String?,TimeInterval?)``.
+    public func claim(kind: String? = nil, leaseDuration: TimeInterval? = nil) async throws -> Lease? {
+        let (claimed, lsn) = try engine.claim(kind: kind, leaseDuration: leaseDuration)
+        if let lsn { try await engine.writer.waitUntilDurable(lsn) }
+        return try claimed.map(makeLease)
+    }
+
+    private func makeLease(_ claimed: QueueEngine.Claimed) throws -> Lease {
+        let payload = try engine.payload(at: claimed.job.payload)
+        return Lease(job: Job(claimed.job), payload: Data(payload), token: LeaseToken(rawValue: claimed.lease.token),
+                     expiresAt: Millis.date(claimed.lease.expiresAt), monotonicExpiry: claimed.lease.monotonicExpiry,
+                     bootID: claimed.lease.bootID)
+    }
+
+    /// Extends a lease by `duration` seconds from now (the configuration's lease duration by default).
+    ///
+    /// - Throws: ``SpoolError/Code/leaseLost`` when the job was cancelled or reclaimed.
+    @discardableResult
+    public func renew(_ lease: Lease, for duration: TimeInterval? = nil) throws -> Lease {
+        let (job, lsn) = try engine.renew(id: lease.job.id, token: lease.token, duration: duration)
+        try engine.writer.waitUntilDurable(lsn)
+        return renewed(lease, job)
+    }
+
+    /// Extends a lease. See ``renew(_:for:)-(Lease,TimeInterval?)``.
+    @discardableResult
+    public func renew(_ lease: Lease, for duration: TimeInterval? = nil) async throws -> Lease {
+        let (job, lsn) = try engine.renew(id: lease.job.id, token: lease.token, duration: duration)
+        try await engine.writer.waitUntilDurable(lsn)
+        return renewed(lease, job)
+    }
+
+    private func renewed(_ lease: Lease, _ job: StoredJob) -> Lease {
+        var copy = lease
+        copy.job = Job(job)
+        copy.expiresAt = Millis.date(job.lease!.expiresAt)
+        copy.monotonicExpiry = job.lease!.monotonicExpiry
+        return copy
+    }
+
+    /// Records that the leased job succeeded.
+    ///
+    /// - Throws: ``SpoolError/Code/leaseLost`` when the job was cancelled or its lease
+    ///   reclaimed meanwhile: the result is discarded.
+    @discardableResult
+    public func complete(_ lease: Lease) throws -> Job {
+        try complete(lease.job.id, token: lease.token)
+    }
+
+    /// Records that the leased job succeeded. See ``complete(_:)-(Lease)``.
+    @discardableResult
+    public func complete(_ lease: Lease) async throws -> Job {
+        try await complete(lease.job.id, token: lease.token)
+    }
+
+    /// Records that job `id`, leased under `token`, succeeded.
+    @discardableResult
+    public func complete(_ id: JobID, token: LeaseToken) throws -> Job {
+        let (job, lsn) = try engine.complete(id: id, token: token)
+        try engine.writer.waitUntilDurable(lsn)
+        return Job(job)
+    }
+
+    /// Records that job `id`, leased under `token`, succeeded.
+    @discardableResult
+    public func complete(_ id: JobID, token: LeaseToken) async throws -> Job {
+        let (job, lsn) = try engine.complete(id: id, token: token)
+        try await engine.writer.waitUntilDurable(lsn)
+        return Job(job)
+    }
+
+    /// Records that the leased attempt failed.
+    ///
+    /// A retryable failure (the default) sends the job back to enqueued with
+    /// ``Job/nextRetryAt`` set by the retry policy, unless its attempts are spent;
+    /// a terminal failure, or one after the last attempt, ends it failed with no deadline.
+    ///
+    /// - Returns: The job after the failure, showing its state and next deadline.
+    /// - Throws: ``SpoolError/Code/leaseLost`` when the job was cancelled or reclaimed.
+    @discardableResult
+    public func fail(_ lease: Lease, error: String, terminal: Bool = false) throws -> Job {
+        try fail(lease.job.id, token: lease.token, error: error, terminal: terminal)
+    }
+
+    /// Records that the leased attempt failed. See ``fail(_:error:terminal:)-(Lease,String,Bool)``.
+    @discardableResult
+    public func fail(_ lease: Lease, error: String, terminal: Bool = false) async throws -> Job {
+        try await fail(lease.job.id, token: lease.token, error: error, terminal: terminal)
+    }
+
+    /// Records that the attempt of job `id`, leased under `token`, failed.
+    @discardableResult
+    public func fail(_ id: JobID, token: LeaseToken, error: String, terminal: Bool = false) throws -> Job {
+        let (job, lsn) = try engine.fail(id: id, token: token, error: error, terminal: terminal)
+        try engine.writer.waitUntilDurable(lsn)
+        return Job(job)
+    }
+
+    /// Records that the attempt of job `id`, leased under `token`, failed.
+    @discardableResult
+    public func fail(_ id: JobID, token: LeaseToken, error: String, terminal: Bool = false) async throws -> Job {
+        let (job, lsn) = try engine.fail(id: id, token: token, error: error, terminal: terminal)
+        try await engine.writer.waitUntilDurable(lsn)
+        return Job(job)
+    }
+
+    /// Reclaims running jobs whose lease has expired (by the wall clock, or by the
+    /// monotonic clock of the same boot, or because the machine rebooted): each goes
+    /// back to enqueued after the retry delay, or to failed when its attempts are spent.
+    ///
+    /// - Returns: The ids of the reclaimed jobs.
+    @discardableResult
+    public func reclaimExpiredLeases() throws -> [JobID] {
+        let (ids, lsn) = try engine.reclaimExpiredLeases()
+        if let lsn { try engine.writer.waitUntilDurable(lsn) }
+        return ids
+    }
+
+    /// Reclaims running jobs whose lease has expired. See ``reclaimExpiredLeases()-()``.
+    @discardableResult
+    public func reclaimExpiredLeases() async throws -> [JobID] {
+        let (ids, lsn) = try engine.reclaimExpiredLeases()
+        if let lsn { try await engine.writer.waitUntilDurable(lsn) }
+        return ids
+    }
+
+    // MARK: Manual changes
+
+    /// Cancels an enqueued or running job. A running job's handler learns it when
+    /// its ``complete(_:)-(Lease)`` or ``fail(_:error:terminal:)-(Lease,String,Bool)``
+    /// throws ``SpoolError/Code/leaseLost``; its result is discarded. Cancelling a
+    /// cancelled job changes nothing.
+    ///
+    /// - Throws: ``SpoolError/Code/jobNotFound``; ``SpoolError/Code/invalidState`` for a succeeded or failed job.
+    @discardableResult
+    public func cancel(_ id: JobID) throws -> Job {
+        let (job, lsn) = try engine.cancel(id)
+        try engine.writer.waitUntilDurable(lsn)
+        return Job(job)
+    }
+
+    /// Cancels an enqueued or running job. See ``cancel(_:)-(JobID)``.
+    @discardableResult
+    public func cancel(_ id: JobID) async throws -> Job {
+        let (job, lsn) = try engine.cancel(id)
+        try await engine.writer.waitUntilDurable(lsn)
+        return Job(job)
+    }
+
+    /// A person's retry: the job goes back to enqueued, due now, with its
+    /// attempts reset to 0 — a full budget, not "attempt 6 of 5".
+    ///
+    /// - Throws: ``SpoolError/Code/invalidState`` for a running or succeeded job;
+    ///   ``SpoolError/Code/uniqueKeyConflict`` when another unfinished job holds its unique key.
+    @discardableResult
+    public func retry(_ id: JobID) throws -> Job {
+        let (job, lsn) = try engine.retry(id)
+        try engine.writer.waitUntilDurable(lsn)
+        return Job(job)
+    }
+
+    /// A person's retry with a full budget. See ``retry(_:)-(JobID)``.
+    @discardableResult
+    public func retry(_ id: JobID) async throws -> Job {
+        let (job, lsn) = try engine.retry(id)
+        try await engine.writer.waitUntilDurable(lsn)
+        return Job(job)
+    }
+
+    /// Moves an enqueued job's due time to `runAt`, replacing any retry deadline.
+    @discardableResult
+    public func reschedule(_ id: JobID, runAt: Date) throws -> Job {
+        let (job, lsn) = try engine.reschedule(id, runAt: runAt)
+        try engine.writer.waitUntilDurable(lsn)
+        return Job(job)
+    }
+
+    /// Moves an enqueued job's due time. See ``reschedule(_:runAt:)-(JobID,Date)``.
+    @discardableResult
+    public func reschedule(_ id: JobID, runAt: Date) async throws -> Job {
+        let (job, lsn) = try engine.reschedule(id, runAt: runAt)
+        try await engine.writer.waitUntilDurable(lsn)
+        return Job(job)
+    }
+
+    /// Removes a job in any state. A running job's lease becomes invalid.
+    public func delete(_ id: JobID) throws {
+        try engine.writer.waitUntilDurable(try engine.delete(id))
+    }
+
+    /// Removes a job in any state. See ``delete(_:)-(JobID)``.
+    public func delete(_ id: JobID) async throws {
+        try await engine.writer.waitUntilDurable(try engine.delete(id))
+    }
+
+    // MARK: Queries
+
+    /// The job with `id`, or `nil`.
+    public func job(_ id: JobID) throws -> Job? {
+        try engine.job(id).map(Job.init)
+    }
+
+    /// A job's payload, read from the log.
+    ///
+    /// - Throws: ``SpoolError/Code/jobNotFound``.
+    public func payload(of id: JobID) throws -> Data {
+        guard let stored = try engine.job(id) else { throw SpoolError(.jobNotFound, "no such job", jobID: id) }
+        return Data(try engine.payload(at: stored.payload))
+    }
+
+    /// Jobs in enqueue order, optionally only those in `state` and of `kind`.
+    public func jobs(state: JobState? = nil, kind: String? = nil) throws -> [Job] {
+        try engine.jobs { (state == nil || $0.state == state) && (kind == nil || $0.kind == kind) }.map(Job.init)
+    }
+
+    /// The jobs a claim at `instant` could take, in the order claims take them.
+    /// A job whose `runAt` or `nextRetryAt` is after `instant` is not among them.
+    public func readyJobs(at instant: Date, kind: String? = nil) throws -> [Job] {
+        try engine.readyJobs(at: instant, kind: kind).map(Job.init)
+    }
+
+    /// The earliest time an enqueued job (optionally of `kind`) becomes due, or
+    /// `nil` when none is enqueued. A time in the past means a job is due now.
+    /// A scheduler sleeps until this instant, or until the next enqueue, instead of polling.
+    public func nextDeadline(kind: String? = nil) throws -> Date? {
+        try engine.earliestDue(kind: kind).map(Millis.date)
+    }
+
+    /// Jobs that failed for good: state failed, no deadline, waiting for a person.
+    public func permanentlyFailedJobs() throws -> [Job] {
+        try engine.jobs { $0.state == .failed }.map(Job.init)
+    }
+
+    /// How many jobs are in each state.
+    public func counts() throws -> QueueCounts {
+        QueueCounts(byState: try engine.counts())
+    }
+
+    // MARK: Helpers
+
+    /// Runs blocking work off the caller's executor.
+    static func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try work() })
+            }
+        }
+    }
+}

@@ -1,0 +1,78 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// How long a job waits after a failed attempt, and how many attempts it gets.
+///
+/// The delay is indexed by the attempt that failed: after the first failure a
+/// job waits `delays[0]`, after the second `delays[1]`, and so on (the last
+/// entry repeats). Once a job has used `maxAttempts` attempts, a failure ends it
+/// in ``JobState/failed`` with no deadline, waiting for a manual retry.
+public struct RetryPolicy: Sendable, Equatable {
+    enum Schedule: Sendable, Equatable {
+        case table([TimeInterval])
+        case exponential(base: TimeInterval, factor: Double, maximum: TimeInterval, jitter: Double)
+    }
+
+    let schedule: Schedule
+    /// The attempts a job gets unless it sets its own maximum.
+    public let maxAttempts: Int
+
+    /// 5 s, 15 s, 45 s, 135 s, 405 s; at most 5 attempts: short enough that a
+    /// brief outage recovers quickly, long enough that a long one does not spin.
+    public static let `default` = RetryPolicy(schedule: .table([5, 15, 45, 135, 405]), maxAttempts: 5)
+
+    /// A fixed table of delays in seconds, indexed by the attempt that failed.
+    ///
+    /// - Parameters:
+    ///   - delays: One or more non-negative delays; the last repeats.
+    ///   - maxAttempts: Attempts per job; defaults to the number of delays.
+    public static func table(_ delays: [TimeInterval], maxAttempts: Int? = nil) -> RetryPolicy {
+        precondition(!delays.isEmpty && delays.allSatisfy { $0 >= 0 && $0.isFinite }, "delays must be non-negative")
+        let attempts = maxAttempts ?? delays.count
+        precondition((1...JobLimits.maxAttempts).contains(attempts), "maxAttempts out of range")
+        return RetryPolicy(schedule: .table(delays), maxAttempts: attempts)
+    }
+
+    /// `base × factor^(attempt − 1)`, capped at `maximum`, then spread by
+    /// ± `jitter` (a fraction from 0 to 1) of itself so that many clients do not retry in step.
+    public static func exponential(base: TimeInterval, factor: Double = 2, maximum: TimeInterval = 3600,
+                                   jitter: Double = 0, maxAttempts: Int = 10) -> RetryPolicy {
+        precondition(base >= 0 && factor >= 1 && maximum >= base && (0...1).contains(jitter), "invalid exponential policy")
+        precondition((1...JobLimits.maxAttempts).contains(maxAttempts), "maxAttempts out of range")
+        return RetryPolicy(schedule: .exponential(base: base, factor: factor, maximum: maximum, jitter: jitter),
+                           maxAttempts: maxAttempts)
+    }
+
+    /// The delay after attempt number `attempt` (1 for the first) failed.
+    /// `unitRandom` is a number in 0 ..< 1 used for jitter.
+    func delay(afterFailedAttempt attempt: Int, unitRandom: Double) -> TimeInterval {
+        let index = max(attempt, 1) - 1
+        switch schedule {
+        case .table(let delays):
+            return delays[min(index, delays.count - 1)]
+        case .exponential(let base, let factor, let maximum, let jitter):
+            let raw = min(maximum, base * pow(factor, Double(min(index, 1000))))
+            let spread = raw * jitter * (2 * unitRandom - 1)
+            return min(maximum, max(0, raw + spread))
+        }
+    }
+}
+
+/// The limits that arguments are checked against.
+public enum JobLimits {
+    /// The longest job id, in UTF-8 bytes.
+    public static let maxIDBytes = 200
+    /// The longest kind, in UTF-8 bytes.
+    public static let maxKindBytes = 200
+    /// The longest unique key, in UTF-8 bytes.
+    public static let maxUniqueKeyBytes = 500
+    /// The most attempts a job may be given.
+    public static let maxAttempts = 10_000
+    /// Error messages longer than this many UTF-8 bytes are cut.
+    public static let maxErrorBytes = 4096
+    /// The largest payload a queue may be configured to accept.
+    public static let maxPayloadBytes = 16 << 20
+}

@@ -1,0 +1,123 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Opens a queue directory: checks what it is, locks it, creates the first
+/// log file of a new queue, replays the log and repairs a torn tail.
+struct QueueDirectory {
+    let path: String
+    let fileSystem: any FileSystem
+
+    /// What opening found, ready for the engine.
+    struct Opened {
+        var replay: LogReplay.Result
+        var writer: LogWriter
+        var lock: any DirectoryLock
+    }
+
+    /// Checks that `path` is a queue (or may become one) without changing anything.
+    /// - Returns: `true` when the directory holds log files.
+    func checkIsQueue(mayCreate: Bool) throws -> Bool {
+        switch try fileSystem.entryKind(at: path) {
+        case nil:
+            guard mayCreate else { throw SpoolError(.queueNotFound, "no queue directory", path: path) }
+            return false
+        case .directory?:
+            break
+        case .symbolicLink?:
+            // The queue directory itself may be reached through a link; its entries may not.
+            break
+        case .file?, .other?:
+            throw SpoolError(.notAQueue, "not a directory", path: path)
+        }
+        let names = try fileSystem.contentsOfDirectory(at: path)
+        if names.contains(where: { QueueDirectoryLayout.logSequence(fromFileName: $0) != nil }) { return true }
+        if names.contains(where: { $0 != QueueDirectoryLayout.lockFileName }) {
+            throw SpoolError(.notAQueue, "the directory holds files but no Spool log", path: path)
+        }
+        guard mayCreate else { throw SpoolError(.queueNotFound, "the directory holds no queue", path: path) }
+        return false
+    }
+
+    /// Opens for writing: lock, create if new, replay, repair.
+    func openForWriting(mode: RecoveryMode, createIfMissing: Bool) throws -> Opened {
+        if try fileSystem.entryKind(at: path) == nil && createIfMissing {
+            try createDirectories()
+        }
+        _ = try checkIsQueue(mayCreate: createIfMissing)
+        let lock = try fileSystem.lockDirectory(at: path, exclusive: true)
+        do {
+            if try LogReplay.logFiles(in: path, fileSystem: fileSystem).isEmpty {
+                try createLogFile(sequence: 1, instanceID: newInstanceID())
+            }
+            var replay = try LogReplay(directory: path, fileSystem: fileSystem, mode: mode).run()
+            if replay.lastFileCreationTorn, let torn = replay.lastFile {
+                // The crash came before the file's header was synced: nothing in it was acknowledged.
+                try fileSystem.removeFile(at: torn.path)
+                try fileSystem.syncDirectory(at: path)
+                if try LogReplay.logFiles(in: path, fileSystem: fileSystem).isEmpty {
+                    try createLogFile(sequence: 1, instanceID: newInstanceID())
+                }
+                replay = try LogReplay(directory: path, fileSystem: fileSystem, mode: mode).run()
+            }
+            guard let last = replay.lastFile else { throw SpoolError(.notAQueue, "no log file", path: path) }
+            let file = try fileSystem.openFile(at: last.path, mode: .readWrite)
+            if let torn = replay.tornTailOffset {
+                try file.truncate(to: torn)
+                try file.sync()
+                replay.report.tornTailOffset = torn
+                replay.report.tornTailPath = last.path
+                replay.report.tornTailBytes = replay.lastFileSize - torn
+            }
+            let writer = LogWriter(file: file, fileSequence: last.sequence, end: replay.lastFileValidEnd,
+                                   lastLSN: replay.lastLSN)
+            return Opened(replay: replay, writer: writer, lock: lock)
+        } catch {
+            lock.release()
+            throw error
+        }
+    }
+
+    /// Replays without writing anything, under a shared lock (fails while the queue is open for writing).
+    func inspect(mode: RecoveryMode,
+                 visit: ((String, Int, UInt64, [Operation]) -> Void)? = nil) throws -> LogReplay.Result {
+        guard try checkIsQueue(mayCreate: false) else {
+            throw SpoolError(.queueNotFound, "the directory holds no queue", path: path)
+        }
+        let lock = try fileSystem.lockDirectory(at: path, exclusive: false)
+        defer { lock.release() }
+        return try LogReplay(directory: path, fileSystem: fileSystem, mode: mode).run(inspect: visit)
+    }
+
+    private func createDirectories() throws {
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            prefix += "/" + component
+            if try fileSystem.entryKind(at: prefix) == nil {
+                try fileSystem.createDirectory(at: prefix)
+            }
+        }
+        if let parent = parentDirectory { try fileSystem.syncDirectory(at: parent) }
+    }
+
+    private var parentDirectory: String? {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// Creates a log file holding only its header, synced, with its directory entry synced.
+    private func createLogFile(sequence: UInt64, instanceID: [UInt8]) throws {
+        let filePath = path + "/" + QueueDirectoryLayout.logFileName(sequence: sequence)
+        let file = try fileSystem.openFile(at: filePath, mode: .createNew)
+        defer { file.close() }
+        try file.write(FileHeader(instanceID: instanceID, sequence: sequence).encoded(), at: 0)
+        try file.sync()
+        try fileSystem.syncDirectory(at: path)
+    }
+
+    private func newInstanceID() -> [UInt8] {
+        withUnsafeBytes(of: UUID().uuid) { Array($0) }
+    }
+}

@@ -1,0 +1,401 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The live path: checks a request against the state, records it, applies it.
+///
+/// Each mutating method, under `lock`, validates the request, encodes its
+/// operations as one record, appends it to the ``LogWriter``, then decodes that
+/// same record and applies it with ``QueueState/apply(_:)`` — the function
+/// replay uses — so the live state is exactly what a replay of the log gives.
+/// It returns the record's LSN; the public API waits for that LSN to be
+/// durable before it returns to the caller. Queries read the state under the
+/// lock; they may see a change whose sync is still in progress.
+final class QueueEngine: @unchecked Sendable {
+    // @unchecked: `state` and `isClosed` are guarded by `lock`; the other
+    // stored properties are immutable or thread-safe themselves.
+
+    let path: String
+    let configuration: Configuration
+    let writer: LogWriter
+    /// Set during init only; immutable afterwards.
+    private(set) var recoveryReport: RecoveryReport
+    private let directoryLock: any DirectoryLock
+    private let lock = Lock()
+    private var state: QueueState
+    private var isClosed = false
+
+    private var clock: any SpoolClock { configuration.clock }
+
+    init(path: String, configuration: Configuration) throws {
+        guard (1...JobLimits.maxPayloadBytes).contains(configuration.maximumPayloadSize) else {
+            throw SpoolError.invalidArgument("maximumPayloadSize must be from 1 to \(JobLimits.maxPayloadBytes)")
+        }
+        guard configuration.leaseDuration > 0, configuration.leaseDuration.isFinite else {
+            throw SpoolError.invalidArgument("leaseDuration must be positive")
+        }
+        self.path = path
+        self.configuration = configuration
+        let opened = try QueueDirectory(path: path, fileSystem: configuration.fileSystem)
+            .openForWriting(mode: configuration.recoveryMode, createIfMissing: configuration.createIfMissing)
+        writer = opened.writer
+        directoryLock = opened.lock
+        state = opened.replay.state
+        recoveryReport = opened.replay.report
+        do {
+            let (reclaimed, lsn) = try reclaimRunningJobsAtOpen()
+            if let lsn { try writer.waitUntilDurable(lsn) }
+            recoveryReport.reclaimedJobs = reclaimed
+        } catch {
+            isClosed = true
+            try? writer.close()
+            directoryLock.release()
+            throw error
+        }
+    }
+
+    // MARK: Committing
+
+    /// Records `operations` as one transaction and applies it. Call with `lock` held.
+    private func commit(_ operations: [PlannedOperation]) throws -> UInt64 {
+        let body = TransactionCodec.encode(operations)
+        let (lsn, bodyOffset) = try writer.append(body)
+        let recorded: [Operation]
+        do {
+            recorded = try body.withUnsafeBytes {
+                try TransactionCodec.decode($0, fileSequence: writer.fileSequence, bodyOffset: bodyOffset)
+            }
+        } catch {
+            preconditionFailure("a record this build encoded does not decode: \(error)")
+        }
+        for operation in recorded {
+            do {
+                try state.apply(operation)
+            } catch {
+                preconditionFailure("the live path validated an operation that apply refuses: \(error)")
+            }
+        }
+        return lsn
+    }
+
+    private func withOpenState<T>(_ body: () throws -> T) throws -> T {
+        try lock.withLock {
+            guard !isClosed else { throw SpoolError(.closed, "the queue is closed", path: path) }
+            return try body()
+        }
+    }
+
+    private var nowMillis: Int64 { Millis.from(clock.now()) }
+
+    // MARK: Enqueue
+
+    func enqueue(_ request: NewJob) throws -> (JobID, UInt64) {
+        let planned = try validate(request)
+        return try withOpenState {
+            var operations: [PlannedOperation] = []
+            if let key = planned.uniqueKey, let holderID = state.uniqueKeys[key] {
+                switch request.uniquePolicy {
+                case .keep:
+                    return (JobID(holderID), writer.lastAppendedLSN)
+                case .replace:
+                    operations.append(.other(.cancel(id: holderID, at: planned.createdAt)))
+                }
+            }
+            guard state.jobs[planned.id] == nil else {
+                throw SpoolError(.invalidArgument, "a job with this id exists", jobID: JobID(planned.id))
+            }
+            operations.append(.enqueue(planned))
+            return (JobID(planned.id), try commit(operations))
+        }
+    }
+
+    private func validate(_ request: NewJob) throws -> NewEnqueue {
+        try Self.checkText(request.kind, name: "kind", maxBytes: JobLimits.maxKindBytes)
+        if let key = request.uniqueKey { try Self.checkText(key, name: "unique key", maxBytes: JobLimits.maxUniqueKeyBytes) }
+        if let id = request.id { try Self.checkText(id.rawValue, name: "job id", maxBytes: JobLimits.maxIDBytes) }
+        guard request.payload.count <= configuration.maximumPayloadSize else {
+            throw SpoolError.invalidArgument("the payload of \(request.payload.count) bytes is over the limit of \(configuration.maximumPayloadSize)")
+        }
+        guard request.delay >= 0, request.delay.isFinite, request.delay < 1e11 else {
+            throw SpoolError.invalidArgument("the delay must be a finite number of seconds, not negative")
+        }
+        guard let priority = Int32(exactly: request.priority) else {
+            throw SpoolError.invalidArgument("priority must fit in 32 bits")
+        }
+        let maxAttempts = request.maxAttempts ?? configuration.retryPolicy.maxAttempts
+        guard (1...JobLimits.maxAttempts).contains(maxAttempts) else {
+            throw SpoolError.invalidArgument("maxAttempts must be from 1 to \(JobLimits.maxAttempts)")
+        }
+        let now = nowMillis
+        let base = request.runAt.map(Millis.from) ?? now
+        return NewEnqueue(id: request.id?.rawValue ?? UUID().uuidString.lowercased(), kind: request.kind,
+                          payload: Array(request.payload), priority: Int64(priority), createdAt: now,
+                          runAt: base + Millis.from(seconds: request.delay), maxAttempts: Int64(maxAttempts),
+                          uniqueKey: request.uniqueKey)
+    }
+
+    static func checkText(_ text: String, name: String, maxBytes: Int) throws {
+        let count = text.utf8.count
+        guard count > 0 else { throw SpoolError.invalidArgument("the \(name) is empty") }
+        guard count <= maxBytes else {
+            throw SpoolError.invalidArgument("the \(name) is \(count) bytes, over the limit of \(maxBytes)")
+        }
+    }
+
+    // MARK: Leases
+
+    struct Claimed {
+        var job: StoredJob
+        var lease: StoredLease
+    }
+
+    func claim(kind: String?, leaseDuration: TimeInterval?) throws -> (Claimed?, UInt64?) {
+        let duration = leaseDuration ?? configuration.leaseDuration
+        guard duration > 0, duration.isFinite, duration < 1e9 else {
+            throw SpoolError.invalidArgument("the lease duration must be a positive number of seconds")
+        }
+        if let kind { try Self.checkText(kind, name: "kind", maxBytes: JobLimits.maxKindBytes) }
+        return try withOpenState {
+            let now = nowMillis
+            var operations = expiredLeaseReclaims(now: now)
+            // Reclaims change what is ready only by putting jobs back with a deadline in the future
+            // (or now, for a zero delay), so choose after applying them.
+            var reclaimLSN: UInt64?
+            if !operations.isEmpty {
+                reclaimLSN = try commit(operations)
+                operations = []
+            }
+            guard let job = state.bestReadyJob(at: now, kind: kind) else { return (nil, reclaimLSN) }
+            let monotonic = clock.monotonicNanoseconds()
+            let claim = Operation.Claim(id: job.id, token: UInt64.random(in: 1...UInt64.max), claimedAt: now,
+                                        expiresAt: now + Millis.from(seconds: duration),
+                                        monotonicExpiry: monotonic + UInt64(duration * 1e9),
+                                        bootID: clock.bootIdentifier())
+            let lsn = try commit([.other(.claim(claim))])
+            let claimed = state.jobs[job.id]!
+            return (Claimed(job: claimed, lease: claimed.lease!), lsn)
+        }
+    }
+
+    func renew(id: JobID, token: LeaseToken, duration: TimeInterval?) throws -> (StoredJob, UInt64) {
+        let duration = duration ?? configuration.leaseDuration
+        guard duration > 0, duration.isFinite, duration < 1e9 else {
+            throw SpoolError.invalidArgument("the lease duration must be a positive number of seconds")
+        }
+        return try withOpenState {
+            _ = try leasedJob(id, token: token)
+            let lsn = try commit([.other(.renewLease(id: id.rawValue, token: token.rawValue,
+                                                     expiresAt: nowMillis + Millis.from(seconds: duration),
+                                                     monotonicExpiry: clock.monotonicNanoseconds() + UInt64(duration * 1e9)))])
+            return (state.jobs[id.rawValue]!, lsn)
+        }
+    }
+
+    func complete(id: JobID, token: LeaseToken) throws -> (StoredJob, UInt64) {
+        try withOpenState {
+            _ = try leasedJob(id, token: token)
+            let lsn = try commit([.other(.complete(id: id.rawValue, token: token.rawValue, at: nowMillis))])
+            return (state.jobs[id.rawValue]!, lsn)
+        }
+    }
+
+    func fail(id: JobID, token: LeaseToken, error: String, terminal: Bool) throws -> (StoredJob, UInt64) {
+        try withOpenState {
+            let job = try leasedJob(id, token: token)
+            let now = nowMillis
+            let nextRetryAt = terminal ? nil : nextRetry(after: job, now: now)
+            let lsn = try commit([.other(.fail(id: id.rawValue, token: token.rawValue, at: now,
+                                               error: Self.truncated(error), nextRetryAt: nextRetryAt))])
+            return (state.jobs[id.rawValue]!, lsn)
+        }
+    }
+
+    /// The deadline after the job's current attempt failed, or `nil` when its attempts are spent.
+    private func nextRetry(after job: StoredJob, now: Int64) -> Int64? {
+        guard job.attempts < job.maxAttempts else { return nil }
+        let delay = configuration.retryPolicy.delay(afterFailedAttempt: Int(job.attempts),
+                                                    unitRandom: Double.random(in: 0..<1))
+        return now + Millis.from(seconds: delay)
+    }
+
+    private func leasedJob(_ id: JobID, token: LeaseToken) throws -> StoredJob {
+        guard let job = state.jobs[id.rawValue] else {
+            throw SpoolError(.jobNotFound, "no such job", jobID: id)
+        }
+        guard job.state == .running, job.lease?.token == token.rawValue else {
+            let why = job.state == .running ? "the job was claimed again under another lease"
+                                            : "the job is \(job.state.rawValue) now"
+            throw SpoolError(.leaseLost, "the lease is no longer valid: \(why)", jobID: id)
+        }
+        return job
+    }
+
+    private static func truncated(_ text: String) -> String {
+        guard text.utf8.count > JobLimits.maxErrorBytes else { return text }
+        var cut = String(decoding: text.utf8.prefix(JobLimits.maxErrorBytes), as: UTF8.self)
+        while cut.utf8.count > JobLimits.maxErrorBytes { cut.removeLast() }
+        return cut
+    }
+
+    /// Reclaims for every running job whose lease has expired.
+    private func expiredLeaseReclaims(now: Int64) -> [PlannedOperation] {
+        guard state.runningCount > 0 else { return [] }
+        let monotonic = clock.monotonicNanoseconds()
+        let boot = clock.bootIdentifier()
+        return state.runningJobs
+            .filter { $0.lease?.isExpired(wallNow: now, monotonicNow: monotonic, bootID: boot) ?? true }
+            .sorted { $0.sequence < $1.sequence }
+            .map { .other(.reclaim(id: $0.id, at: now, reason: "lease expired", nextRetryAt: nextRetry(after: $0, now: now))) }
+    }
+
+    func reclaimExpiredLeases() throws -> ([JobID], UInt64?) {
+        try withOpenState {
+            let operations = expiredLeaseReclaims(now: nowMillis)
+            guard !operations.isEmpty else { return ([], nil) }
+            let ids = operations.compactMap { planned -> JobID? in
+                if case .other(let op) = planned { return JobID(op.jobID) }
+                return nil
+            }
+            return (ids, try commit(operations))
+        }
+    }
+
+    private func reclaimRunningJobsAtOpen() throws -> ([JobID], UInt64?) {
+        try lock.withLock {
+            let now = nowMillis
+            let operations: [PlannedOperation]
+            switch configuration.runningJobsAtOpen {
+            case .reclaim:
+                operations = state.runningJobs.sorted { $0.sequence < $1.sequence }.map {
+                    .other(.reclaim(id: $0.id, at: now, reason: "orphaned: the process ended while the job was running",
+                                    nextRetryAt: nextRetry(after: $0, now: now)))
+                }
+            case .keepUnexpiredLeases:
+                operations = expiredLeaseReclaims(now: now)
+            }
+            guard !operations.isEmpty else { return ([], nil) }
+            let ids = operations.compactMap { planned -> JobID? in
+                if case .other(let op) = planned { return JobID(op.jobID) }
+                return nil
+            }
+            return (ids, try commit(operations))
+        }
+    }
+
+    // MARK: Other transitions
+
+    func cancel(_ id: JobID) throws -> (StoredJob, UInt64) {
+        try withOpenState {
+            let job = try existingJob(id)
+            switch job.state {
+            case .cancelled:
+                return (job, writer.lastAppendedLSN)
+            case .succeeded, .failed:
+                throw SpoolError(.invalidState, "a \(job.state.rawValue) job cannot be cancelled", jobID: id)
+            case .enqueued, .running:
+                let lsn = try commit([.other(.cancel(id: id.rawValue, at: nowMillis))])
+                return (state.jobs[id.rawValue]!, lsn)
+            }
+        }
+    }
+
+    func retry(_ id: JobID) throws -> (StoredJob, UInt64) {
+        try withOpenState {
+            let job = try existingJob(id)
+            guard job.state != .running && job.state != .succeeded else {
+                throw SpoolError(.invalidState, "a \(job.state.rawValue) job cannot be retried", jobID: id)
+            }
+            if let key = job.uniqueKey, let holder = state.uniqueKeys[key], holder != job.id {
+                throw SpoolError(.uniqueKeyConflict, "unfinished job \(holder) holds the unique key \(key)", jobID: id)
+            }
+            let lsn = try commit([.other(.retry(id: id.rawValue, at: nowMillis))])
+            return (state.jobs[id.rawValue]!, lsn)
+        }
+    }
+
+    func reschedule(_ id: JobID, runAt: Date) throws -> (StoredJob, UInt64) {
+        try withOpenState {
+            let job = try existingJob(id)
+            guard job.state == .enqueued else {
+                throw SpoolError(.invalidState, "only an enqueued job can be rescheduled; this one is \(job.state.rawValue)", jobID: id)
+            }
+            let lsn = try commit([.other(.reschedule(id: id.rawValue, runAt: Millis.from(runAt), at: nowMillis))])
+            return (state.jobs[id.rawValue]!, lsn)
+        }
+    }
+
+    func delete(_ id: JobID) throws -> UInt64 {
+        try withOpenState {
+            _ = try existingJob(id)
+            return try commit([.other(.delete(id: id.rawValue))])
+        }
+    }
+
+    private func existingJob(_ id: JobID) throws -> StoredJob {
+        guard let job = state.jobs[id.rawValue] else { throw SpoolError(.jobNotFound, "no such job", jobID: id) }
+        return job
+    }
+
+    // MARK: Queries
+
+    func job(_ id: JobID) throws -> StoredJob? {
+        try withOpenState { state.jobs[id.rawValue] }
+    }
+
+    func jobs(where predicate: (StoredJob) -> Bool) throws -> [StoredJob] {
+        try withOpenState { state.jobs.values.filter(predicate) }.sorted { $0.sequence < $1.sequence }
+    }
+
+    func readyJobs(at instant: Date, kind: String?) throws -> [StoredJob] {
+        let now = Millis.from(instant)
+        return try jobs { $0.state == .enqueued && $0.dueAt <= now && (kind == nil || $0.kind == kind) }
+            .sorted { a, b in
+                if a.priority != b.priority { return a.priority > b.priority }
+                if a.dueAt != b.dueAt { return a.dueAt < b.dueAt }
+                return a.sequence < b.sequence
+            }
+    }
+
+    func earliestDue(kind: String?) throws -> Int64? {
+        try withOpenState { state.earliestDue(kind: kind) }
+    }
+
+    func counts() throws -> [JobState: Int] {
+        try withOpenState {
+            var counts: [JobState: Int] = [:]
+            for job in state.jobs.values { counts[job.state, default: 0] += 1 }
+            return counts
+        }
+    }
+
+    /// Reads a payload from the log (or from the write buffer when it is not written yet).
+    func payload(at location: PayloadLocation) throws -> [UInt8] {
+        let bytes = try writer.read(at: location.offset, count: Int(location.length))
+        guard bytes.count == Int(location.length) else {
+            throw SpoolError(.ioFailure, "the payload is shorter on disk than recorded", path: writer.file.path,
+                             offset: location.offset)
+        }
+        return bytes
+    }
+
+    // MARK: Closing
+
+    func close() throws {
+        let alreadyClosed = lock.withLock { () -> Bool in
+            defer { isClosed = true }
+            return isClosed
+        }
+        guard !alreadyClosed else { return }
+        defer { directoryLock.release() }
+        try writer.close()
+    }
+
+    deinit {
+        if !isClosed {
+            try? writer.close()
+            directoryLock.release()
+        }
+    }
+}

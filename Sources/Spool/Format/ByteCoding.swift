@@ -1,0 +1,180 @@
+/// Appends little-endian integers, LEB128 varints and length-prefixed bytes
+/// to a growing buffer. The inverse of ``ByteReader``.
+struct ByteWriter {
+    private(set) var bytes: [UInt8]
+
+    init(capacity: Int = 64) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+    }
+
+    var count: Int { bytes.count }
+
+    mutating func writeUInt8(_ value: UInt8) { bytes.append(value) }
+
+    mutating func writeUInt16(_ value: UInt16) {
+        bytes.append(UInt8(truncatingIfNeeded: value))
+        bytes.append(UInt8(truncatingIfNeeded: value >> 8))
+    }
+
+    mutating func writeUInt32(_ value: UInt32) {
+        for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
+    }
+
+    mutating func writeUInt64(_ value: UInt64) {
+        for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+    }
+
+    /// Unsigned LEB128: seven bits a byte, low bits first, high bit set on all but the last.
+    mutating func writeVarint(_ value: UInt64) {
+        var rest = value
+        while rest >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
+            rest >>= 7
+        }
+        bytes.append(UInt8(rest))
+    }
+
+    /// A signed integer as a zigzag varint: 0, -1, 1, -2 … map to 0, 1, 2, 3 …
+    mutating func writeSignedVarint(_ value: Int64) {
+        writeVarint(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
+    }
+
+    /// A varint length followed by the bytes.
+    mutating func writeBytes<C: Collection>(_ value: C) where C.Element == UInt8 {
+        writeVarint(UInt64(value.count))
+        bytes.append(contentsOf: value)
+    }
+
+    /// A varint length followed by the string's UTF-8 bytes.
+    mutating func writeString(_ value: String) {
+        var copy = value
+        copy.withUTF8 { writeBytes($0) }
+    }
+
+    /// A presence byte (0 or 1), then the string when present.
+    mutating func writeOptionalString(_ value: String?) {
+        if let value { writeUInt8(1); writeString(value) } else { writeUInt8(0) }
+    }
+
+    /// A presence byte (0 or 1), then the zigzag varint when present.
+    mutating func writeOptionalSignedVarint(_ value: Int64?) {
+        if let value { writeUInt8(1); writeSignedVarint(value) } else { writeUInt8(0) }
+    }
+
+    mutating func writeRaw<C: Collection>(_ value: C) where C.Element == UInt8 {
+        bytes.append(contentsOf: value)
+    }
+}
+
+/// Why a ``ByteReader`` stopped.
+struct DecodingError: Error, Sendable {
+    let reason: String
+    /// The position within the decoded buffer.
+    let position: Int
+}
+
+/// Reads what ``ByteWriter`` wrote, checking every length against the bytes
+/// that remain so that damaged input can never cause a large allocation or an
+/// out-of-bounds read.
+struct ByteReader {
+    private let bytes: UnsafeRawBufferPointer
+    private(set) var position: Int
+
+    init(_ bytes: UnsafeRawBufferPointer, position: Int = 0) {
+        self.bytes = bytes
+        self.position = position
+    }
+
+    var remaining: Int { bytes.count - position }
+    var isAtEnd: Bool { position == bytes.count }
+
+    private func failure(_ reason: String) -> DecodingError {
+        DecodingError(reason: reason, position: position)
+    }
+
+    mutating func readUInt8() throws(DecodingError) -> UInt8 {
+        guard position < bytes.count else { throw failure("unexpected end reading a byte") }
+        defer { position += 1 }
+        return bytes[position]
+    }
+
+    mutating func readUInt16() throws(DecodingError) -> UInt16 {
+        guard remaining >= 2 else { throw failure("unexpected end reading UInt16") }
+        defer { position += 2 }
+        return UInt16(bytes[position]) | UInt16(bytes[position + 1]) << 8
+    }
+
+    mutating func readUInt32() throws(DecodingError) -> UInt32 {
+        guard remaining >= 4 else { throw failure("unexpected end reading UInt32") }
+        defer { position += 4 }
+        return UInt32(littleEndianBytes: bytes, at: position)
+    }
+
+    mutating func readUInt64() throws(DecodingError) -> UInt64 {
+        guard remaining >= 8 else { throw failure("unexpected end reading UInt64") }
+        let low = UInt64(UInt32(littleEndianBytes: bytes, at: position))
+        let high = UInt64(UInt32(littleEndianBytes: bytes, at: position + 4))
+        position += 8
+        return low | high << 32
+    }
+
+    mutating func readVarint() throws(DecodingError) -> UInt64 {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            guard position < bytes.count else { throw failure("unexpected end in a varint") }
+            let byte = bytes[position]
+            position += 1
+            guard shift < 64, !(shift == 63 && byte > 1) else { throw failure("varint longer than 64 bits") }
+            result |= UInt64(byte & 0x7F) << shift
+            if byte & 0x80 == 0 { return result }
+            shift += 7
+        }
+    }
+
+    mutating func readSignedVarint() throws(DecodingError) -> Int64 {
+        let raw = try readVarint()
+        return Int64(bitPattern: raw >> 1) ^ -Int64(bitPattern: raw & 1)
+    }
+
+    /// A varint that must fit in `limit`.
+    mutating func readCount(atMost limit: Int) throws(DecodingError) -> Int {
+        let value = try readVarint()
+        guard value <= UInt64(limit) else { throw failure("count \(value) exceeds \(limit)") }
+        return Int(value)
+    }
+
+    /// The range of a length-prefixed byte string, checked against what remains.
+    mutating func readByteRange() throws(DecodingError) -> Range<Int> {
+        let count = try readCount(atMost: remaining)
+        defer { position += count }
+        return position..<(position + count)
+    }
+
+    mutating func readBytes() throws(DecodingError) -> [UInt8] {
+        let range = try readByteRange()
+        return Array(bytes[range])
+    }
+
+    mutating func readString() throws(DecodingError) -> String {
+        let range = try readByteRange()
+        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+    }
+
+    mutating func readOptionalString() throws(DecodingError) -> String? {
+        switch try readUInt8() {
+        case 0: return nil
+        case 1: return try readString()
+        case let flag: throw failure("presence flag \(flag) is neither 0 nor 1")
+        }
+    }
+
+    mutating func readOptionalSignedVarint() throws(DecodingError) -> Int64? {
+        switch try readUInt8() {
+        case 0: return nil
+        case 1: return try readSignedVarint()
+        case let flag: throw failure("presence flag \(flag) is neither 0 nor 1")
+        }
+    }
+}

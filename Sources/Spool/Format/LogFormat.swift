@@ -1,0 +1,56 @@
+/// The constants of the on-disk format, shared by the writer and the reader.
+/// `FORMAT.md` describes every byte; keep the two in step.
+enum LogFormat {
+    /// The first eight bytes of every log file: `SPOOLWAL`.
+    static let magic: [UInt8] = Array("SPOOLWAL".utf8)
+
+    /// The format version this build writes.
+    static let currentVersion: UInt16 = 1
+    /// The oldest format version this build still reads.
+    static let oldestReadableVersion: UInt16 = 1
+
+    /// File header: magic (8) + version (2) + header size (2) + instance id (16)
+    /// + file sequence number (8) + CRC-32C of the preceding 36 bytes (4).
+    static let fileHeaderSize = 40
+
+    /// Frame header: CRC-32C (4) + body length (4) + log sequence number (8)
+    /// + record type (1) + reserved zero (1) + index within its commit group (2).
+    static let frameHeaderSize = 20
+
+    /// The largest record body a writer produces and a reader accepts. A
+    /// length field above it is damage, never an allocation.
+    static let maximumBodySize = 32 << 20
+
+    /// The most records one commit group (one write + one sync) may hold, so
+    /// that the 16-bit group index cannot overflow.
+    static let maximumGroupRecords = Int(UInt16.max)
+}
+
+/// The kind of body a record frame carries.
+enum RecordType: UInt8, Sendable {
+    /// A transaction: a list of operations applied together (see ``Operation``).
+    case transaction = 1
+}
+
+/// Names of the files in a queue directory.
+enum QueueDirectoryLayout {
+    /// The file an open queue holds an `flock` on.
+    static let lockFileName = "LOCK"
+    static let logPrefix = "wal-"
+    static let logSuffix = ".log"
+
+    /// `wal-` + 16 lowercase hex digits of the sequence number + `.log`.
+    static func logFileName(sequence: UInt64) -> String {
+        let hex = String(sequence, radix: 16)
+        return logPrefix + String(repeating: "0", count: max(0, 16 - hex.count)) + hex + logSuffix
+    }
+
+    /// The sequence number of a log file name, or `nil` for any other name.
+    static func logSequence(fromFileName name: String) -> UInt64? {
+        guard name.hasPrefix(logPrefix), name.hasSuffix(logSuffix),
+              name.utf8.count == logPrefix.utf8.count + 16 + logSuffix.utf8.count else { return nil }
+        let hex = name.dropFirst(logPrefix.count).dropLast(logSuffix.count)
+        guard hex.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else { return nil }
+        return UInt64(hex, radix: 16)
+    }
+}

@@ -1,0 +1,256 @@
+/// Where a job's payload bytes lie in the log, so that they need not be kept
+/// in memory: the file's sequence number, the offset in it, the length.
+struct PayloadLocation: Equatable, Sendable {
+    var fileSequence: UInt64
+    var offset: Int64
+    var length: Int32
+}
+
+/// One state change. A record's body is a list of these, applied together.
+///
+/// Times are milliseconds since 1970 UTC. Every value the state change needs
+/// (a deadline, a lease token) is decided by the caller and recorded here, so
+/// applying an operation reads neither the clock nor the disk.
+enum Operation: Equatable, Sendable {
+    case enqueue(Enqueue)
+    case claim(Claim)
+    case renewLease(id: String, token: UInt64, expiresAt: Int64, monotonicExpiry: UInt64)
+    case complete(id: String, token: UInt64, at: Int64)
+    /// `nextRetryAt == nil` ends the job failed; otherwise it goes back to enqueued.
+    case fail(id: String, token: UInt64, at: Int64, error: String, nextRetryAt: Int64?)
+    case cancel(id: String, at: Int64)
+    /// A manual retry: attempts back to 0, deadline cleared, due at `at`.
+    case retry(id: String, at: Int64)
+    case reschedule(id: String, runAt: Int64, at: Int64)
+    case delete(id: String)
+    /// A lease ended without a result (orphaned at open, or expired).
+    /// `nextRetryAt == nil` ends the job failed (its attempts are spent).
+    case reclaim(id: String, at: Int64, reason: String, nextRetryAt: Int64?)
+
+    struct Enqueue: Equatable, Sendable {
+        var id: String
+        var kind: String
+        var payload: PayloadLocation
+        var priority: Int64
+        var createdAt: Int64
+        var runAt: Int64
+        var maxAttempts: Int64
+        var uniqueKey: String?
+    }
+
+    struct Claim: Equatable, Sendable {
+        var id: String
+        var token: UInt64
+        var claimedAt: Int64
+        var expiresAt: Int64
+        var monotonicExpiry: UInt64
+        var bootID: String
+    }
+
+    /// The id of the job the operation changes.
+    var jobID: String {
+        switch self {
+        case .enqueue(let op): return op.id
+        case .claim(let op): return op.id
+        case .renewLease(let id, _, _, _), .complete(let id, _, _), .fail(let id, _, _, _, _),
+             .cancel(let id, _), .retry(let id, _), .reschedule(let id, _, _), .delete(let id),
+             .reclaim(let id, _, _, _):
+            return id
+        }
+    }
+}
+
+/// The payload of an enqueue before it is written: the bytes themselves.
+struct NewEnqueue: Sendable {
+    var id: String
+    var kind: String
+    var payload: [UInt8]
+    var priority: Int64
+    var createdAt: Int64
+    var runAt: Int64
+    var maxAttempts: Int64
+    var uniqueKey: String?
+}
+
+/// An operation as the live path hands it to the encoder: like ``Operation``,
+/// but an enqueue carries its payload bytes rather than their location.
+enum PlannedOperation: Sendable {
+    case enqueue(NewEnqueue)
+    case other(Operation)
+}
+
+/// The binary encoding of a transaction body (record type 1):
+///
+/// ```
+/// u8      body version (1)
+/// varint  operation count
+/// then each operation: u8 opcode, then its fields in order
+/// ```
+/// Integers are LEB128 varints (signed ones zigzag), strings and byte strings
+/// a varint length then the bytes, optional values a presence byte then the value.
+enum TransactionCodec {
+    static let bodyVersion: UInt8 = 1
+
+    enum Opcode: UInt8 {
+        case enqueue = 1, claim, renewLease, complete, fail, cancel, retry, reschedule, delete, reclaim
+    }
+
+    static func encode(_ operations: [PlannedOperation]) -> [UInt8] {
+        var writer = ByteWriter(capacity: 96)
+        writer.writeUInt8(bodyVersion)
+        writer.writeVarint(UInt64(operations.count))
+        for operation in operations {
+            switch operation {
+            case .enqueue(let op):
+                writer.writeUInt8(Opcode.enqueue.rawValue)
+                writer.writeString(op.id)
+                writer.writeString(op.kind)
+                writer.writeSignedVarint(op.priority)
+                writer.writeSignedVarint(op.createdAt)
+                writer.writeSignedVarint(op.runAt)
+                writer.writeSignedVarint(op.maxAttempts)
+                writer.writeOptionalString(op.uniqueKey)
+                writer.writeBytes(op.payload)
+            case .other(let op):
+                encode(op, into: &writer)
+            }
+        }
+        return writer.bytes
+    }
+
+    private static func encode(_ operation: Operation, into writer: inout ByteWriter) {
+        switch operation {
+        case .enqueue:
+            preconditionFailure("an enqueue is encoded from its payload bytes, as PlannedOperation.enqueue")
+        case .claim(let op):
+            writer.writeUInt8(Opcode.claim.rawValue)
+            writer.writeString(op.id)
+            writer.writeUInt64(op.token)
+            writer.writeSignedVarint(op.claimedAt)
+            writer.writeSignedVarint(op.expiresAt)
+            writer.writeVarint(op.monotonicExpiry)
+            writer.writeString(op.bootID)
+        case .renewLease(let id, let token, let expiresAt, let monotonicExpiry):
+            writer.writeUInt8(Opcode.renewLease.rawValue)
+            writer.writeString(id)
+            writer.writeUInt64(token)
+            writer.writeSignedVarint(expiresAt)
+            writer.writeVarint(monotonicExpiry)
+        case .complete(let id, let token, let at):
+            writer.writeUInt8(Opcode.complete.rawValue)
+            writer.writeString(id)
+            writer.writeUInt64(token)
+            writer.writeSignedVarint(at)
+        case .fail(let id, let token, let at, let error, let nextRetryAt):
+            writer.writeUInt8(Opcode.fail.rawValue)
+            writer.writeString(id)
+            writer.writeUInt64(token)
+            writer.writeSignedVarint(at)
+            writer.writeString(error)
+            writer.writeOptionalSignedVarint(nextRetryAt)
+        case .cancel(let id, let at):
+            writer.writeUInt8(Opcode.cancel.rawValue)
+            writer.writeString(id)
+            writer.writeSignedVarint(at)
+        case .retry(let id, let at):
+            writer.writeUInt8(Opcode.retry.rawValue)
+            writer.writeString(id)
+            writer.writeSignedVarint(at)
+        case .reschedule(let id, let runAt, let at):
+            writer.writeUInt8(Opcode.reschedule.rawValue)
+            writer.writeString(id)
+            writer.writeSignedVarint(runAt)
+            writer.writeSignedVarint(at)
+        case .delete(let id):
+            writer.writeUInt8(Opcode.delete.rawValue)
+            writer.writeString(id)
+        case .reclaim(let id, let at, let reason, let nextRetryAt):
+            writer.writeUInt8(Opcode.reclaim.rawValue)
+            writer.writeString(id)
+            writer.writeSignedVarint(at)
+            writer.writeString(reason)
+            writer.writeOptionalSignedVarint(nextRetryAt)
+        }
+    }
+
+    /// Why a body could not be decoded.
+    enum Failure: Error, Equatable {
+        /// Written by a newer Spool (a body version this build does not know).
+        case newerBodyVersion(UInt8)
+        case malformed(String)
+    }
+
+    /// Decodes a body. `fileSequence` and `bodyOffset` say where the body lies
+    /// in the log, so that enqueues can record where their payload is.
+    static func decode(_ body: UnsafeRawBufferPointer, fileSequence: UInt64,
+                       bodyOffset: Int64) throws(Failure) -> [Operation] {
+        var reader = ByteReader(body)
+        do {
+            let version = try reader.readUInt8()
+            guard version == bodyVersion else {
+                if version > bodyVersion { throw Failure.newerBodyVersion(version) }
+                throw Failure.malformed("body version \(version) is not readable")
+            }
+            // Every operation takes at least two bytes, which bounds the count.
+            let count = try reader.readCount(atMost: reader.remaining / 2)
+            var operations: [Operation] = []
+            operations.reserveCapacity(count)
+            for _ in 0..<count {
+                operations.append(try decodeOperation(&reader, fileSequence: fileSequence, bodyOffset: bodyOffset))
+            }
+            guard reader.isAtEnd else { throw Failure.malformed("\(reader.remaining) bytes after the last operation") }
+            return operations
+        } catch let failure as Failure {
+            throw failure
+        } catch let error as DecodingError {
+            throw Failure.malformed("\(error.reason) at body byte \(error.position)")
+        } catch {
+            throw Failure.malformed("\(error)")
+        }
+    }
+
+    private static func decodeOperation(_ reader: inout ByteReader, fileSequence: UInt64,
+                                        bodyOffset: Int64) throws -> Operation {
+        let rawOpcode = try reader.readUInt8()
+        guard let opcode = Opcode(rawValue: rawOpcode) else { throw Failure.malformed("unknown opcode \(rawOpcode)") }
+        switch opcode {
+        case .enqueue:
+            let id = try reader.readString()
+            let kind = try reader.readString()
+            let priority = try reader.readSignedVarint()
+            let createdAt = try reader.readSignedVarint()
+            let runAt = try reader.readSignedVarint()
+            let maxAttempts = try reader.readSignedVarint()
+            let uniqueKey = try reader.readOptionalString()
+            let payload = try reader.readByteRange()
+            let location = PayloadLocation(fileSequence: fileSequence, offset: bodyOffset + Int64(payload.lowerBound),
+                                           length: Int32(payload.count))
+            return .enqueue(.init(id: id, kind: kind, payload: location, priority: priority, createdAt: createdAt,
+                                  runAt: runAt, maxAttempts: maxAttempts, uniqueKey: uniqueKey))
+        case .claim:
+            return .claim(.init(id: try reader.readString(), token: try reader.readUInt64(),
+                                claimedAt: try reader.readSignedVarint(), expiresAt: try reader.readSignedVarint(),
+                                monotonicExpiry: try reader.readVarint(), bootID: try reader.readString()))
+        case .renewLease:
+            return .renewLease(id: try reader.readString(), token: try reader.readUInt64(),
+                               expiresAt: try reader.readSignedVarint(), monotonicExpiry: try reader.readVarint())
+        case .complete:
+            return .complete(id: try reader.readString(), token: try reader.readUInt64(), at: try reader.readSignedVarint())
+        case .fail:
+            return .fail(id: try reader.readString(), token: try reader.readUInt64(), at: try reader.readSignedVarint(),
+                         error: try reader.readString(), nextRetryAt: try reader.readOptionalSignedVarint())
+        case .cancel:
+            return .cancel(id: try reader.readString(), at: try reader.readSignedVarint())
+        case .retry:
+            return .retry(id: try reader.readString(), at: try reader.readSignedVarint())
+        case .reschedule:
+            return .reschedule(id: try reader.readString(), runAt: try reader.readSignedVarint(),
+                               at: try reader.readSignedVarint())
+        case .delete:
+            return .delete(id: try reader.readString())
+        case .reclaim:
+            return .reclaim(id: try reader.readString(), at: try reader.readSignedVarint(),
+                            reason: try reader.readString(), nextRetryAt: try reader.readOptionalSignedVarint())
+        }
+    }
+}

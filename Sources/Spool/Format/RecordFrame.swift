@@ -1,0 +1,114 @@
+/// The 20-byte header in front of every record body.
+///
+/// ```
+/// 0  u32 CRC-32C of bytes 4 ..< 20 + length (the rest of the header and the body)
+/// 4  u32 body length
+/// 8  u64 log sequence number (LSN): 1 for the first record, +1 for each next one
+/// 16 u8  record type
+/// 17 u8  reserved, zero
+/// 18 u16 index of the record within its commit group (0 starts a group)
+/// ```
+struct FrameHeader: Equatable, Sendable {
+    var checksum: UInt32
+    var bodyLength: Int
+    var lsn: UInt64
+    var type: UInt8
+    var reserved: UInt8
+    var groupIndex: UInt16
+
+    /// The LSN of the first record of the commit group this record belongs to.
+    var groupFirstLSN: UInt64 { lsn &- UInt64(groupIndex) }
+
+    /// Reads a header at `offset`; the caller checked that 20 bytes are there.
+    init(_ bytes: UnsafeRawBufferPointer, at offset: Int) {
+        var reader = ByteReader(bytes, position: offset)
+        // The caller guarantees the bytes, so these reads cannot fail.
+        checksum = (try? reader.readUInt32()) ?? 0
+        bodyLength = Int((try? reader.readUInt32()) ?? 0)
+        lsn = (try? reader.readUInt64()) ?? 0
+        type = (try? reader.readUInt8()) ?? 0
+        reserved = (try? reader.readUInt8()) ?? 0
+        groupIndex = (try? reader.readUInt16()) ?? 0
+    }
+}
+
+enum RecordFrame {
+    /// Appends a framed record to `buffer`: header, then body, with the checksum
+    /// filled in. Returns the offset of the body within `buffer`.
+    @discardableResult
+    static func append(body: UnsafeRawBufferPointer, type: RecordType, lsn: UInt64, groupIndex: UInt16,
+                       to buffer: inout [UInt8]) -> Int {
+        precondition(body.count <= LogFormat.maximumBodySize)
+        let start = buffer.count
+        var header = ByteWriter(capacity: LogFormat.frameHeaderSize)
+        header.writeUInt32(0)
+        header.writeUInt32(UInt32(body.count))
+        header.writeUInt64(lsn)
+        header.writeUInt8(type.rawValue)
+        header.writeUInt8(0)
+        header.writeUInt16(groupIndex)
+        buffer.append(contentsOf: header.bytes)
+        buffer.append(contentsOf: body)
+        let checksum = buffer.withUnsafeBytes {
+            CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[(start + 4)...]))
+        }
+        buffer.withUnsafeMutableBytes { raw in
+            for byte in 0..<4 { raw[start + byte] = UInt8(truncatingIfNeeded: checksum >> UInt32(8 * byte)) }
+        }
+        return start + LogFormat.frameHeaderSize
+    }
+
+    /// A record found intact in a file.
+    struct Found {
+        var header: FrameHeader
+        /// Offset of the frame in the file.
+        var offset: Int
+        /// Range of the body in the file.
+        var bodyRange: Range<Int>
+        var end: Int { bodyRange.upperBound }
+    }
+
+    /// Why no intact record starts at an offset.
+    enum Damage: Error, Equatable {
+        /// The frame runs past the end of the file.
+        case truncated
+        /// The length is over the maximum, the type unknown, or the checksum wrong.
+        case invalid(String)
+    }
+
+    /// Checks for an intact frame at `offset` in `file`. Cheap when there is
+    /// none: the length and bounds are checked before the checksum.
+    static func parse(_ file: UnsafeRawBufferPointer, at offset: Int) -> Result<Found, Damage> {
+        let available = file.count - offset
+        guard available >= LogFormat.frameHeaderSize else {
+            return .failure(.truncated)
+        }
+        let header = FrameHeader(file, at: offset)
+        guard header.bodyLength <= LogFormat.maximumBodySize else {
+            return .failure(.invalid("length \(header.bodyLength) over the maximum"))
+        }
+        guard available - LogFormat.frameHeaderSize >= header.bodyLength else {
+            return .failure(.truncated)
+        }
+        let end = offset + LogFormat.frameHeaderSize + header.bodyLength
+        let actual = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: file[(offset + 4)..<end]))
+        guard actual == header.checksum else {
+            return .failure(.invalid("checksum mismatch"))
+        }
+        guard RecordType(rawValue: header.type) != nil, header.reserved == 0, header.lsn != 0 else {
+            return .failure(.invalid("unknown record type \(header.type)"))
+        }
+        return .success(Found(header: header, offset: offset,
+                              bodyRange: (offset + LogFormat.frameHeaderSize)..<end))
+    }
+
+    /// Whether every byte from `offset` to the end is zero.
+    static func isZero(_ file: UnsafeRawBufferPointer, from offset: Int) -> Bool {
+        var index = offset
+        while index < file.count {
+            if file[index] != 0 { return false }
+            index += 1
+        }
+        return true
+    }
+}

@@ -1,0 +1,165 @@
+/// Reads a queue directory's log files in order, verifies every checksum and
+/// applies every operation to a fresh ``QueueState``. It changes nothing on
+/// disk; ``QueueDirectory`` decides what to repair.
+struct LogReplay {
+    let directory: String
+    let fileSystem: any FileSystem
+    let mode: RecoveryMode
+
+    /// A log file's name and sequence number.
+    struct LogFile {
+        var sequence: UInt64
+        var path: String
+    }
+
+    /// What replay found.
+    struct Result {
+        var state = QueueState()
+        var report = RecoveryReport()
+        var instanceID: [UInt8]?
+        var lastLSN: UInt64 = 0
+        /// The last file, where writing resumes.
+        var lastFile: LogFile?
+        /// Where the last intact record of the last file ends.
+        var lastFileValidEnd: Int64 = 0
+        /// The last file ended in a torn tail at this offset.
+        var tornTailOffset: Int64?
+        /// The last file's size on disk.
+        var lastFileSize: Int64 = 0
+        /// The last file is shorter than a header: its creation was torn.
+        var lastFileCreationTorn = false
+        /// Log format version of each file read.
+        var versions: Set<UInt16> = []
+    }
+
+    /// Log files in the directory, in sequence order; other names are ignored.
+    static func logFiles(in directory: String, fileSystem: any FileSystem) throws -> [LogFile] {
+        try fileSystem.contentsOfDirectory(at: directory)
+            .compactMap { name in
+                QueueDirectoryLayout.logSequence(fromFileName: name)
+                    .map { LogFile(sequence: $0, path: directory + "/" + name) }
+            }
+            .sorted { $0.sequence < $1.sequence }
+    }
+
+    /// Replays every file. `inspect` sees each record's operations before they are applied.
+    func run(inspect: ((_ path: String, _ offset: Int, _ lsn: UInt64, _ operations: [Operation]) -> Void)? = nil)
+        throws -> Result {
+        var result = Result()
+        let files = try Self.logFiles(in: directory, fileSystem: fileSystem)
+        for (index, logFile) in files.enumerated() {
+            let isLast = index == files.count - 1
+            if index > 0, logFile.sequence != files[index - 1].sequence + 1 {
+                throw SpoolError(.corruption, "log file \(files[index - 1].sequence + 1) is missing", path: logFile.path)
+            }
+            try replayFile(logFile, isLast: isLast, into: &result, inspect: inspect)
+            result.report.filesRead += 1
+        }
+        return result
+    }
+
+    private func replayFile(_ logFile: LogFile, isLast: Bool, into result: inout Result,
+                            inspect: ((String, Int, UInt64, [Operation]) -> Void)?) throws {
+        guard try fileSystem.entryKind(at: logFile.path) == .file else {
+            throw SpoolError(.notAQueue, "a log file name that is not a regular file (symbolic links are not followed)",
+                             path: logFile.path)
+        }
+        let file = try fileSystem.openFile(at: logFile.path, mode: .readOnly)
+        defer { file.close() }
+        let size = try file.size()
+        let bytes = try file.read(at: 0, count: Int(size))
+        if isLast {
+            result.lastFile = logFile
+            result.lastFileSize = size
+        }
+        try bytes.withUnsafeBytes { raw in
+            let header: FileHeader
+            switch FileHeader.decode(raw) {
+            case .success(let decoded):
+                header = decoded
+            case .failure(.incomplete) where isLast && (raw.count < LogFormat.fileHeaderSize || raw.allSatisfy({ $0 == 0 })):
+                // The crash came before the header of a new file was synced: no record was ever acknowledged in it.
+                result.lastFileCreationTorn = true
+                return
+            case .failure(.incomplete):
+                throw SpoolError(.corruption, "the file header is incomplete", path: logFile.path, offset: 0)
+            case .failure(.notASpoolFile):
+                throw SpoolError(.notAQueue, "not a Spool log file (wrong magic)", path: logFile.path, offset: 0)
+            case .failure(.newerVersion(let version)):
+                throw SpoolError(.newerFormat,
+                                 "written in format version \(version); this build reads versions \(LogFormat.oldestReadableVersion) to \(LogFormat.currentVersion)",
+                                 path: logFile.path, offset: 8)
+            case .failure(.damaged(let reason)):
+                throw SpoolError(.corruption, "damaged file header: \(reason)", path: logFile.path, offset: 0)
+            }
+            guard header.sequence == logFile.sequence else {
+                throw SpoolError(.corruption, "header says file \(header.sequence), name says \(logFile.sequence)",
+                                 path: logFile.path, offset: 28)
+            }
+            if let instance = result.instanceID, instance != header.instanceID {
+                throw SpoolError(.corruption, "the file belongs to another queue (instance id differs)",
+                                 path: logFile.path, offset: 12)
+            }
+            result.instanceID = header.instanceID
+            result.versions.insert(header.version)
+
+            let scanner = LogScanner(bytes: raw, isLastFile: isLast, mode: mode)
+            let outcome: LogScanner.Outcome
+            do {
+                outcome = try scanner.scan(from: LogFormat.fileHeaderSize, expectedLSN: result.lastLSN + 1) { event in
+                    switch event {
+                    case .skipped(let offset, let length, let reason):
+                        result.report.skipped.append(.init(path: logFile.path, offset: Int64(offset),
+                                                           length: Int64(length), reason: reason))
+                    case .record(let found):
+                        try applyRecord(found, in: raw, file: logFile, into: &result, inspect: inspect)
+                    }
+                }
+            } catch let corruption as LogScanner.Corruption {
+                throw SpoolError(.corruption, corruption.reason, path: logFile.path, offset: Int64(corruption.offset))
+            }
+            if isLast {
+                result.lastFileValidEnd = Int64(outcome.validEnd)
+                result.tornTailOffset = outcome.tornTailOffset.map(Int64.init)
+            }
+        }
+    }
+
+    private func applyRecord(_ found: RecordFrame.Found, in raw: UnsafeRawBufferPointer, file: LogFile,
+                             into result: inout Result,
+                             inspect: ((String, Int, UInt64, [Operation]) -> Void)?) throws {
+        let operations: [Operation]
+        do {
+            operations = try TransactionCodec.decode(UnsafeRawBufferPointer(rebasing: raw[found.bodyRange]),
+                                                     fileSequence: file.sequence,
+                                                     bodyOffset: Int64(found.bodyRange.lowerBound))
+        } catch .newerBodyVersion(let version) {
+            throw SpoolError(.newerFormat, "record body version \(version) is newer than this build reads",
+                             path: file.path, offset: Int64(found.offset))
+        } catch .malformed(let reason) {
+            guard mode == .salvage else {
+                throw SpoolError(.corruption, "record \(found.header.lsn) has an intact checksum but cannot be decoded: \(reason)",
+                                 path: file.path, offset: Int64(found.offset))
+            }
+            result.report.skipped.append(.init(path: file.path, offset: Int64(found.offset),
+                                               length: Int64(found.end - found.offset), reason: reason))
+            result.lastLSN = found.header.lsn
+            return
+        }
+        inspect?(file.path, found.offset, found.header.lsn, operations)
+        for operation in operations {
+            do {
+                try result.state.apply(operation)
+            } catch {
+                guard mode == .salvage else {
+                    throw SpoolError(.corruption, "record \(found.header.lsn) does not apply: \(error)",
+                                     path: file.path, offset: Int64(found.offset))
+                }
+                result.report.skipped.append(.init(path: file.path, offset: Int64(found.offset), length: 0,
+                                                   reason: "operation skipped: \(error)"))
+            }
+        }
+        result.report.recordsReplayed += 1
+        result.lastLSN = found.header.lsn
+    }
+}

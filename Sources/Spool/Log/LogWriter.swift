@@ -1,0 +1,224 @@
+import Dispatch
+
+/// Appends records to the active log file and makes them durable with group
+/// commit.
+///
+/// Callers ``append(_:)`` a record (cheap: it goes to an in-memory buffer and
+/// gets its LSN), then wait until it is durable. The first waiter to find no
+/// write in progress becomes the leader: it takes everything buffered, writes
+/// it with one `pwrite` and syncs it with one `fdatasync`, then wakes every
+/// waiter that sync covered. Records appended during the sync form the next
+/// group, led by the first of their waiters. A lone writer pays no delay; many
+/// writers share syncs.
+///
+/// Any failed write or sync poisons the writer: every waiter it covered and
+/// every later call gets the error, since what reached the disk is unknown and
+/// a retried fsync cannot be trusted. The queue must be reopened.
+final class LogWriter: @unchecked Sendable {
+    // @unchecked: every mutable property below is guarded by `lock`, except
+    // `file`, which is immutable and safe for concurrent positional I/O.
+
+    let file: any StorageFile
+    let fileSequence: UInt64
+    private let lock = Lock()
+
+    // Guarded by `lock`:
+    /// Framed records not yet handed to a leader.
+    private var pending: [UInt8] = []
+    private var pendingRecords = 0
+    /// Bytes a leader is writing now, starting at `writtenEnd`.
+    private var inFlight: [UInt8] = []
+    /// Everything before this offset has been written (and, unless a leader is
+    /// between its write and its sync, synced).
+    private var writtenEnd: Int64
+    private var nextLSN: UInt64
+    private var durableLSN: UInt64
+    private var leaderActive = false
+    private var waiters: [Waiter] = []
+    private var failure: SpoolError?
+    private var isClosed = false
+
+    private enum Waiter {
+        case async(lsn: UInt64, CheckedContinuation<Bool, any Error>)
+        case blocking(lsn: UInt64, BlockingWait)
+
+        var lsn: UInt64 {
+            switch self {
+            case .async(let lsn, _), .blocking(let lsn, _): return lsn
+            }
+        }
+
+        /// Wakes the waiter: `lead` asks it to become the next leader.
+        func resume(_ result: Result<Bool, SpoolError>) {
+            switch self {
+            case .async(_, let continuation): continuation.resume(with: result.mapError { $0 as any Error })
+            case .blocking(_, let wait): wait.resume(result)
+            }
+        }
+    }
+
+    /// - Parameters:
+    ///   - end: The offset after the last intact record: where the next record goes.
+    ///   - lastLSN: The LSN of the last record in the log, 0 for an empty log.
+    init(file: any StorageFile, fileSequence: UInt64, end: Int64, lastLSN: UInt64) {
+        self.file = file
+        self.fileSequence = fileSequence
+        self.writtenEnd = end
+        self.nextLSN = lastLSN + 1
+        self.durableLSN = lastLSN
+    }
+
+    /// The LSN of the most recently appended record.
+    var lastAppendedLSN: UInt64 { lock.withLock { nextLSN - 1 } }
+
+    /// Frames `body` as the next record and buffers it.
+    ///
+    /// - Returns: Its LSN and the file offset where its body will lie.
+    func append(_ body: [UInt8], type: RecordType = .transaction) throws -> (lsn: UInt64, bodyOffset: Int64) {
+        guard body.count <= LogFormat.maximumBodySize else {
+            throw SpoolError.invalidArgument("a record of \(body.count) bytes is over the maximum of \(LogFormat.maximumBodySize)")
+        }
+        return try lock.withLock {
+            try checkUsable()
+            let lsn = nextLSN
+            let frameOffset = writtenEnd + Int64(inFlight.count) + Int64(pending.count)
+            body.withUnsafeBytes { raw in
+                _ = RecordFrame.append(body: raw, type: type, lsn: lsn, groupIndex: UInt16(pendingRecords),
+                                       to: &pending)
+            }
+            nextLSN += 1
+            pendingRecords += 1
+            return (lsn, frameOffset + Int64(LogFormat.frameHeaderSize))
+        }
+    }
+
+    private func checkUsable() throws {
+        if isClosed { throw SpoolError(.closed, "the queue is closed") }
+        if let failure {
+            throw SpoolError(.needsReopen, "an earlier write or sync failed (\(failure)); reopen the queue",
+                             path: failure.path, offset: failure.offset, errno: failure.errno,
+                             operation: failure.operation)
+        }
+    }
+
+    // MARK: Waiting for durability
+
+    /// Blocks until the record `lsn` is on stable storage.
+    func waitUntilDurable(_ lsn: UInt64) throws {
+        let wait = BlockingWait()
+        let shouldLead: Bool = try lock.withLock {
+            if lsn <= durableLSN { return false }
+            if let failure { throw failure }
+            if !leaderActive { leaderActive = true; return true }
+            waiters.append(.blocking(lsn: lsn, wait))
+            return false
+        }
+        if shouldLead { return try lead() }
+        if try wait.wait().get() { try lead() }
+    }
+
+    /// Suspends until the record `lsn` is on stable storage.
+    func waitUntilDurable(_ lsn: UInt64) async throws {
+        let shouldLead = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Bool, any Error>) in
+            lock.withLock {
+                if lsn <= durableLSN { continuation.resume(returning: false); return }
+                if let failure { continuation.resume(throwing: failure); return }
+                if !leaderActive { leaderActive = true; continuation.resume(returning: true); return }
+                waiters.append(.async(lsn: lsn, continuation))
+            }
+        }
+        // The leader blocks this thread for one write and one sync.
+        if shouldLead { try lead() }
+    }
+
+    /// Writes and syncs everything buffered, wakes the waiters it covered and
+    /// hands leadership to the first waiter it did not cover.
+    private func lead() throws {
+        let (batch, offset, lastLSN) = lock.withLock { () -> ([UInt8], Int64, UInt64) in
+            inFlight = pending
+            pending = []
+            pendingRecords = 0
+            return (inFlight, writtenEnd, nextLSN - 1)
+        }
+        var outcome: SpoolError?
+        if !batch.isEmpty {
+            do {
+                try file.write(batch, at: offset)
+                try file.sync()
+            } catch let error as SpoolError {
+                outcome = error
+            } catch {
+                outcome = SpoolError(.ioFailure, "\(error)", path: file.path, offset: offset)
+            }
+        }
+        lock.withLock {
+            if let outcome {
+                failure = outcome
+                let covered = waiters
+                waiters = []
+                leaderActive = false
+                for waiter in covered { waiter.resume(.failure(outcome)) }
+                return
+            }
+            writtenEnd += Int64(inFlight.count)
+            inFlight = []
+            durableLSN = lastLSN
+            var remaining: [Waiter] = []
+            for waiter in waiters {
+                if waiter.lsn <= durableLSN { waiter.resume(.success(false)) } else { remaining.append(waiter) }
+            }
+            if remaining.isEmpty {
+                waiters = []
+                leaderActive = false
+            } else {
+                // Leadership passes on; `leaderActive` stays true.
+                waiters = Array(remaining.dropFirst())
+                remaining[0].resume(.success(true))
+            }
+        }
+        if let outcome { throw outcome }
+    }
+
+    // MARK: Reading back
+
+    /// Reads `count` bytes at `offset`, from the buffers if they are not written yet.
+    func read(at offset: Int64, count: Int) throws -> [UInt8] {
+        let buffered: [UInt8]? = lock.withLock {
+            guard offset + Int64(count) > writtenEnd else { return nil }
+            let start = Int(offset - writtenEnd)
+            let combined = inFlight + pending
+            guard start >= 0, start + count <= combined.count else { return [] }
+            return Array(combined[start..<(start + count)])
+        }
+        if let buffered { return buffered }
+        return try file.read(at: offset, count: count)
+    }
+
+    /// Waits for every appended record to be durable, then refuses further appends.
+    func close() throws {
+        let last = lastAppendedLSN
+        defer {
+            lock.withLock { isClosed = true }
+            file.close()
+        }
+        if lock.withLock({ failure == nil }) { try waitUntilDurable(last) }
+    }
+}
+
+/// A one-shot wait for a blocking caller.
+final class BlockingWait: @unchecked Sendable {
+    // @unchecked: `result` is written once before the semaphore is signalled
+    // and read once after it is waited on.
+    private let semaphore = DispatchSemaphore(value: 0)
+    private var result: Result<Bool, SpoolError> = .success(false)
+
+    func resume(_ result: Result<Bool, SpoolError>) {
+        self.result = result
+        semaphore.signal()
+    }
+
+    func wait() -> Result<Bool, SpoolError> {
+        semaphore.wait()
+        return result
+    }
+}

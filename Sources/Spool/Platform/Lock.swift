@@ -1,0 +1,44 @@
+/// A mutual-exclusion lock that works on every supported OS version.
+///
+/// `Synchronization.Mutex` needs iOS 18 / macOS 15; Spool supports iOS 15 and
+/// macOS 12, so it wraps a `pthread_mutex_t`, allocated once so that its address
+/// never moves (a pthread mutex must not be copied).
+final class Lock: @unchecked Sendable {
+    // @unchecked: the pointer is only touched through pthread calls, which
+    // are themselves thread-safe; it is allocated once and freed in deinit.
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    init() {
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        let result = pthread_mutex_init(mutex, nil)
+        precondition(result == 0, "pthread_mutex_init failed: \(result)")
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    /// Runs `body` with the lock held.
+    @inline(__always)
+    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
+}
+
+/// A value guarded by a ``Lock``.
+final class Locked<Value>: @unchecked Sendable {
+    // @unchecked: `value` is only read or written inside `lock.withLock`.
+    private let lock = Lock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    @inline(__always)
+    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        try lock.withLock { try body(&value) }
+    }
+}

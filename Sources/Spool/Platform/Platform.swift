@@ -1,0 +1,107 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Every difference between Apple platforms and Linux lives in this file:
+/// the flavour of fsync, the monotonic clock, the boot identifier and
+/// preallocation. The rest of the engine calls these functions only.
+enum Platform {
+    /// Flushes a file's data to stable storage.
+    ///
+    /// On Apple platforms `fsync` only hands the data to the drive, whose cache
+    /// may still lose it on power failure; `F_FULLFSYNC` asks the drive to flush
+    /// its cache too. Some file systems (network, FAT) refuse it, and then plain
+    /// `fsync` is the best that can be had. On Linux `fdatasync` flushes the data
+    /// and the metadata needed to read it back (the size), skipping timestamps.
+    ///
+    /// - Returns: 0 on success, otherwise the errno.
+    static func syncData(_ fd: Int32) -> Int32 {
+        #if canImport(Darwin)
+        if fcntl(fd, F_FULLFSYNC) == 0 { return 0 }
+        let fullSyncErrno = errno
+        guard fullSyncErrno == EINVAL || fullSyncErrno == ENOTSUP || fullSyncErrno == ENOTTY else {
+            return fullSyncErrno
+        }
+        return fsync(fd) == 0 ? 0 : errno
+        #else
+        return fdatasync(fd) == 0 ? 0 : errno
+        #endif
+    }
+
+    /// Flushes a directory's entries (creations, renames, removals).
+    ///
+    /// - Returns: 0 on success, otherwise the errno.
+    static func syncDirectory(_ fd: Int32) -> Int32 {
+        #if canImport(Darwin)
+        return syncData(fd)
+        #else
+        return fsync(fd) == 0 ? 0 : errno
+        #endif
+    }
+
+    /// Reserves `length` bytes from `offset` so that later writes in that range
+    /// need no metadata change (and so no metadata flush). Best effort: a file
+    /// system that cannot preallocate returns an errno the caller may ignore.
+    ///
+    /// - Returns: 0 on success, otherwise the errno.
+    static func preallocate(_ fd: Int32, offset: Int64, length: Int64) -> Int32 {
+        #if canImport(Darwin)
+        var store = fstore_t(fst_flags: UInt32(F_ALLOCATECONTIG), fst_posmode: F_PEOFPOSMODE,
+                             fst_offset: 0, fst_length: off_t(length), fst_bytesalloc: 0)
+        if fcntl(fd, F_PREALLOCATE, &store) == -1 {
+            store.fst_flags = UInt32(F_ALLOCATEALL)
+            if fcntl(fd, F_PREALLOCATE, &store) == -1 { return errno }
+        }
+        return ftruncate(fd, off_t(offset + length)) == 0 ? 0 : errno
+        #else
+        return posix_fallocate(fd, off_t(offset), off_t(length))
+        #endif
+    }
+
+    /// Nanoseconds on a clock that never goes backwards and keeps counting while
+    /// the device sleeps; it restarts at boot, so it is only comparable with
+    /// readings taken under the same ``bootIdentifier()``.
+    static func monotonicNanoseconds() -> UInt64 {
+        var spec = timespec()
+        #if canImport(Darwin)
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        #else
+        clock_gettime(CLOCK_BOOTTIME, &spec)
+        #endif
+        return UInt64(spec.tv_sec) &* 1_000_000_000 &+ UInt64(spec.tv_nsec)
+    }
+
+    /// An identifier that is the same for every process until the machine
+    /// reboots, and different after.
+    static func bootIdentifier() -> String {
+        #if canImport(Darwin)
+        var size = 0
+        guard sysctlbyname("kern.bootsessionuuid", nil, &size, nil, 0) == 0, size > 0 else {
+            return fallbackBootIdentifier()
+        }
+        var buffer = [CChar](repeating: 0, count: size)
+        guard sysctlbyname("kern.bootsessionuuid", &buffer, &size, nil, 0) == 0 else {
+            return fallbackBootIdentifier()
+        }
+        return String(cString: buffer)
+        #else
+        let fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return fallbackBootIdentifier() }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard count > 0 else { return fallbackBootIdentifier() }
+        let text = String(decoding: buffer[0..<count], as: UTF8.self)
+        return String(text.filter { !$0.isWhitespace })
+        #endif
+    }
+
+    /// The boot time in whole seconds, rounded: stable for one boot.
+    private static func fallbackBootIdentifier() -> String {
+        let now = Date().timeIntervalSince1970
+        let uptime = Double(monotonicNanoseconds()) / 1e9
+        return "boot-\(Int64((now - uptime) / 10) * 10)"
+    }
+}

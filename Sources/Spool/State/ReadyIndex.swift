@@ -1,0 +1,120 @@
+/// Orders the enqueued jobs for claiming: higher priority first, then the
+/// earlier due time, then the earlier enqueue.
+///
+/// Jobs are grouped in buckets by (kind, priority); each bucket is a min-heap
+/// on (due time, sequence). The best job due at an instant is the top of the
+/// highest-priority bucket whose top is due, so a claim looks at one entry per
+/// bucket. Entries are never removed in place: an entry whose job has changed
+/// since (another ``StoredJob/scheduleVersion``, or no longer enqueued) is stale
+/// and dropped when it reaches the top. The heaps are rebuilt when stale
+/// entries outnumber live ones.
+struct ReadyIndex: Sendable {
+    struct Entry: Sendable {
+        var dueAt: Int64
+        var sequence: UInt64
+        var id: String
+        var version: UInt32
+
+        @inline(__always)
+        func precedes(_ other: Entry) -> Bool {
+            dueAt != other.dueAt ? dueAt < other.dueAt : sequence < other.sequence
+        }
+    }
+
+    struct BucketKey: Hashable, Sendable {
+        var kind: String
+        var priority: Int32
+    }
+
+    private(set) var buckets: [BucketKey: Heap] = [:]
+    private var entryCount = 0
+
+    mutating func insert(_ job: StoredJob) {
+        let key = BucketKey(kind: job.kind, priority: job.priority)
+        let entry = Entry(dueAt: job.dueAt, sequence: job.sequence, id: job.id, version: job.scheduleVersion)
+        buckets[key, default: Heap()].push(entry)
+        entryCount += 1
+    }
+
+    /// The best enqueued job due at `now`, optionally of one kind.
+    /// `isCurrent` tells whether an entry still describes its job.
+    mutating func best(dueAt now: Int64, kind: String?, isCurrent: (Entry) -> Bool) -> Entry? {
+        var winner: (entry: Entry, priority: Int32)?
+        for key in Array(buckets.keys) where kind == nil || key.kind == kind {
+            guard let top = currentTop(of: key, isCurrent: isCurrent), top.dueAt <= now else { continue }
+            if let current = winner {
+                if key.priority > current.priority
+                    || (key.priority == current.priority && top.precedes(current.entry)) {
+                    winner = (top, key.priority)
+                }
+            } else {
+                winner = (top, key.priority)
+            }
+        }
+        return winner?.entry
+    }
+
+    /// The earliest due time among enqueued jobs, optionally of one kind.
+    mutating func earliestDue(kind: String?, isCurrent: (Entry) -> Bool) -> Int64? {
+        var earliest: Int64?
+        for key in Array(buckets.keys) where kind == nil || key.kind == kind {
+            guard let top = currentTop(of: key, isCurrent: isCurrent) else { continue }
+            earliest = min(earliest ?? top.dueAt, top.dueAt)
+        }
+        return earliest
+    }
+
+    /// Drops stale entries from the top of a bucket and returns the live top.
+    private mutating func currentTop(of key: BucketKey, isCurrent: (Entry) -> Bool) -> Entry? {
+        while let top = buckets[key]?.top {
+            if isCurrent(top) { return top }
+            buckets[key]?.pop()
+            entryCount -= 1
+        }
+        buckets[key] = nil
+        return nil
+    }
+
+    /// Rebuilds the heaps from the live jobs when stale entries dominate.
+    mutating func compactIfNeeded(liveCount: Int, jobs: () -> [StoredJob]) {
+        guard entryCount > 2 * liveCount + 1024 else { return }
+        buckets = [:]
+        entryCount = 0
+        for job in jobs() { insert(job) }
+    }
+
+    /// A binary min-heap of entries.
+    struct Heap: Sendable {
+        private(set) var items: [Entry] = []
+        var top: Entry? { items.first }
+
+        mutating func push(_ entry: Entry) {
+            items.append(entry)
+            var child = items.count - 1
+            while child > 0 {
+                let parent = (child - 1) / 2
+                guard items[child].precedes(items[parent]) else { break }
+                items.swapAt(child, parent)
+                child = parent
+            }
+        }
+
+        @discardableResult
+        mutating func pop() -> Entry? {
+            guard !items.isEmpty else { return nil }
+            items.swapAt(0, items.count - 1)
+            let popped = items.removeLast()
+            var parent = 0
+            while true {
+                let left = 2 * parent + 1, right = left + 1
+                var smallest = parent
+                if left < items.count && items[left].precedes(items[smallest]) { smallest = left }
+                if right < items.count && items[right].precedes(items[smallest]) { smallest = right }
+                if smallest == parent { break }
+                items.swapAt(parent, smallest)
+                parent = smallest
+            }
+            return popped
+        }
+    }
+}

@@ -1,0 +1,76 @@
+/// The file-system operations the engine uses, and nothing more.
+///
+/// Production code uses ``POSIXFileSystem``; tests substitute a simulated disk
+/// that can drop unsynced writes, tear them, or fail any call with an errno.
+/// Every method throws a ``SpoolError`` that names the operation, the path and
+/// the errno.
+protocol FileSystem: Sendable {
+    /// What is at `path`, without following a symbolic link; `nil` when nothing is.
+    func entryKind(at path: String) throws -> FileEntryKind?
+    /// Creates a directory with mode 0700. Its parent must exist.
+    func createDirectory(at path: String) throws
+    /// The names in a directory, without `.` and `..`.
+    func contentsOfDirectory(at path: String) throws -> [String]
+    /// Opens a file, never following a symbolic link.
+    func openFile(at path: String, mode: FileOpenMode) throws -> any StorageFile
+    /// Renames a file; durable only after ``syncDirectory(at:)``.
+    func rename(from source: String, to destination: String) throws
+    /// Removes a file; durable only after ``syncDirectory(at:)``.
+    func removeFile(at path: String) throws
+    /// Makes creations, renames and removals in a directory durable.
+    func syncDirectory(at path: String) throws
+    /// Takes an advisory lock on the directory, failing at once with
+    /// ``SpoolError/Code/locked`` when another holder has it.
+    func lockDirectory(at path: String, exclusive: Bool) throws -> any DirectoryLock
+}
+
+/// What a directory entry is.
+enum FileEntryKind: Sendable, Equatable {
+    case file
+    case directory
+    case symbolicLink
+    case other
+}
+
+/// How a file is opened.
+enum FileOpenMode: Sendable, Equatable {
+    /// Reading only; the file must exist.
+    case readOnly
+    /// Reading and writing; the file must exist.
+    case readWrite
+    /// Reading and writing a file that must not exist yet; created with mode 0600.
+    case createNew
+}
+
+/// An open file. Reads and writes are positional, so one handle can serve a
+/// writer and concurrent readers.
+protocol StorageFile: AnyObject, Sendable {
+    /// The path the file was opened at, for error messages.
+    var path: String { get }
+    /// Reads up to `count` bytes at `offset`; fewer only at the end of the file.
+    func read(at offset: Int64, count: Int) throws -> [UInt8]
+    /// Writes every byte at `offset`, looping over short writes.
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws
+    /// The file's size in bytes.
+    func size() throws -> Int64
+    /// Flushes the file's data to stable storage (fdatasync / F_FULLFSYNC).
+    func sync() throws
+    /// Sets the file's size.
+    func truncate(to size: Int64) throws
+    /// Reserves space so later writes in the range need no size change.
+    func preallocate(offset: Int64, length: Int64) throws
+    /// Closes the handle; further calls fail.
+    func close()
+}
+
+extension StorageFile {
+    /// Writes an array's bytes at `offset`.
+    func write(_ bytes: [UInt8], at offset: Int64) throws {
+        try bytes.withUnsafeBytes { try write($0, at: offset) }
+    }
+}
+
+/// A held directory lock, released by ``release()`` or when the value is freed.
+protocol DirectoryLock: AnyObject, Sendable {
+    func release()
+}

@@ -1,0 +1,191 @@
+/// The real file system, through POSIX calls.
+///
+/// Every call retries on `EINTR`, never follows a symbolic link where a file is
+/// opened, creates directories 0700 and files 0600, and reports failures as a
+/// ``SpoolError`` naming the call, the path and the errno.
+struct POSIXFileSystem: FileSystem {
+    func entryKind(at path: String) throws -> FileEntryKind? {
+        var info = stat()
+        if lstat(path, &info) != 0 {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR { return nil }
+            throw SpoolError.system("lstat", errno: code, path: path)
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return .file
+        case S_IFDIR: return .directory
+        case S_IFLNK: return .symbolicLink
+        default: return .other
+        }
+    }
+
+    func createDirectory(at path: String) throws {
+        if mkdir(path, 0o700) != 0 {
+            throw SpoolError.system("mkdir", errno: errno, path: path)
+        }
+    }
+
+    func contentsOfDirectory(at path: String) throws -> [String] {
+        guard let directory = opendir(path) else {
+            throw SpoolError.system("opendir", errno: errno, path: path)
+        }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    func openFile(at path: String, mode: FileOpenMode) throws -> any StorageFile {
+        var flags = O_CLOEXEC | O_NOFOLLOW
+        switch mode {
+        case .readOnly: flags |= O_RDONLY
+        case .readWrite: flags |= O_RDWR
+        case .createNew: flags |= O_RDWR | O_CREAT | O_EXCL
+        }
+        let fd = retryingOnInterrupt { open(path, flags, 0o600) }
+        guard fd >= 0 else { throw SpoolError.system("open", errno: errno, path: path) }
+        return POSIXFile(fd: fd, path: path)
+    }
+
+    func rename(from source: String, to destination: String) throws {
+        if retryingOnInterrupt({ systemRename(source, destination) }) != 0 {
+            throw SpoolError.system("rename to \(destination)", errno: errno, path: source)
+        }
+    }
+
+    func removeFile(at path: String) throws {
+        if unlink(path) != 0 {
+            throw SpoolError.system("unlink", errno: errno, path: path)
+        }
+    }
+
+    func syncDirectory(at path: String) throws {
+        let fd = retryingOnInterrupt { open(path, O_RDONLY | O_CLOEXEC | O_DIRECTORY) }
+        guard fd >= 0 else { throw SpoolError.system("open directory", errno: errno, path: path) }
+        defer { _ = systemClose(fd) }
+        let result = Platform.syncDirectory(fd)
+        if result != 0 { throw SpoolError.system("fsync directory", errno: result, path: path) }
+    }
+
+    func lockDirectory(at path: String, exclusive: Bool) throws -> any DirectoryLock {
+        let lockPath = path + "/" + QueueDirectoryLayout.lockFileName
+        let fd = retryingOnInterrupt { open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600) }
+        guard fd >= 0 else { throw SpoolError.system("open lock file", errno: errno, path: lockPath) }
+        let operation = (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB
+        if retryingOnInterrupt({ flock(fd, operation) }) != 0 {
+            let code = errno
+            _ = systemClose(fd)
+            if code == EWOULDBLOCK {
+                throw SpoolError(.locked, "the queue is open elsewhere (in this process or another)",
+                                 path: path, errno: code, operation: "flock")
+            }
+            throw SpoolError.system("flock", errno: code, path: lockPath)
+        }
+        return POSIXDirectoryLock(fd: fd)
+    }
+}
+
+/// A file descriptor opened by ``POSIXFileSystem``.
+final class POSIXFile: StorageFile, @unchecked Sendable {
+    // @unchecked: `fd` is written once at init and once at close; positional
+    // reads and writes on one descriptor are safe from several threads.
+    let path: String
+    private let descriptor: Locked<Int32>
+
+    init(fd: Int32, path: String) {
+        self.path = path
+        self.descriptor = Locked(fd)
+    }
+
+    deinit { close() }
+
+    private var fd: Int32 { descriptor.withLock { $0 } }
+
+    func read(at offset: Int64, count: Int) throws -> [UInt8] {
+        let fd = self.fd
+        var buffer = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        try buffer.withUnsafeMutableBytes { raw in
+            while filled < count {
+                let result = pread(fd, raw.baseAddress! + filled, count - filled, off_t(offset) + off_t(filled))
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    throw SpoolError.system("pread", errno: errno, path: path, offset: offset + Int64(filled))
+                }
+                if result == 0 { break }
+                filled += result
+            }
+        }
+        if filled < count { buffer.removeSubrange(filled...) }
+        return buffer
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws {
+        let fd = self.fd
+        var written = 0
+        while written < bytes.count {
+            let result = pwrite(fd, bytes.baseAddress! + written, bytes.count - written, off_t(offset) + off_t(written))
+            if result < 0 {
+                if errno == EINTR { continue }
+                throw SpoolError.system("pwrite", errno: errno, path: path, offset: offset + Int64(written))
+            }
+            written += result
+        }
+    }
+
+    func size() throws -> Int64 {
+        var info = stat()
+        if fstat(fd, &info) != 0 { throw SpoolError.system("fstat", errno: errno, path: path) }
+        return Int64(info.st_size)
+    }
+
+    func sync() throws {
+        let result = Platform.syncData(fd)
+        if result != 0 { throw SpoolError.system("fdatasync", errno: result, path: path) }
+    }
+
+    func truncate(to size: Int64) throws {
+        if retryingOnInterrupt({ ftruncate(fd, off_t(size)) }) != 0 {
+            throw SpoolError.system("ftruncate", errno: errno, path: path, offset: size)
+        }
+    }
+
+    func preallocate(offset: Int64, length: Int64) throws {
+        let result = Platform.preallocate(fd, offset: offset, length: length)
+        if result != 0 { throw SpoolError.system("preallocate", errno: result, path: path, offset: offset) }
+    }
+
+    func close() {
+        descriptor.withLock { fd in
+            if fd >= 0 { _ = systemClose(fd); fd = -1 }
+        }
+    }
+}
+
+/// An `flock` held on a queue directory's lock file.
+final class POSIXDirectoryLock: DirectoryLock, @unchecked Sendable {
+    // @unchecked: the descriptor is guarded by `Locked`.
+    private let descriptor: Locked<Int32>
+    init(fd: Int32) { descriptor = Locked(fd) }
+    deinit { release() }
+    func release() {
+        descriptor.withLock { fd in
+            if fd >= 0 { _ = systemClose(fd); fd = -1 }
+        }
+    }
+}
+
+/// Repeats a system call while it fails with `EINTR`.
+@inline(__always)
+func retryingOnInterrupt(_ call: () -> Int32) -> Int32 {
+    while true {
+        let result = call()
+        if result == -1 && errno == EINTR { continue }
+        return result
+    }
+}
