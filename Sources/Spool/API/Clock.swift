@@ -83,8 +83,20 @@ public final class ManualClock: SpoolClock, @unchecked Sendable {
 
 /// Milliseconds since 1970, the unit Spool stores times in.
 enum Millis {
+    /// About ±8000 years around 1970: far inside Int64 milliseconds.
+    private static let limit: Double = 250_000_000_000_000
+
+    /// Whether a date can be stored (finite, within years 1 to 9999 or so).
+    static func isRepresentable(_ date: Date) -> Bool {
+        let value = date.timeIntervalSince1970 * 1000
+        return value.isFinite && abs(value) < limit
+    }
+
+    /// A date in milliseconds, clamped to the representable range.
     static func from(_ date: Date) -> Int64 {
-        Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        let value = date.timeIntervalSince1970 * 1000
+        guard value.isFinite else { return value > 0 ? Int64(limit) : -Int64(limit) }
+        return Int64(min(max(value, -limit), limit).rounded(.down))
     }
     static func date(_ millis: Int64) -> Date {
         Date(timeIntervalSince1970: Double(millis) / 1000)

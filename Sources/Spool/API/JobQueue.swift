@@ -29,7 +29,7 @@ import Dispatch
 /// A queue directory is open in at most one `JobQueue` at a time, in any
 /// process; a second open throws ``SpoolError/Code/locked``.
 public final class JobQueue: Sendable {
-    private let engine: QueueEngine
+    let engine: QueueEngine
 
     /// The directory holding the queue.
     public var directory: String { engine.path }

@@ -71,8 +71,10 @@ struct QueueDirectory {
                 replay.report.tornTailPath = last.path
                 replay.report.tornTailBytes = replay.lastFileSize - torn
             }
-            let writer = LogWriter(file: file, fileSequence: last.sequence, end: replay.lastFileValidEnd,
-                                   lastLSN: replay.lastLSN)
+            guard let instanceID = replay.instanceID else { throw SpoolError(.notAQueue, "no log header", path: last.path) }
+            let writer = LogWriter(file: file, fileSequence: last.sequence,
+                                   seed: RecordFrame.checksumSeed(instanceID: instanceID),
+                                   end: replay.lastFileValidEnd, lastLSN: replay.lastLSN)
             return Opened(replay: replay, writer: writer, lock: lock)
         } catch {
             lock.release()
@@ -91,20 +93,18 @@ struct QueueDirectory {
         return try LogReplay(directory: path, fileSystem: fileSystem, mode: mode).run(inspect: visit)
     }
 
+    /// Creates every missing directory on the path, syncing each one's parent
+    /// so that the new entry survives a power cut.
     private func createDirectories() throws {
-        var prefix = path.hasPrefix("/") ? "" : "."
+        var parent = path.hasPrefix("/") ? "/" : "."
         for component in path.split(separator: "/") {
-            prefix += "/" + component
-            if try fileSystem.entryKind(at: prefix) == nil {
-                try fileSystem.createDirectory(at: prefix)
+            let current = (parent == "/" ? "" : parent) + "/" + component
+            if try fileSystem.entryKind(at: current) == nil {
+                try fileSystem.createDirectory(at: current)
+                try fileSystem.syncDirectory(at: parent)
             }
+            parent = current
         }
-        if let parent = parentDirectory { try fileSystem.syncDirectory(at: parent) }
-    }
-
-    private var parentDirectory: String? {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
     /// Creates a log file holding only its header, synced, with its directory entry synced.

@@ -129,6 +129,11 @@ final class QueueEngine: @unchecked Sendable {
             throw SpoolError.invalidArgument("maxAttempts must be from 1 to \(JobLimits.maxAttempts)")
         }
         let now = nowMillis
+        if let runAt = request.runAt {
+            guard Millis.isRepresentable(runAt) else {
+                throw SpoolError.invalidArgument("runAt must be a finite date between the years 1 and 9999")
+            }
+        }
         let base = request.runAt.map(Millis.from) ?? now
         return NewEnqueue(id: request.id?.rawValue ?? UUID().uuidString.lowercased(), kind: request.kind,
                           payload: Array(request.payload), priority: Int64(priority), createdAt: now,
@@ -321,6 +326,9 @@ final class QueueEngine: @unchecked Sendable {
             guard job.state == .enqueued else {
                 throw SpoolError(.invalidState, "only an enqueued job can be rescheduled; this one is \(job.state.rawValue)", jobID: id)
             }
+            guard Millis.isRepresentable(runAt) else {
+                throw SpoolError.invalidArgument("runAt must be a finite date between the years 1 and 9999")
+            }
             let lsn = try commit([.other(.reschedule(id: id.rawValue, runAt: Millis.from(runAt), at: nowMillis))])
             return (state.jobs[id.rawValue]!, lsn)
         }
@@ -372,6 +380,11 @@ final class QueueEngine: @unchecked Sendable {
 
     /// Reads a payload from the log (or from the write buffer when it is not written yet).
     func payload(at location: PayloadLocation) throws -> [UInt8] {
+        guard location.fileSequence == writer.fileSequence else {
+            throw SpoolError(.ioFailure, "the payload lies in log file \(location.fileSequence), which is not open",
+                             path: path, offset: location.offset)
+        }
+        try withOpenState {}
         let bytes = try writer.read(at: location.offset, count: Int(location.length))
         guard bytes.count == Int(location.length) else {
             throw SpoolError(.ioFailure, "the payload is shorter on disk than recorded", path: writer.file.path,
@@ -379,6 +392,9 @@ final class QueueEngine: @unchecked Sendable {
         }
         return bytes
     }
+
+    /// A copy of the whole in-memory state, for invariant checks and tests.
+    var stateSnapshot: QueueState { lock.withLock { state } }
 
     // MARK: Closing
 

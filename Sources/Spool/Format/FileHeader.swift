@@ -40,9 +40,9 @@ struct FileHeader: Equatable, Sendable {
     /// Decodes and checks a header from the first bytes of a file.
     static func decode(_ bytes: UnsafeRawBufferPointer) -> Result<FileHeader, Problem> {
         guard bytes.count >= LogFormat.fileHeaderSize else {
-            if bytes.count < LogFormat.magic.count,
-               !zip(bytes, LogFormat.magic).allSatisfy({ $0 == $1 }) { return .failure(.notASpoolFile) }
-            return .failure(.incomplete)
+            // Only a prefix of a header (or zeroes) can be a creation cut short by a crash.
+            let magicPrefix = zip(bytes, LogFormat.magic).allSatisfy({ $0 == $1 })
+            return magicPrefix || bytes.allSatisfy({ $0 == 0 }) ? .failure(.incomplete) : .failure(.notASpoolFile)
         }
         guard zip(bytes, LogFormat.magic).allSatisfy({ $0 == $1 }) else {
             return bytes.prefix(LogFormat.fileHeaderSize).allSatisfy({ $0 == 0 })

@@ -33,11 +33,18 @@ struct FrameHeader: Equatable, Sendable {
 }
 
 enum RecordFrame {
+    /// The value a file's frame checksums start from instead of 0: the CRC-32C
+    /// of the queue's instance id. Bytes that merely look like a frame (a log
+    /// file carried as a payload, another queue's records) do not verify.
+    static func checksumSeed(instanceID: [UInt8]) -> UInt32 {
+        CRC32C.checksum(instanceID)
+    }
+
     /// Appends a framed record to `buffer`: header, then body, with the checksum
     /// filled in. Returns the offset of the body within `buffer`.
     @discardableResult
     static func append(body: UnsafeRawBufferPointer, type: RecordType, lsn: UInt64, groupIndex: UInt16,
-                       to buffer: inout [UInt8]) -> Int {
+                       seed: UInt32, to buffer: inout [UInt8]) -> Int {
         precondition(body.count <= LogFormat.maximumBodySize)
         let start = buffer.count
         var header = ByteWriter(capacity: LogFormat.frameHeaderSize)
@@ -50,7 +57,7 @@ enum RecordFrame {
         buffer.append(contentsOf: header.bytes)
         buffer.append(contentsOf: body)
         let checksum = buffer.withUnsafeBytes {
-            CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[(start + 4)...]))
+            CRC32C.update(seed, UnsafeRawBufferPointer(rebasing: $0[(start + 4)...]))
         }
         buffer.withUnsafeMutableBytes { raw in
             for byte in 0..<4 { raw[start + byte] = UInt8(truncatingIfNeeded: checksum >> UInt32(8 * byte)) }
@@ -72,18 +79,28 @@ enum RecordFrame {
     enum Damage: Error, Equatable {
         /// The frame runs past the end of the file.
         case truncated
-        /// The length is over the maximum, the type unknown, or the checksum wrong.
+        /// The length is over the maximum, the type unknown, or the LSN implausible.
         case invalid(String)
+        /// The checksum is wrong; `checkedBytes` were checksummed to find out.
+        case checksumMismatch(checkedBytes: Int)
     }
 
     /// Checks for an intact frame at `offset` in `file`. Cheap when there is
     /// none: the length and bounds are checked before the checksum.
-    static func parse(_ file: UnsafeRawBufferPointer, at offset: Int) -> Result<Found, Damage> {
+    static func parse(_ file: UnsafeRawBufferPointer, at offset: Int, seed: UInt32,
+                      acceptableLSNs: ClosedRange<UInt64> = 1...(UInt64.max - 1)) -> Result<Found, Damage> {
         let available = file.count - offset
         guard available >= LogFormat.frameHeaderSize else {
             return .failure(.truncated)
         }
         let header = FrameHeader(file, at: offset)
+        // The cheap fields first, so that scanning damaged bytes rarely computes a checksum.
+        guard RecordType(rawValue: header.type) != nil, header.reserved == 0 else {
+            return .failure(.invalid("unknown record type \(header.type) or reserved byte \(header.reserved)"))
+        }
+        guard acceptableLSNs.contains(header.lsn), header.lsn > UInt64(header.groupIndex) else {
+            return .failure(.invalid("implausible LSN \(header.lsn)"))
+        }
         guard header.bodyLength <= LogFormat.maximumBodySize else {
             return .failure(.invalid("length \(header.bodyLength) over the maximum"))
         }
@@ -91,12 +108,9 @@ enum RecordFrame {
             return .failure(.truncated)
         }
         let end = offset + LogFormat.frameHeaderSize + header.bodyLength
-        let actual = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: file[(offset + 4)..<end]))
+        let actual = CRC32C.update(seed, UnsafeRawBufferPointer(rebasing: file[(offset + 4)..<end]))
         guard actual == header.checksum else {
-            return .failure(.invalid("checksum mismatch"))
-        }
-        guard RecordType(rawValue: header.type) != nil, header.reserved == 0, header.lsn != 0 else {
-            return .failure(.invalid("unknown record type \(header.type)"))
+            return .failure(.checksumMismatch(checkedBytes: end - offset))
         }
         return .success(Found(header: header, offset: offset,
                               bodyRange: (offset + LogFormat.frameHeaderSize)..<end))

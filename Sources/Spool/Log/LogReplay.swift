@@ -103,7 +103,8 @@ struct LogReplay {
             result.instanceID = header.instanceID
             result.versions.insert(header.version)
 
-            let scanner = LogScanner(bytes: raw, isLastFile: isLast, mode: mode)
+            let scanner = LogScanner(bytes: raw, seed: RecordFrame.checksumSeed(instanceID: header.instanceID),
+                                     isLastFile: isLast, mode: mode)
             let outcome: LogScanner.Outcome
             do {
                 outcome = try scanner.scan(from: LogFormat.fileHeaderSize, expectedLSN: result.lastLSN + 1) { event in

@@ -37,6 +37,8 @@ struct LogScanner {
     }
 
     let bytes: UnsafeRawBufferPointer
+    /// The file's checksum seed (see ``RecordFrame/checksumSeed(instanceID:)``).
+    let seed: UInt32
     /// Whether this is the last file of the log (only it may have a torn tail).
     let isLastFile: Bool
     let mode: RecoveryMode
@@ -51,16 +53,20 @@ struct LogScanner {
         var expected = expectedLSN
         var outcome = Outcome(validEnd: start)
         while offset < bytes.count {
-            switch RecordFrame.parse(bytes, at: offset) {
+            switch RecordFrame.parse(bytes, at: offset, seed: seed) {
             case .success(let found):
                 let lsn = found.header.lsn
                 if let wanted = expected, lsn != wanted {
                     let reason = "record has LSN \(lsn), expected \(wanted)"
                     guard mode == .salvage else { throw Corruption(offset: offset, reason: reason) }
-                    try visit(.skipped(offset: offset, length: found.end - offset, reason: reason))
-                    offset = found.end
-                    outcome.validEnd = offset
-                    if lsn < wanted { continue }
+                    if lsn < wanted {
+                        // A stale or duplicated record: pass over it.
+                        try visit(.skipped(offset: offset, length: found.end - offset, reason: reason))
+                        offset = found.end
+                        outcome.validEnd = offset
+                        continue
+                    }
+                    try visit(.skipped(offset: offset, length: 0, reason: "records \(wanted) to \(lsn - 1) are missing"))
                 }
                 try visit(.record(found))
                 expected = lsn + 1
@@ -74,10 +80,21 @@ struct LogScanner {
                 switch damage {
                 case .truncated: reason = "record runs past the end of the file"
                 case .invalid(let why): reason = why
+                case .checksumMismatch: reason = "checksum mismatch"
                 }
-                let laterGroup = firstRecordOfLaterGroup(after: offset, expectedLSN: expected,
-                                                         previousGroupFirstLSN: outcome.lastGroupFirstLSN)
-                guard let resume = laterGroup else {
+                let resume: Int
+                switch firstRecordOfLaterGroup(after: offset, expectedLSN: expected,
+                                               minimumLSN: expected ?? (outcome.lastLSN ?? 0) + 1,
+                                               previousGroupFirstLSN: outcome.lastGroupFirstLSN) {
+                case .laterGroup(let found):
+                    resume = found
+                case .tooCostly:
+                    guard mode == .salvage else {
+                        throw Corruption(offset: offset, reason: "\(reason); the bytes after it cannot be checked cheaply")
+                    }
+                    try visit(.skipped(offset: offset, length: bytes.count - offset, reason: reason))
+                    return outcome
+                case .none:
                     if isLastFile {
                         outcome.tornTailOffset = offset
                         return outcome
@@ -99,29 +116,56 @@ struct LogScanner {
         return outcome
     }
 
+    enum Resync {
+        /// No intact record of a later group follows.
+        case none
+        /// One does, at this offset.
+        case laterGroup(Int)
+        /// Checking the candidates would cost far more than reading the file.
+        case tooCostly
+    }
+
     /// The offset of the first intact record after `damage` that proves the
     /// damage is not a torn tail: a record with a later LSN that is not part of
     /// the commit group the damaged record could belong to.
-    private func firstRecordOfLaterGroup(after damage: Int, expectedLSN: UInt64?,
-                                         previousGroupFirstLSN: UInt64?) -> Int? {
+    ///
+    /// Candidates are tried at every byte, cheap fields first (type, reserved
+    /// byte, an LSN no further ahead than the bytes left could hold), and the
+    /// checksummed bytes are capped at a few times the file's size, so hostile
+    /// bytes cannot make open slow.
+    private func firstRecordOfLaterGroup(after damage: Int, expectedLSN: UInt64?, minimumLSN: UInt64,
+                                         previousGroupFirstLSN: UInt64?) -> Resync {
         var offset = damage + 1
         var tornGroup: Set<UInt64> = []
         if let expectedLSN { tornGroup.insert(expectedLSN) }
         if let previousGroupFirstLSN { tornGroup.insert(previousGroupFirstLSN) }
-        let minimumLSN = expectedLSN ?? 0
+        let minimumLSN = max(minimumLSN, 1)
+        let furthest = minimumLSN.addingReportingOverflow(UInt64(bytes.count / LogFormat.frameHeaderSize + LogFormat.maximumGroupRecords))
+        let acceptable = minimumLSN...(furthest.overflow ? UInt64.max - 1 : min(furthest.partialValue, UInt64.max - 1))
+        var budget = 8 * bytes.count + (1 << 20)
         while offset + LogFormat.frameHeaderSize <= bytes.count {
-            guard case .success(let found) = RecordFrame.parse(bytes, at: offset),
-                  found.header.lsn >= minimumLSN else {
+            let found: RecordFrame.Found
+            switch RecordFrame.parse(bytes, at: offset, seed: seed, acceptableLSNs: acceptable) {
+            case .success(let intact):
+                found = intact
+                budget -= found.end - offset
+            case .failure(.checksumMismatch(let checked)):
+                budget -= checked
+                if budget < 0 { return .tooCostly }
+                offset += 1
+                continue
+            case .failure:
                 offset += 1
                 continue
             }
+            if budget < 0 { return .tooCostly }
             if expectedLSN == nil && tornGroup.isEmpty {
                 // Nothing is known about the damaged group (salvage resync): any record will do.
-                return offset
+                return .laterGroup(offset)
             }
-            if !tornGroup.contains(found.header.groupFirstLSN) { return offset }
+            if !tornGroup.contains(found.header.groupFirstLSN) { return .laterGroup(offset) }
             offset = found.end
         }
-        return nil
+        return .none
     }
 }

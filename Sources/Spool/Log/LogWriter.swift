@@ -8,8 +8,10 @@ import Dispatch
 /// write in progress becomes the leader: it takes everything buffered, writes
 /// it with one `pwrite` and syncs it with one `fdatasync`, then wakes every
 /// waiter that sync covered. Records appended during the sync form the next
-/// group, led by the first of their waiters. A lone writer pays no delay; many
-/// writers share syncs.
+/// group; the leader goes on writing groups while anyone waits, and hands the
+/// role to a waiting *blocking* caller (which has a thread of its own) rather
+/// than to an async one, which might need a thread that blocked callers hold.
+/// A lone writer pays no delay; many writers share syncs.
 ///
 /// Any failed write or sync poisons the writer: every waiter it covered and
 /// every later call gets the error, since what reached the disk is unknown and
@@ -20,10 +22,15 @@ final class LogWriter: @unchecked Sendable {
 
     let file: any StorageFile
     let fileSequence: UInt64
+    /// The checksum seed of the file's frames.
+    private let seed: UInt32
     private let lock = Lock()
 
     // Guarded by `lock`:
-    /// Framed records not yet handed to a leader.
+    /// Full commit groups waiting for a leader (a group holds at most
+    /// ``LogFormat/maximumGroupRecords`` records), oldest first.
+    private var sealedGroups: [[UInt8]] = []
+    /// Framed records of the group being filled.
     private var pending: [UInt8] = []
     private var pendingRecords = 0
     /// Bytes a leader is writing now, starting at `writtenEnd`.
@@ -60,9 +67,10 @@ final class LogWriter: @unchecked Sendable {
     /// - Parameters:
     ///   - end: The offset after the last intact record: where the next record goes.
     ///   - lastLSN: The LSN of the last record in the log, 0 for an empty log.
-    init(file: any StorageFile, fileSequence: UInt64, end: Int64, lastLSN: UInt64) {
+    init(file: any StorageFile, fileSequence: UInt64, seed: UInt32, end: Int64, lastLSN: UInt64) {
         self.file = file
         self.fileSequence = fileSequence
+        self.seed = seed
         self.writtenEnd = end
         self.nextLSN = lastLSN + 1
         self.durableLSN = lastLSN
@@ -80,11 +88,18 @@ final class LogWriter: @unchecked Sendable {
         }
         return try lock.withLock {
             try checkUsable()
+            guard nextLSN < UInt64.max - 1 else { throw SpoolError(.invalidArgument, "the log sequence number space is exhausted") }
+            if pendingRecords == LogFormat.maximumGroupRecords {
+                sealedGroups.append(pending)
+                pending = []
+                pendingRecords = 0
+            }
             let lsn = nextLSN
-            let frameOffset = writtenEnd + Int64(inFlight.count) + Int64(pending.count)
+            let frameOffset = writtenEnd + Int64(inFlight.count) + Int64(sealedGroups.reduce(0) { $0 + $1.count })
+                + Int64(pending.count)
             body.withUnsafeBytes { raw in
                 _ = RecordFrame.append(body: raw, type: type, lsn: lsn, groupIndex: UInt16(pendingRecords),
-                                       to: &pending)
+                                       seed: seed, to: &pending)
             }
             nextLSN += 1
             pendingRecords += 1
@@ -105,16 +120,20 @@ final class LogWriter: @unchecked Sendable {
 
     /// Blocks until the record `lsn` is on stable storage.
     func waitUntilDurable(_ lsn: UInt64) throws {
-        let wait = BlockingWait()
-        let shouldLead: Bool = try lock.withLock {
-            if lsn <= durableLSN { return false }
+        enum Next { case done, lead, wait(BlockingWait) }
+        let next: Next = try lock.withLock {
+            if lsn <= durableLSN { return .done }
             if let failure { throw failure }
-            if !leaderActive { leaderActive = true; return true }
+            if !leaderActive { leaderActive = true; return .lead }
+            let wait = BlockingWait()
             waiters.append(.blocking(lsn: lsn, wait))
-            return false
+            return .wait(wait)
         }
-        if shouldLead { return try lead() }
-        if try wait.wait().get() { try lead() }
+        switch next {
+        case .done: return
+        case .lead: try lead()
+        case .wait(let wait): if try wait.wait().get() { try lead() }
+        }
     }
 
     /// Suspends until the record `lsn` is on stable storage.
@@ -131,52 +150,75 @@ final class LogWriter: @unchecked Sendable {
         if shouldLead { try lead() }
     }
 
-    /// Writes and syncs everything buffered, wakes the waiters it covered and
-    /// hands leadership to the first waiter it did not cover.
+    /// Writes and syncs commit groups until no waiter is left uncovered, or
+    /// until a blocking waiter can take over, then returns.
     private func lead() throws {
-        let (batch, offset, lastLSN) = lock.withLock { () -> ([UInt8], Int64, UInt64) in
-            inFlight = pending
-            pending = []
-            pendingRecords = 0
-            return (inFlight, writtenEnd, nextLSN - 1)
-        }
-        var outcome: SpoolError?
-        if !batch.isEmpty {
-            do {
-                try file.write(batch, at: offset)
-                try file.sync()
-            } catch let error as SpoolError {
-                outcome = error
-            } catch {
-                outcome = SpoolError(.ioFailure, "\(error)", path: file.path, offset: offset)
+        while true {
+            let (groups, offset, lastLSN) = lock.withLock { () -> ([[UInt8]], Int64, UInt64) in
+                var groups = sealedGroups
+                if !pending.isEmpty { groups.append(pending) }
+                sealedGroups = []
+                pending = []
+                pendingRecords = 0
+                inFlight = groups.count == 1 ? groups[0] : groups.flatMap { $0 }
+                return (groups, writtenEnd, nextLSN - 1)
             }
+            var failed: SpoolError?
+            var written: Int64 = 0
+            for group in groups where failed == nil {
+                // One write and one sync per group: the scanner's torn-tail rule depends on it.
+                do {
+                    try file.write(group, at: offset + written)
+                    try file.sync()
+                    written += Int64(group.count)
+                } catch let error as SpoolError {
+                    failed = error
+                } catch {
+                    failed = SpoolError(.ioFailure, "\(error)", path: file.path, offset: offset + written)
+                }
+            }
+            if let failed {
+                poison(with: failed, keepingBytes: offset + written)
+                throw failed
+            }
+            let carryOn: Bool = lock.withLock {
+                writtenEnd += Int64(inFlight.count)
+                inFlight = []
+                durableLSN = lastLSN
+                var remaining: [Waiter] = []
+                for waiter in waiters {
+                    if waiter.lsn <= durableLSN { waiter.resume(.success(false)) } else { remaining.append(waiter) }
+                }
+                waiters = remaining
+                if remaining.isEmpty {
+                    leaderActive = false
+                    return false
+                }
+                if let index = remaining.firstIndex(where: { if case .blocking = $0 { return true } else { return false } }) {
+                    // Leadership passes to a thread that is already blocked; `leaderActive` stays true.
+                    waiters.remove(at: index)
+                    remaining[index].resume(.success(true))
+                    return false
+                }
+                return true
+            }
+            if !carryOn { return }
         }
+    }
+
+    /// Fails every waiter and every later call. What the failed write or sync
+    /// left in the file is unknown, so it is cut back, best effort, to what was
+    /// synced; replay treats whatever remains after a crash as a torn tail.
+    private func poison(with error: SpoolError, keepingBytes end: Int64) {
+        try? file.truncate(to: end)
         lock.withLock {
-            if let outcome {
-                failure = outcome
-                let covered = waiters
-                waiters = []
-                leaderActive = false
-                for waiter in covered { waiter.resume(.failure(outcome)) }
-                return
-            }
-            writtenEnd += Int64(inFlight.count)
+            failure = error
+            let covered = waiters
+            waiters = []
+            leaderActive = false
             inFlight = []
-            durableLSN = lastLSN
-            var remaining: [Waiter] = []
-            for waiter in waiters {
-                if waiter.lsn <= durableLSN { waiter.resume(.success(false)) } else { remaining.append(waiter) }
-            }
-            if remaining.isEmpty {
-                waiters = []
-                leaderActive = false
-            } else {
-                // Leadership passes on; `leaderActive` stays true.
-                waiters = Array(remaining.dropFirst())
-                remaining[0].resume(.success(true))
-            }
+            for waiter in covered { waiter.resume(.failure(error)) }
         }
-        if let outcome { throw outcome }
     }
 
     // MARK: Reading back
@@ -186,7 +228,7 @@ final class LogWriter: @unchecked Sendable {
         let buffered: [UInt8]? = lock.withLock {
             guard offset + Int64(count) > writtenEnd else { return nil }
             let start = Int(offset - writtenEnd)
-            let combined = inFlight + pending
+            let combined = inFlight + sealedGroups.flatMap { $0 } + pending
             guard start >= 0, start + count <= combined.count else { return [] }
             return Array(combined[start..<(start + count)])
         }

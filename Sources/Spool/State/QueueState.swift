@@ -179,7 +179,7 @@ struct QueueState: Sendable {
         let jobs = self.jobs
         guard let entry = ready.best(dueAt: now, kind: kind, isCurrent: { entry in
             guard let job = jobs[entry.id] else { return false }
-            return job.state == .enqueued && job.scheduleVersion == entry.version
+            return job.state == .enqueued && job.scheduleVersion == entry.version && job.sequence == entry.sequence
         }) else { return nil }
         return jobs[entry.id]
     }
@@ -189,7 +189,7 @@ struct QueueState: Sendable {
         let jobs = self.jobs
         return ready.earliestDue(kind: kind) { entry in
             guard let job = jobs[entry.id] else { return false }
-            return job.state == .enqueued && job.scheduleVersion == entry.version
+            return job.state == .enqueued && job.scheduleVersion == entry.version && job.sequence == entry.sequence
         }
     }
 

@@ -92,22 +92,29 @@ struct POSIXFileSystem: FileSystem {
 
 /// A file descriptor opened by ``POSIXFileSystem``.
 final class POSIXFile: StorageFile, @unchecked Sendable {
-    // @unchecked: `fd` is written once at init and once at close; positional
+    // @unchecked: the descriptor is immutable and `closed` is locked; positional
     // reads and writes on one descriptor are safe from several threads.
     let path: String
-    private let descriptor: Locked<Int32>
+    private let descriptor: Int32
+    private let closed = Locked(false)
 
     init(fd: Int32, path: String) {
         self.path = path
-        self.descriptor = Locked(fd)
+        self.descriptor = fd
     }
 
-    deinit { close() }
+    deinit { _ = systemClose(descriptor) }
 
-    private var fd: Int32 { descriptor.withLock { $0 } }
+    /// The descriptor, or EBADF once the handle is closed.
+    private var fd: Int32 {
+        get throws {
+            if closed.withLock({ $0 }) { throw SpoolError.system("use of a closed file", errno: EBADF, path: path) }
+            return descriptor
+        }
+    }
 
     func read(at offset: Int64, count: Int) throws -> [UInt8] {
-        let fd = self.fd
+        let fd = try self.fd
         var buffer = [UInt8](repeating: 0, count: count)
         var filled = 0
         try buffer.withUnsafeMutableBytes { raw in
@@ -126,7 +133,7 @@ final class POSIXFile: StorageFile, @unchecked Sendable {
     }
 
     func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws {
-        let fd = self.fd
+        let fd = try self.fd
         var written = 0
         while written < bytes.count {
             let result = pwrite(fd, bytes.baseAddress! + written, bytes.count - written, off_t(offset) + off_t(written))
@@ -140,30 +147,32 @@ final class POSIXFile: StorageFile, @unchecked Sendable {
 
     func size() throws -> Int64 {
         var info = stat()
-        if fstat(fd, &info) != 0 { throw SpoolError.system("fstat", errno: errno, path: path) }
+        if fstat(try fd, &info) != 0 { throw SpoolError.system("fstat", errno: errno, path: path) }
         return Int64(info.st_size)
     }
 
     func sync() throws {
-        let result = Platform.syncData(fd)
+        let result = Platform.syncData(try fd)
         if result != 0 { throw SpoolError.system("fdatasync", errno: result, path: path) }
     }
 
     func truncate(to size: Int64) throws {
+        let fd = try self.fd
         if retryingOnInterrupt({ ftruncate(fd, off_t(size)) }) != 0 {
             throw SpoolError.system("ftruncate", errno: errno, path: path, offset: size)
         }
     }
 
     func preallocate(offset: Int64, length: Int64) throws {
-        let result = Platform.preallocate(fd, offset: offset, length: length)
+        let result = Platform.preallocate(try fd, offset: offset, length: length)
         if result != 0 { throw SpoolError.system("preallocate", errno: result, path: path, offset: offset) }
     }
 
+    /// Marks the handle closed. The descriptor itself is closed when the last
+    /// reference goes, so a read racing with close can never reach a descriptor
+    /// number the process has reused for another file.
     func close() {
-        descriptor.withLock { fd in
-            if fd >= 0 { _ = systemClose(fd); fd = -1 }
-        }
+        closed.withLock { $0 = true }
     }
 }
 

@@ -1,0 +1,206 @@
+/// Read-only inspection of a queue's log, for tools such as `spool verify` and `spool dump`.
+///
+/// Inspection replays the log exactly as open does, verifying every checksum
+/// and applying every operation to a scratch state, but writes nothing: it does
+/// not cut a torn tail and does not reclaim running jobs. It takes a shared lock
+/// on the directory, so it fails with ``SpoolError/Code/locked`` while a
+/// ``JobQueue`` has the directory open, and a queue cannot be opened meanwhile.
+///
+/// ```swift
+/// let summary = try LogInspector.verify(directory: path)
+/// print("\(summary.records) records, last LSN \(summary.lastLSN)")
+/// ```
+public enum LogInspector {
+    /// Replays the whole log in strict mode and summarises it.
+    ///
+    /// - Throws: ``SpoolError`` with ``SpoolError/Code/corruption`` naming the file
+    ///   and offset of the first damaged record that is not a torn tail;
+    ///   ``SpoolError/Code/queueNotFound``, ``SpoolError/Code/notAQueue``,
+    ///   ``SpoolError/Code/newerFormat``, ``SpoolError/Code/locked``, or an I/O error.
+    public static func verify(directory: String) throws -> VerificationSummary {
+        try inspect(directory: directory, visit: nil)
+    }
+
+    /// Every intact record of the log, in log order.
+    ///
+    /// - Throws: The errors of ``verify(directory:)``; no records are returned when the log is damaged.
+    public static func records(directory: String) throws -> [LogRecordSummary] {
+        var collected: [LogRecordSummary] = []
+        _ = try forEachRecord(directory: directory) { collected.append($0) }
+        return collected
+    }
+
+    /// Calls `visit` with each intact record, in log order, then returns the summary.
+    ///
+    /// A record is visited before its operations are applied, so when the log is
+    /// damaged every record before the damage has been visited when the error is thrown
+    /// (a record whose operations do not apply is visited, then the error names it).
+    ///
+    /// - Throws: The errors of ``verify(directory:)``.
+    @discardableResult
+    public static func forEachRecord(directory: String,
+                                     _ visit: (LogRecordSummary) -> Void) throws -> VerificationSummary {
+        try withoutActuallyEscaping(visit) { visit in
+            try inspect(directory: directory, visit: visit)
+        }
+    }
+
+    private static func inspect(directory: String,
+                                visit: ((LogRecordSummary) -> Void)?) throws -> VerificationSummary {
+        let queueDirectory = QueueDirectory(path: directory, fileSystem: POSIXFileSystem())
+        let result: LogReplay.Result
+        if let visit {
+            result = try queueDirectory.inspect(mode: .strict) { path, offset, lsn, operations in
+                visit(LogRecordSummary(path: path, offset: Int64(offset), lsn: lsn,
+                                       operations: operations.map(LogOperation.init)))
+            }
+        } else {
+            result = try queueDirectory.inspect(mode: .strict)
+        }
+        return VerificationSummary(result)
+    }
+}
+
+/// What a read-only replay of a log found.
+public struct VerificationSummary: Sendable, Equatable {
+    /// An unfinished last write: bytes after the last intact record of the last
+    /// file. It was never acknowledged; the next open cuts it off.
+    public struct TornTail: Sendable, Equatable {
+        /// The log file that ends in the torn tail.
+        public var path: String
+        /// Where the torn tail begins in the file.
+        public var offset: Int64
+        /// The torn tail's length in bytes.
+        public var bytes: Int64
+    }
+
+    /// Log files read.
+    public var filesRead: Int
+    /// Intact records replayed.
+    public var records: Int
+    /// The torn tail the log ends in, if any.
+    public var tornTail: TornTail?
+    /// The log sequence number of the last intact record (0 for an empty log).
+    public var lastLSN: UInt64
+    /// Jobs in each state after the replay; states with no jobs are absent.
+    public var jobsByState: [JobState: Int]
+
+    init(_ result: LogReplay.Result) {
+        filesRead = result.report.filesRead
+        records = result.report.recordsReplayed
+        lastLSN = result.lastLSN
+        var counts: [JobState: Int] = [:]
+        for job in result.state.jobs.values { counts[job.state, default: 0] += 1 }
+        jobsByState = counts
+        if let last = result.lastFile {
+            if result.lastFileCreationTorn {
+                // The file's header was never synced: the whole file is an unfinished write.
+                tornTail = TornTail(path: last.path, offset: 0, bytes: result.lastFileSize)
+            } else if let offset = result.tornTailOffset {
+                tornTail = TornTail(path: last.path, offset: offset, bytes: result.lastFileSize - offset)
+            }
+        }
+    }
+}
+
+/// One intact record of the log: a transaction whose operations were applied together.
+public struct LogRecordSummary: Sendable, Equatable {
+    /// The log file holding the record.
+    public var path: String
+    /// The record's offset in the file.
+    public var offset: Int64
+    /// The record's log sequence number.
+    public var lsn: UInt64
+    /// The record's operations, in the order they apply.
+    public var operations: [LogOperation]
+}
+
+/// One state change recorded in the log, in a neutral form for display.
+public struct LogOperation: Sendable, Equatable {
+    /// The operation's name: `enqueue`, `claim`, `renewLease`, `complete`, `fail`,
+    /// `cancel`, `retry`, `reschedule`, `delete` or `reclaim`.
+    public var name: String
+    /// The job the operation changes.
+    public var jobID: JobID
+    /// The operation's values, in their recorded order. Times are integer
+    /// milliseconds since 1970 in fields ending in `Ms`; monotonic readings are
+    /// nanoseconds in fields ending in `Ns`; lease tokens are 16 hex digits; an
+    /// enqueue's payload is given by where it lies, `payloadOffset` and `payloadLength`.
+    public var fields: [LogField]
+
+    init(_ operation: Operation) {
+        jobID = JobID(operation.jobID)
+        switch operation {
+        case .enqueue(let op):
+            name = "enqueue"
+            fields = [.init("kind", .string(op.kind)), .init("priority", .integer(op.priority)),
+                      .init("createdAtMs", .integer(op.createdAt)), .init("runAtMs", .integer(op.runAt)),
+                      .init("maxAttempts", .integer(op.maxAttempts)), .init("uniqueKey", .optional(op.uniqueKey)),
+                      .init("payloadOffset", .integer(op.payload.offset)),
+                      .init("payloadLength", .integer(Int64(op.payload.length)))]
+        case .claim(let op):
+            name = "claim"
+            fields = [.token(op.token), .init("claimedAtMs", .integer(op.claimedAt)),
+                      .init("expiresAtMs", .integer(op.expiresAt)),
+                      .init("monotonicExpiryNs", .integer(Int64(clamping: op.monotonicExpiry))),
+                      .init("bootID", .string(op.bootID))]
+        case .renewLease(_, let token, let expiresAt, let monotonicExpiry):
+            name = "renewLease"
+            fields = [.token(token), .init("expiresAtMs", .integer(expiresAt)),
+                      .init("monotonicExpiryNs", .integer(Int64(clamping: monotonicExpiry)))]
+        case .complete(_, let token, let at):
+            name = "complete"
+            fields = [.token(token), .init("atMs", .integer(at))]
+        case .fail(_, let token, let at, let error, let nextRetryAt):
+            name = "fail"
+            fields = [.token(token), .init("atMs", .integer(at)), .init("error", .string(error)),
+                      .init("nextRetryAtMs", .optional(nextRetryAt))]
+        case .cancel(_, let at):
+            name = "cancel"
+            fields = [.init("atMs", .integer(at))]
+        case .retry(_, let at):
+            name = "retry"
+            fields = [.init("atMs", .integer(at))]
+        case .reschedule(_, let runAt, let at):
+            name = "reschedule"
+            fields = [.init("runAtMs", .integer(runAt)), .init("atMs", .integer(at))]
+        case .delete:
+            name = "delete"
+            fields = []
+        case .reclaim(_, let at, let reason, let nextRetryAt):
+            name = "reclaim"
+            fields = [.init("atMs", .integer(at)), .init("reason", .string(reason)),
+                      .init("nextRetryAtMs", .optional(nextRetryAt))]
+        }
+    }
+}
+
+/// A named value of a ``LogOperation``.
+public struct LogField: Sendable, Equatable {
+    /// The field's name, such as `kind` or `runAtMs`.
+    public var name: String
+    /// The field's value.
+    public var value: LogFieldValue
+
+    init(_ name: String, _ value: LogFieldValue) {
+        self.name = name
+        self.value = value
+    }
+
+    static func token(_ token: UInt64) -> LogField {
+        LogField("token", .string(LeaseToken(rawValue: token).description))
+    }
+}
+
+/// The value of a ``LogField``.
+public enum LogFieldValue: Sendable, Equatable {
+    /// Text.
+    case string(String)
+    /// A whole number.
+    case integer(Int64)
+    /// No value, such as a job without a unique key.
+    case null
+
+    static func optional(_ text: String?) -> LogFieldValue { text.map(LogFieldValue.string) ?? .null }
+    static func optional(_ number: Int64?) -> LogFieldValue { number.map(LogFieldValue.integer) ?? .null }
+}

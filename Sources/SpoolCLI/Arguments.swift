@@ -1,0 +1,123 @@
+/// What a command accepts: how many positional arguments, which options take
+/// a value and which are bare flags. Option names are written without `--`.
+struct ArgumentSpec: Sendable {
+    /// Names of the positional arguments, in order, for messages.
+    var positionals: [String]
+    /// How many trailing positional arguments may be left out.
+    var optionalPositionals = 0
+    /// Options followed by a value, as `--name VALUE` or `--name=VALUE`.
+    var valueOptions: Set<String> = []
+    /// Options that stand alone, such as `--json`.
+    var flags: Set<String> = []
+}
+
+/// A command line split into positional arguments, option values and flags.
+struct ParsedArguments: Sendable {
+    /// Positional arguments, in order.
+    var positionals: [String] = []
+    /// Option values by name (without `--`).
+    var values: [String: String] = [:]
+    /// Flags given.
+    var flags: Set<String> = []
+    /// Whether `--help` or `-h` was given.
+    var wantsHelp = false
+
+    /// Splits `arguments` according to `spec`.
+    ///
+    /// `--help` wins over every other mistake, so that `spool claim --bogus --help`
+    /// still prints help. After `--`, everything is positional.
+    ///
+    /// - Throws: ``CommandFailure/usage(_:)`` for an unknown or repeated option,
+    ///   a missing value, or the wrong number of positional arguments.
+    static func parse(_ arguments: [String], spec: ArgumentSpec) throws(CommandFailure) -> ParsedArguments {
+        var parsed = ParsedArguments()
+        var firstError: String?
+        func note(_ message: String) { if firstError == nil { firstError = message } }
+
+        var index = 0
+        var optionsEnded = false
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if optionsEnded || !argument.hasPrefix("-") || argument == "-" {
+                parsed.positionals.append(argument)
+                continue
+            }
+            if argument == "--" { optionsEnded = true; continue }
+            if argument == "--help" || argument == "-h" { parsed.wantsHelp = true; continue }
+            guard argument.hasPrefix("--") else { note("unknown option \(argument)"); continue }
+
+            var name = String(argument.dropFirst(2))
+            var inlineValue: String?
+            if let equals = name.firstIndex(of: "=") {
+                inlineValue = String(name[name.index(after: equals)...])
+                name = String(name[..<equals])
+            }
+            if spec.flags.contains(name) {
+                if inlineValue != nil { note("--\(name) takes no value") }
+                if parsed.flags.contains(name) { note("--\(name) is given twice") }
+                parsed.flags.insert(name)
+            } else if spec.valueOptions.contains(name) {
+                let value: String
+                if let inlineValue {
+                    value = inlineValue
+                } else if index < arguments.count {
+                    // The next argument is the value even when it starts with a dash (`--payload -1`).
+                    value = arguments[index]
+                    index += 1
+                } else {
+                    note("--\(name) needs a value")
+                    continue
+                }
+                if parsed.values[name] != nil { note("--\(name) is given twice") }
+                parsed.values[name] = value
+            } else {
+                note("unknown option --\(name)")
+            }
+        }
+
+        if parsed.wantsHelp { return parsed }
+        if let firstError { throw .usage(firstError) }
+        let required = spec.positionals.count - spec.optionalPositionals
+        if parsed.positionals.count < required {
+            throw .usage("missing \(spec.positionals[parsed.positionals.count])")
+        }
+        if parsed.positionals.count > spec.positionals.count {
+            throw .usage("unexpected argument '\(parsed.positionals[spec.positionals.count])'")
+        }
+        return parsed
+    }
+
+    /// The positional argument at `index`, or `nil` when an optional one was left out.
+    func positional(_ index: Int) -> String? {
+        index < positionals.count ? positionals[index] : nil
+    }
+
+    /// Whether flag `name` was given.
+    func flag(_ name: String) -> Bool { flags.contains(name) }
+
+    /// The value of option `name`, or `nil` when it was not given.
+    func value(_ name: String) -> String? { values[name] }
+
+    /// The value of option `name`, which must be given.
+    func required(_ name: String) throws(CommandFailure) -> String {
+        guard let value = values[name] else { throw .usage("--\(name) is required") }
+        return value
+    }
+
+    /// The value of option `name` as a whole number, or `nil` when it was not given.
+    func integer(_ name: String) throws(CommandFailure) -> Int? {
+        guard let text = values[name] else { return nil }
+        guard let number = Int(text) else { throw .usage("--\(name) must be a whole number, not '\(text)'") }
+        return number
+    }
+
+    /// The value of option `name` as a finite number of seconds, or `nil` when it was not given.
+    func seconds(_ name: String) throws(CommandFailure) -> Double? {
+        guard let text = values[name] else { return nil }
+        guard let number = Double(text), number.isFinite else {
+            throw .usage("--\(name) must be a number of seconds, not '\(text)'")
+        }
+        return number
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import Spool
+
+/// `spool complete`: records that a claimed job succeeded.
+enum CompleteCommand {
+    /// The command's description and entry point.
+    static let command = Command(
+        name: "complete",
+        synopsis: "DIR ID --token TOKEN [--json]",
+        summary: "Record that the job leased under TOKEN succeeded.",
+        help: """
+          --token TOKEN        the 16 hex digits `spool claim` printed
+          --json               print the job as JSON instead of a summary line
+
+        Exits 1 with leaseLost when the job was cancelled, or its lease expired and was
+        reclaimed, since the claim: the result is discarded.
+        """,
+        spec: ArgumentSpec(positionals: ["DIR", "ID"], valueOptions: ["token"], flags: ["json"]),
+        run: run)
+
+    /// Does the work with the parsed arguments; returns the exit status.
+    private static func run(_ arguments: ParsedArguments, _ console: Console) throws -> Int32 {
+        let id = JobID(arguments.positionals[1])
+        let token = try LeaseArguments.token(arguments)
+        let output = try QueueAccess.withQueue(arguments.positionals[0]) { queue in
+            let job = try queue.complete(id, token: token)
+            return try JobOutput.render(job, in: queue, json: arguments.flag("json"))
+        }
+        console.out(output)
+        return ExitStatus.success
+    }
+}
+
+/// Arguments shared by the commands that finish a lease.
+enum LeaseArguments {
+    /// The `--token` option, which must be 16 hex digits.
+    static func token(_ arguments: ParsedArguments) throws(CommandFailure) -> LeaseToken {
+        let text = try arguments.required("token")
+        guard let token = LeaseToken(text) else {
+            throw .usage("--token must be the 16 hex digits `spool claim` printed, not '\(text)'")
+        }
+        return token
+    }
+}
+
+/// What the commands that change one job print.
+enum JobOutput {
+    /// The job as JSON (with its payload), or a one-line summary.
+    static func render(_ job: Job, in queue: JobQueue, json: Bool) throws -> String {
+        json ? try JobPresentation.json(job, in: queue).rendered : JobPresentation.summary(job, now: Date())
+    }
+}

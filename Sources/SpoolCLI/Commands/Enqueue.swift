@@ -1,0 +1,66 @@
+import Foundation
+import Spool
+
+/// `spool enqueue`: adds a job and prints its id once the job is durable.
+enum EnqueueCommand {
+    /// The command's description and entry point.
+    static let command = Command(
+        name: "enqueue",
+        synopsis: """
+        DIR --kind KIND [--payload TEXT] [--id ID] [--unique-key KEY [--policy keep|replace]]
+        [--delay SECONDS] [--priority N] [--max-attempts N]
+        """,
+        summary: "Add a job; print its id once it is durable. Creates DIR when missing.",
+        help: """
+          --kind KIND          what the job does (1 to 200 UTF-8 bytes)
+          --payload TEXT       the job's parameters, stored as UTF-8 (empty by default)
+          --id ID              the job's id (a random UUID by default); must be unused
+          --unique-key KEY     at most one unfinished job holds KEY at a time
+          --policy keep        when KEY is held: enqueue nothing, print the holder's id (default)
+          --policy replace     when KEY is held: cancel the holder and enqueue this job
+          --delay SECONDS      do not run before this many seconds from now
+          --priority N         higher runs first among due jobs (default 0)
+          --max-attempts N     attempts before the job ends failed (default 5)
+        """,
+        spec: ArgumentSpec(positionals: ["DIR"],
+                           valueOptions: ["kind", "payload", "id", "unique-key", "policy", "delay", "priority",
+                                          "max-attempts"]),
+        run: run)
+
+    /// Does the work with the parsed arguments; returns the exit status.
+    private static func run(_ arguments: ParsedArguments, _ console: Console) throws -> Int32 {
+        let directory = arguments.positionals[0]
+        var job = NewJob(kind: try arguments.required("kind"))
+        job.payload = Data((arguments.value("payload") ?? "").utf8)
+        job.id = arguments.value("id").map { JobID($0) }
+        job.uniqueKey = arguments.value("unique-key")
+        if let policy = arguments.value("policy") {
+            guard job.uniqueKey != nil else { throw CommandFailure.usage("--policy needs --unique-key") }
+            guard let parsed = UniquePolicy(rawValue: policy) else {
+                throw CommandFailure.usage("--policy must be keep or replace, not '\(policy)'")
+            }
+            job.uniquePolicy = parsed
+        }
+        job.delay = try arguments.seconds("delay") ?? 0
+        job.priority = try arguments.integer("priority") ?? 0
+        job.maxAttempts = try arguments.integer("max-attempts")
+
+        let (id, holder) = try QueueAccess.withQueue(directory, createIfMissing: true) { queue in
+            // Looked up only to tell the person what the unique-key policy did.
+            let holder = try job.uniqueKey.flatMap { key in
+                try queue.jobs().first { !$0.state.isFinished && $0.uniqueKey == key }
+            }
+            return (try queue.enqueue(job), holder)
+        }
+        if let holder {
+            switch job.uniquePolicy {
+            case .keep:
+                console.err("note: unique key held by unfinished job \(holder.id) (\(holder.state.rawValue)); kept it, enqueued nothing")
+            case .replace:
+                console.err("note: cancelled job \(holder.id), which held the unique key")
+            }
+        }
+        console.out(id.rawValue)
+        return ExitStatus.success
+    }
+}

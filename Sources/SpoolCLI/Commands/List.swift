@@ -1,0 +1,52 @@
+import Foundation
+import Spool
+
+/// `spool list`: the queue's jobs as a table or as JSON.
+enum ListCommand {
+    /// The command's description and entry point.
+    static let command = Command(
+        name: "list",
+        synopsis: "DIR [--state STATE] [--json]",
+        summary: "List jobs in enqueue order, as a table or as one JSON array.",
+        help: """
+          --state STATE        only jobs in STATE
+          --json               print one JSON array of job objects (payload included)
+
+        The table shows each job's attempts used of its maximum, when it is due (or its
+        next retry, or when its lease ends) relative to now, and its last error.
+        """,
+        spec: ArgumentSpec(positionals: ["DIR"], valueOptions: ["state"], flags: ["json"]),
+        run: run)
+
+    /// Does the work with the parsed arguments; returns the exit status.
+    private static func run(_ arguments: ParsedArguments, _ console: Console) throws -> Int32 {
+        var state: JobState?
+        if let text = arguments.value("state") {
+            guard let parsed = JobState(rawValue: text) else {
+                let states = JobState.allCases.map(\.rawValue).joined(separator: ", ")
+                throw CommandFailure.usage("--state must be one of \(states), not '\(text)'")
+            }
+            state = parsed
+        }
+        let lines = try QueueAccess.withQueue(arguments.positionals[0]) { queue -> [String] in
+            let jobs = try queue.jobs(state: state)
+            if arguments.flag("json") {
+                return [JSONValue.array(try jobs.map { try JobPresentation.json($0, in: queue) }).renderedOneElementPerLine]
+            }
+            return table(jobs, now: Date(), state: state)
+        }
+        lines.forEach { console.out($0) }
+        return ExitStatus.success
+    }
+
+    /// The jobs as an aligned table with a closing count line.
+    static func table(_ jobs: [Job], now: Date, state: JobState?) -> [String] {
+        guard !jobs.isEmpty else { return [state.map { "no \($0.rawValue) jobs" } ?? "no jobs"] }
+        let rows = jobs.map { job in
+            [job.id.rawValue, job.kind, job.state.rawValue, "\(job.attempts)/\(job.maxAttempts)",
+             JobPresentation.schedule(job, now: now), job.lastError.map { Formatting.brief($0, limit: 60) } ?? "-"]
+        }
+        let header = ["ID", "KIND", "STATE", "ATTEMPTS", "DUE", "LAST ERROR"]
+        return Formatting.table(header: header, rows: rows) + [Formatting.countsLine(jobs)]
+    }
+}

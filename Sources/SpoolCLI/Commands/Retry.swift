@@ -1,0 +1,29 @@
+import Foundation
+import Spool
+
+/// `spool retry`: a person's retry of a failed or cancelled job, with a full budget.
+enum RetryCommand {
+    /// The command's description and entry point.
+    static let command = Command(
+        name: "retry",
+        synopsis: "DIR ID [--json]",
+        summary: "Send a failed or cancelled job back to enqueued, due now, with its attempts reset to 0.",
+        help: """
+          --json               print the job as JSON instead of a summary line
+
+        A running or succeeded job cannot be retried (exit 1, invalidState), nor a job
+        whose unique key another unfinished job now holds (exit 1, uniqueKeyConflict).
+        """,
+        spec: ArgumentSpec(positionals: ["DIR", "ID"], flags: ["json"]),
+        run: run)
+
+    /// Does the work with the parsed arguments; returns the exit status.
+    private static func run(_ arguments: ParsedArguments, _ console: Console) throws -> Int32 {
+        let id = JobID(arguments.positionals[1])
+        let output = try QueueAccess.withQueue(arguments.positionals[0]) { queue in
+            try JobOutput.render(try queue.retry(id), in: queue, json: arguments.flag("json"))
+        }
+        console.out(output)
+        return ExitStatus.success
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+import Spool
+
+/// `spool show`: every field of one job.
+enum ShowCommand {
+    /// The command's description and entry point.
+    static let command = Command(
+        name: "show",
+        synopsis: "DIR ID [--json]",
+        summary: "Show one job, with its payload.",
+        help: """
+          --json               print the job as one JSON object
+        """,
+        spec: ArgumentSpec(positionals: ["DIR", "ID"], flags: ["json"]),
+        run: run)
+
+    /// Does the work with the parsed arguments; returns the exit status.
+    private static func run(_ arguments: ParsedArguments, _ console: Console) throws -> Int32 {
+        let id = JobID(arguments.positionals[1])
+        let lines = try QueueAccess.withQueue(arguments.positionals[0]) { queue -> [String] in
+            guard let job = try queue.job(id) else {
+                throw SpoolError(.jobNotFound, "no such job", path: queue.directory, jobID: id)
+            }
+            let payload = try queue.payload(of: id)
+            if arguments.flag("json") { return [JobPresentation.json(job, payload: payload).rendered] }
+            return JobPresentation.details(job, payload: payload, now: Date())
+        }
+        lines.forEach { console.out($0) }
+        return ExitStatus.success
+    }
+}

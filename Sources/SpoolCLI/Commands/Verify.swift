@@ -1,0 +1,36 @@
+import Foundation
+import Spool
+
+/// `spool verify`: checks every record of the log without changing anything.
+enum VerifyCommand {
+    /// The command's description and entry point.
+    static let command = Command(
+        name: "verify",
+        synopsis: "DIR",
+        summary: "Check every record's checksum and that it applies; exit 1 naming the file and offset of damage.",
+        help: """
+        Replays the log read-only (under a shared lock, so not while another process has
+        the queue open) exactly as opening it would, but cuts and reclaims nothing.
+        A torn tail, the unfinished last write of a process that died, is reported as a
+        warning and exits 0: it was never acknowledged, and the next open cuts it off.
+        """,
+        spec: ArgumentSpec(positionals: ["DIR"]),
+        run: run)
+
+    /// Does the work with the parsed arguments; returns the exit status.
+    private static func run(_ arguments: ParsedArguments, _ console: Console) throws -> Int32 {
+        let directory = arguments.positionals[0]
+        let summary = try QueueAccess.waitingForLock { try LogInspector.verify(directory: directory) }
+        let files = summary.filesRead == 1 ? "1 log file" : "\(summary.filesRead) log files"
+        let records = summary.records == 1 ? "1 record" : "\(summary.records) records"
+        let jobs = JobState.allCases.compactMap { state in summary.jobsByState[state].map { "\($0) \(state.rawValue)" } }
+        let total = summary.jobsByState.values.reduce(0, +)
+        let jobText = "\(total) job" + (total == 1 ? "" : "s") + (jobs.isEmpty ? "" : " (" + jobs.joined(separator: ", ") + ")")
+        console.out("ok: \(directory): \(files), \(records) sound, last LSN \(summary.lastLSN); \(jobText)")
+        if let torn = summary.tornTail {
+            console.err("warning: torn tail of \(torn.bytes) bytes at offset \(torn.offset) in \(torn.path) "
+                        + "(an unfinished write, never acknowledged; the next open cuts it off)")
+        }
+        return ExitStatus.success
+    }
+}

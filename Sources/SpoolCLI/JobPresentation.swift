@@ -1,0 +1,121 @@
+import Foundation
+import Spool
+
+/// How jobs and leases are shown: JSON for scripts, lines for people.
+enum JobPresentation {
+    /// A job as a JSON object with the stable key order of the CLI contract:
+    /// `id`, `kind`, `state`, `attempts`, `maxAttempts`, `priority`, `createdAt`,
+    /// `runAt`, `nextRetryAt`, `uniqueKey`, `lastError`, then `payload` (UTF-8
+    /// text) or `payloadBase64` (when the bytes are not valid UTF-8).
+    static func json(_ job: Job, payload: Data) -> JSONValue {
+        let payloadMember: (key: String, value: JSONValue)
+        if let text = utf8Text(payload) {
+            payloadMember = ("payload", .string(text))
+        } else {
+            payloadMember = ("payloadBase64", .string(payload.base64EncodedString()))
+        }
+        return .object([
+            ("id", .string(job.id.rawValue)),
+            ("kind", .string(job.kind)),
+            ("state", .string(job.state.rawValue)),
+            ("attempts", .integer(job.attempts)),
+            ("maxAttempts", .integer(job.maxAttempts)),
+            ("priority", .integer(job.priority)),
+            ("createdAt", .string(ISO8601.string(from: job.createdAt))),
+            ("runAt", .string(ISO8601.string(from: job.runAt))),
+            ("nextRetryAt", .optional(job.nextRetryAt.map(ISO8601.string(from:)))),
+            ("uniqueKey", .optional(job.uniqueKey)),
+            ("lastError", .optional(job.lastError)),
+            payloadMember,
+        ])
+    }
+
+    /// A job read back from `queue` with its payload, as JSON.
+    static func json(_ job: Job, in queue: JobQueue) throws -> JSONValue {
+        json(job, payload: try queue.payload(of: job.id))
+    }
+
+    /// A lease as the JSON object `claim` prints: `id`, `token`, `attempt`, `job`.
+    static func json(_ lease: Lease) -> JSONValue {
+        .object([
+            ("id", .string(lease.job.id.rawValue)),
+            ("token", .string(lease.token.description)),
+            ("attempt", .integer(lease.attempt)),
+            ("job", json(lease.job, payload: lease.payload)),
+        ])
+    }
+
+    /// The bytes as text when they are valid UTF-8, otherwise `nil`.
+    static func utf8Text(_ bytes: Data) -> String? {
+        let text = String(decoding: bytes, as: UTF8.self)
+        // Decoding replaces invalid sequences, so a lossless round trip means the bytes were valid.
+        return text.utf8.elementsEqual(bytes) ? text : nil
+    }
+
+    /// When a job may next run, or its lease state, for the `list` table.
+    static func schedule(_ job: Job, now: Date) -> String {
+        switch job.state {
+        case .enqueued:
+            let due = Formatting.relative(job.dueAt ?? job.runAt, to: now)
+            return job.nextRetryAt != nil ? "retry \(due)" : due
+        case .running:
+            guard let expiry = job.leaseExpiresAt else { return "running" }
+            return expiry > now ? "lease ends \(Formatting.relative(expiry, to: now))" : "lease expired"
+        case .succeeded, .failed, .cancelled:
+            return "-"
+        }
+    }
+
+    /// One line saying where a job stands after a command changed it.
+    static func summary(_ job: Job, now: Date) -> String {
+        let attempts = "attempt \(job.attempts) of \(job.maxAttempts)"
+        switch job.state {
+        case .enqueued:
+            if let retry = job.nextRetryAt {
+                return "\(job.id): enqueued after \(attempts), next retry at \(Formatting.instant(retry, relativeTo: now))"
+            }
+            return "\(job.id): enqueued (\(job.attempts) of \(job.maxAttempts) attempts used), due at \(Formatting.instant(job.dueAt ?? job.runAt, relativeTo: now))"
+        case .running:
+            return "\(job.id): running (\(attempts))"
+        case .succeeded:
+            return "\(job.id): succeeded on \(attempts)"
+        case .failed:
+            return "\(job.id): failed for good after \(attempts), no retry scheduled (spool retry to run it again)"
+        case .cancelled:
+            return "\(job.id): cancelled"
+        }
+    }
+
+    /// Every field of a job, one per line, for `show`.
+    static func details(_ job: Job, payload: Data, now: Date) -> [String] {
+        var rows: [(String, String)] = [
+            ("id", job.id.rawValue),
+            ("kind", job.kind),
+            ("state", job.state.rawValue + (job.isPermanentlyFailed ? " (permanently; spool retry to run it again)" : "")),
+            ("attempts", "\(job.attempts) of \(job.maxAttempts)"),
+            ("priority", String(job.priority)),
+            ("created", Formatting.instant(job.createdAt, relativeTo: now)),
+            ("run at", Formatting.instant(job.runAt, relativeTo: now)),
+            ("next retry", job.nextRetryAt.map { Formatting.instant($0, relativeTo: now) } ?? "-"),
+        ]
+        if let expiry = job.leaseExpiresAt { rows.append(("lease ends", Formatting.instant(expiry, relativeTo: now))) }
+        if let finished = job.finishedAt { rows.append(("finished", Formatting.instant(finished, relativeTo: now))) }
+        rows.append(("unique key", job.uniqueKey ?? "-"))
+        rows.append(("last error", job.lastError ?? "-"))
+        let size = "\(payload.count) byte" + (payload.count == 1 ? "" : "s")
+        if payload.isEmpty {
+            rows.append(("payload", "empty"))
+        } else if let text = utf8Text(payload) {
+            rows.append(("payload", "\(size): \(JSONValue.string(text).rendered)"))
+        } else {
+            rows.append(("payload", "\(size), not UTF-8; base64: \(payload.base64EncodedString())"))
+        }
+        let width = rows.map(\.0.count).max() ?? 0
+        let indent = String(repeating: " ", count: width + 2)
+        return rows.map { label, value in
+            // Later lines of a multi-line value (an error with a stack trace) stay in the value column.
+            label + String(repeating: " ", count: width - label.count) + "  "
+                + value.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n" + indent)
+        }
+    }
+}

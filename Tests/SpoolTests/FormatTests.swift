@@ -1,0 +1,145 @@
+import Foundation
+import Testing
+@testable import Spool
+
+@Suite struct CRC32CTests {
+    @Test func checkValueOfTheStandardString() {
+        #expect(CRC32C.checksum(Array("123456789".utf8)) == 0xE306_9283)
+    }
+
+    @Test func emptyInputAndKnownVectors() {
+        #expect(CRC32C.checksum([]) == 0)
+        // RFC 3720 B.4: 32 bytes of zeroes, 32 bytes of 0xFF.
+        #expect(CRC32C.checksum([UInt8](repeating: 0, count: 32)) == 0x8A91_36AA)
+        #expect(CRC32C.checksum([UInt8](repeating: 0xFF, count: 32)) == 0x62A8_AB43)
+    }
+
+    @Test func incrementalUpdateEqualsOneShot() {
+        var generator = SeededGenerator(seed: 7)
+        for length in [0, 1, 7, 8, 9, 63, 64, 65, 1000] {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            for split in Set([0, length / 3, length]) {
+                let first = bytes[..<split].withUnsafeBytes { CRC32C.checksum($0) }
+                let whole = bytes[split...].withUnsafeBytes { CRC32C.update(first, $0) }
+                #expect(whole == CRC32C.checksum(bytes), "length \(length) split \(split)")
+            }
+        }
+    }
+}
+
+@Suite struct EncodingTests {
+    @Test func varintsRoundTripAtTheirEdges() throws {
+        let unsigned: [UInt64] = [0, 1, 127, 128, 16383, 16384, UInt64(UInt32.max), UInt64.max]
+        let signed: [Int64] = [0, -1, 1, -64, 64, Int64.min, Int64.max]
+        var writer = ByteWriter()
+        unsigned.forEach { writer.writeVarint($0) }
+        signed.forEach { writer.writeSignedVarint($0) }
+        let (readUnsigned, readSigned, atEnd) = try writer.bytes.withUnsafeBytes { raw in
+            var reader = ByteReader(raw)
+            let first = try unsigned.map { _ in try reader.readVarint() }
+            let second = try signed.map { _ in try reader.readSignedVarint() }
+            return (first, second, reader.isAtEnd)
+        }
+        #expect(readUnsigned == unsigned && readSigned == signed && atEnd)
+    }
+
+    @Test func overlongVarintAndHugeLengthsAreRejected() {
+        let overlong = [UInt8](repeating: 0xFF, count: 11) + [0x01]
+        overlong.withUnsafeBytes { raw in
+            var reader = ByteReader(raw)
+            #expect(throws: DecodingError.self) { try reader.readVarint() }
+        }
+        // A byte string claiming 2^62 bytes with 3 bytes left.
+        var writer = ByteWriter()
+        writer.writeVarint(1 << 62)
+        writer.writeRaw([1, 2, 3])
+        writer.bytes.withUnsafeBytes { raw in
+            var reader = ByteReader(raw)
+            #expect(throws: DecodingError.self) { try reader.readBytes() }
+        }
+    }
+
+    @Test func everyOperationRoundTrips() throws {
+        let enqueue = NewEnqueue(id: "job-1", kind: "upload", payload: Array("héllo".utf8), priority: -3,
+                                 createdAt: 1_800_000_000_123, runAt: 1_800_000_005_000, maxAttempts: 5,
+                                 uniqueKey: "photo:42")
+        let others: [Spool.Operation] = [
+            .claim(.init(id: "job-1", token: 0xDEAD_BEEF_0000_0001, claimedAt: 5, expiresAt: 300_005,
+                         monotonicExpiry: 1 << 40, bootID: "boot-a")),
+            .renewLease(id: "job-1", token: 9, expiresAt: 10, monotonicExpiry: 11),
+            .complete(id: "job-1", token: 9, at: 12),
+            .fail(id: "job-1", token: 9, at: 13, error: "timeout", nextRetryAt: 5013),
+            .fail(id: "job-1", token: 9, at: 13, error: "", nextRetryAt: nil),
+            .cancel(id: "j", at: -5),
+            .retry(id: "j", at: 0),
+            .reschedule(id: "j", runAt: Int64.max, at: Int64.min),
+            .delete(id: "j"),
+            .reclaim(id: "j", at: 1, reason: "orphaned", nextRetryAt: nil),
+        ]
+        let body = TransactionCodec.encode([.enqueue(enqueue)] + others.map { .other($0) })
+        let decoded = try body.withUnsafeBytes {
+            try TransactionCodec.decode($0, fileSequence: 3, bodyOffset: 1000)
+        }
+        #expect(decoded.count == 1 + others.count)
+        #expect(Array(decoded.dropFirst()) == others)
+        guard case .enqueue(let op) = decoded[0] else { Issue.record("not an enqueue"); return }
+        #expect(op.id == "job-1" && op.kind == "upload" && op.priority == -3 && op.uniqueKey == "photo:42")
+        #expect(op.createdAt == 1_800_000_000_123 && op.runAt == 1_800_000_005_000 && op.maxAttempts == 5)
+        #expect(op.payload.fileSequence == 3 && op.payload.length == 6)
+        let start = Int(op.payload.offset - 1000)
+        #expect(Array(body[start..<(start + 6)]) == Array("héllo".utf8))
+    }
+
+    @Test func aNewerBodyVersionIsNamedAsSuch() {
+        let body: [UInt8] = [TransactionCodec.bodyVersion + 1, 0]
+        #expect(throws: TransactionCodec.Failure.newerBodyVersion(TransactionCodec.bodyVersion + 1)) {
+            try body.withUnsafeBytes { try TransactionCodec.decode($0, fileSequence: 1, bodyOffset: 0) }
+        }
+    }
+
+    @Test func fileHeaderRoundTripsAndRejectsStrangers() {
+        let header = FileHeader(instanceID: Array(0..<16), sequence: 7)
+        let bytes = header.encoded()
+        #expect(bytes.count == LogFormat.fileHeaderSize)
+        #expect(bytes.withUnsafeBytes { FileHeader.decode($0) } == .success(header))
+        var damaged = bytes
+        damaged[20] ^= 1
+        #expect(damaged.withUnsafeBytes { FileHeader.decode($0) } == .failure(.damaged("header checksum mismatch")))
+        let text = Array("hello, this is not a spool file at all, really.".utf8)
+        #expect(text.withUnsafeBytes { FileHeader.decode($0) } == .failure(.notASpoolFile))
+        var newer = FileHeader(version: LogFormat.currentVersion + 1, instanceID: Array(0..<16), sequence: 1)
+        newer.sequence = 1
+        #expect(newer.encoded().withUnsafeBytes { FileHeader.decode($0) } == .failure(.newerVersion(LogFormat.currentVersion + 1)))
+    }
+
+    @Test func frameChecksumCoversTypeLengthAndBody() {
+        var buffer: [UInt8] = []
+        let body: [UInt8] = [1, 2, 3]
+        body.withUnsafeBytes { _ = RecordFrame.append(body: $0, type: .transaction, lsn: 42, groupIndex: 0, seed: 0, to: &buffer) }
+        #expect(buffer.count == LogFormat.frameHeaderSize + 3)
+        if case .success(let found) = buffer.withUnsafeBytes({ RecordFrame.parse($0, at: 0, seed: 0) }) {
+            #expect(found.header.lsn == 42 && found.bodyRange == 20..<23)
+        } else {
+            Issue.record("intact frame not parsed")
+        }
+        for index in 4..<buffer.count {
+            var copy = buffer
+            copy[index] ^= 0x10
+            let result = copy.withUnsafeBytes { RecordFrame.parse($0, at: 0, seed: 0) }
+            if case .success = result { Issue.record("a flip at byte \(index) went unnoticed") }
+        }
+    }
+}
+
+/// A small, seeded generator (SplitMix64) so that random tests repeat.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+@testable import Spool
+
+/// Real processes: a child `spool exercise` enqueues, claims, completes and fails
+/// jobs, printing each acknowledgement; it is killed with SIGKILL after a random
+/// number of them, and every acknowledged fact must be found on reopen.
+@Suite(.serialized) struct KillTests {
+    static let kills = Int(ProcessInfo.processInfo.environment["SPOOL_KILLS"] ?? "") ?? 200
+
+    @Test func everyAcknowledgedOperationSurvivesKillNine() throws {
+        let temp = TemporaryDirectory("spool-kill")
+        defer { temp.cleanup() }
+        let binary = try #require(ChildProcess.spoolExecutable(), "the spool executable was not built")
+        var generator = SeededGenerator(seed: 99)
+        var acknowledged: [String: String] = [:]   // id → last acknowledged event
+        for round in 0..<Self.kills {
+            let stopAfter = Int.random(in: 1...40, using: &generator)
+            let lines = try ChildProcess.runAndKill(binary, ["exercise", temp.queue, "--seed", "\(round)"],
+                                                    afterLines: stopAfter)
+            for line in lines {
+                let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
+                guard parts.count == 2 else { continue }
+                acknowledged[parts[1]] = parts[0]
+            }
+            let queue = try JobQueue(directory: temp.queue, configuration: Configuration())
+            let state = queue.engine.stateSnapshot
+            checkInvariants(state)
+            #expect(state.runningCount == 0, "round \(round): a running job survived open")
+            for (id, event) in acknowledged {
+                let job = try #require(try queue.job(JobID(id)), "round \(round): acknowledged job \(id) is missing")
+                switch event {
+                case "completed": #expect(job.state == .succeeded, "round \(round): \(id) \(job.state)")
+                case "failed": #expect(job.state == .failed, "round \(round): \(id) \(job.state)")
+                case "claimed", "retrying": #expect(job.attempts >= 1, "round \(round): \(id) lost its attempt")
+                default: break
+                }
+            }
+            try queue.close()
+        }
+        #expect(acknowledged.count > Self.kills, "the children acknowledged too little to prove anything")
+    }
+}
+
+/// Runs the built `spool` tool as a child process.
+enum ChildProcess {
+    /// The `spool` executable next to the test bundle.
+    static func spoolExecutable() -> String? {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<5 {
+            let candidate = directory.appendingPathComponent("spool").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        return nil
+    }
+
+    /// Starts `binary`, reads its output until it has printed `count` lines, kills
+    /// it with SIGKILL, and returns every complete line it printed.
+    static func runAndKill(_ binary: String, _ arguments: [String], afterLines count: Int) throws -> [String] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var buffer = Data()
+        let reader = output.fileHandleForReading
+        while buffer.filter({ $0 == UInt8(ascii: "\n") }).count < count {
+            let chunk = reader.availableData
+            if chunk.isEmpty { break }
+            buffer.append(chunk)
+        }
+        kill(process.processIdentifier, SIGKILL)
+        buffer.append(reader.readDataToEndOfFile())
+        process.waitUntilExit()
+        let text = String(decoding: buffer, as: UTF8.self)
+        // A line without its newline may have been cut by the kill; it is not an acknowledgement.
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        lines.removeLast()
+        return lines
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+@testable import Spool
+
+/// A fresh directory under the system's temporary directory, removed by `cleanup()`.
+struct TemporaryDirectory {
+    let path: String
+
+    init(_ name: String = "spool-test") {
+        let base = FileManager.default.temporaryDirectory.path
+        path = base + "/\(name)-\(UUID().uuidString.prefix(8))"
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    /// The queue directory inside it (not created).
+    var queue: String { path + "/queue" }
+
+    func cleanup() { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// A configuration with a manual clock at a fixed instant.
+func testConfiguration(clock: ManualClock = ManualClock()) -> Configuration {
+    var configuration = Configuration()
+    configuration.clock = clock
+    return configuration
+}
+
+/// The queue's only log file.
+func logFilePath(_ directory: String) -> String {
+    directory + "/" + QueueDirectoryLayout.logFileName(sequence: 1)
+}
+
+func readFile(_ path: String) throws -> [UInt8] {
+    Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+}
+
+func writeFile(_ path: String, _ bytes: [UInt8]) throws {
+    try Data(bytes).write(to: URL(fileURLWithPath: path))
+}
+
+/// Checks the invariants every queue state must hold, whatever happened before:
+/// one state per job, unique keys held only by unfinished jobs and by at most one,
+/// attempts within the budget, leases exactly on running jobs, failed jobs without deadline.
+func checkInvariants(_ state: QueueState, sourceLocation: SourceLocation = #_sourceLocation) {
+    var keysSeen: [String: String] = [:]
+    for (id, job) in state.jobs {
+        #expect(id == job.id, sourceLocation: sourceLocation)
+        #expect(job.attempts >= 0 && job.attempts <= job.maxAttempts, "attempts \(job.attempts) of \(job.maxAttempts)", sourceLocation: sourceLocation)
+        #expect((job.state == .running) == (job.lease != nil), "lease only while running", sourceLocation: sourceLocation)
+        if job.state.isFinished {
+            #expect(job.nextRetryAt == nil, "finished job \(id) has a deadline", sourceLocation: sourceLocation)
+        }
+        if let key = job.uniqueKey, !job.state.isFinished {
+            #expect(keysSeen[key] == nil, "two unfinished jobs hold key \(key)", sourceLocation: sourceLocation)
+            keysSeen[key] = id
+            #expect(state.uniqueKeys[key] == id, "key index misses \(key)", sourceLocation: sourceLocation)
+        }
+    }
+    #expect(state.uniqueKeys.count == keysSeen.count, "key index holds finished jobs", sourceLocation: sourceLocation)
+    #expect(state.enqueuedCount == state.jobs.values.filter { $0.state == .enqueued }.count, sourceLocation: sourceLocation)
+    #expect(state.runningCount == state.jobs.values.filter { $0.state == .running }.count, sourceLocation: sourceLocation)
+}
+
+/// Jobs compared field by field, ignoring the ready index's bookkeeping.
+func comparableJobs(_ state: QueueState) -> [String: StoredJob] {
+    state.jobs.mapValues { job in
+        var copy = job
+        copy.scheduleVersion = 0
+        return copy
+    }
+}
+
+/// Expects `body` to throw a ``SpoolError`` with `code`.
+func expectError<T>(_ code: SpoolError.Code, _ comment: Comment? = nil,
+                    sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> T) {
+    do {
+        _ = try body()
+        Issue.record("expected \(code), nothing was thrown. \(comment.map { "\($0)" } ?? "")", sourceLocation: sourceLocation)
+    } catch let error as SpoolError {
+        #expect(error.code == code, "\(error) \(comment.map { "\($0)" } ?? "")", sourceLocation: sourceLocation)
+    } catch {
+        Issue.record("expected \(code), got \(error)", sourceLocation: sourceLocation)
+    }
+}
+
+/// Expects `body` to throw a ``SpoolError`` with `code`.
+func expectError<T>(_ code: SpoolError.Code, _ comment: Comment? = nil,
+                    sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> T) async {
+    do {
+        _ = try await body()
+        Issue.record("expected \(code), nothing was thrown. \(comment.map { "\($0)" } ?? "")", sourceLocation: sourceLocation)
+    } catch let error as SpoolError {
+        #expect(error.code == code, "\(error) \(comment.map { "\($0)" } ?? "")", sourceLocation: sourceLocation)
+    } catch {
+        Issue.record("expected \(code), got \(error)", sourceLocation: sourceLocation)
+    }
+}
