@@ -1,0 +1,135 @@
+import Foundation
+import Testing
+@testable import Spool
+
+/// The real file system with failures injected on demand: the next write or
+/// sync of a log file fails with a chosen errno.
+final class FaultyFileSystem: FileSystem, @unchecked Sendable {
+    // @unchecked: the fault plan is guarded by `plan`.
+    enum Fault { case write(Int32), sync(Int32), shortWriteThen(Int32) }
+    private let real = POSIXFileSystem()
+    let plan = Locked<[Fault]>([])
+
+    func inject(_ fault: Fault) { plan.withLock { $0.append(fault) } }
+
+    func entryKind(at path: String) throws -> FileEntryKind? { try real.entryKind(at: path) }
+    func createDirectory(at path: String) throws { try real.createDirectory(at: path) }
+    func contentsOfDirectory(at path: String) throws -> [String] { try real.contentsOfDirectory(at: path) }
+    func rename(from source: String, to destination: String) throws { try real.rename(from: source, to: destination) }
+    func removeFile(at path: String) throws { try real.removeFile(at: path) }
+    func syncDirectory(at path: String) throws { try real.syncDirectory(at: path) }
+    func lockDirectory(at path: String, exclusive: Bool) throws -> any DirectoryLock {
+        try real.lockDirectory(at: path, exclusive: exclusive)
+    }
+    func openFile(at path: String, mode: FileOpenMode) throws -> any StorageFile {
+        FaultyFile(try real.openFile(at: path, mode: mode), owner: self)
+    }
+
+    func take(_ matching: (Fault) -> Bool) -> Fault? {
+        plan.withLock { faults in
+            guard let index = faults.firstIndex(where: matching) else { return nil }
+            return faults.remove(at: index)
+        }
+    }
+}
+
+final class FaultyFile: StorageFile, @unchecked Sendable {
+    // @unchecked: immutable references; the wrapped file is thread-safe.
+    let inner: any StorageFile
+    let owner: FaultyFileSystem
+    init(_ inner: any StorageFile, owner: FaultyFileSystem) { self.inner = inner; self.owner = owner }
+    var path: String { inner.path }
+    func read(at offset: Int64, count: Int) throws -> [UInt8] { try inner.read(at: offset, count: count) }
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws {
+        switch owner.take({ if case .sync = $0 { return false } else { return true } }) {
+        case .write(let code)?:
+            throw SpoolError.system("pwrite", errno: code, path: path, offset: offset)
+        case .shortWriteThen(let code)?:
+            try inner.write(UnsafeRawBufferPointer(rebasing: bytes[0..<(bytes.count / 2)]), at: offset)
+            throw SpoolError.system("pwrite", errno: code, path: path, offset: offset + Int64(bytes.count / 2))
+        default:
+            try inner.write(bytes, at: offset)
+        }
+    }
+    func size() throws -> Int64 { try inner.size() }
+    func sync() throws {
+        if case .sync(let code)? = owner.take({ if case .sync = $0 { return true } else { return false } }) {
+            throw SpoolError.system("fdatasync", errno: code, path: path)
+        }
+        try inner.sync()
+    }
+    func truncate(to size: Int64) throws { try inner.truncate(to: size) }
+    func preallocate(offset: Int64, length: Int64) throws { try inner.preallocate(offset: offset, length: length) }
+    func close() { inner.close() }
+}
+
+@Suite struct FaultInjectionTests {
+    private func open(_ directory: String, _ fileSystem: FaultyFileSystem) throws -> JobQueue {
+        var configuration = testConfiguration()
+        configuration.fileSystem = fileSystem
+        return try JobQueue(directory: directory, configuration: configuration)
+    }
+
+    @Test(arguments: [
+        FaultyFileSystem.Fault.write(ENOSPC), .shortWriteThen(ENOSPC), .write(EIO), .sync(EIO), .write(EFBIG),
+    ])
+    func aFailedWriteOrSyncIsThrownPoisonsTheQueueAndLosesNothingAcknowledged(fault: FaultyFileSystem.Fault) throws {
+        let temp = TemporaryDirectory()
+        defer { temp.cleanup() }
+        let fileSystem = FaultyFileSystem()
+        let queue = try open(temp.queue, fileSystem)
+        try queue.enqueue(NewJob(kind: "k", id: "safe-1"))
+        try queue.enqueue(NewJob(kind: "k", id: "safe-2"))
+        fileSystem.inject(fault)
+        do {
+            try queue.enqueue(NewJob(kind: "k", id: "doomed"))
+            Issue.record("an enqueue reported success although its write or sync failed")
+        } catch let error as SpoolError {
+            switch fault {
+            case .write(let code), .sync(let code), .shortWriteThen(let code):
+                #expect(error.errno == code, "\(error)")
+                #expect(error.code == ((code == ENOSPC || code == EFBIG) ? .diskFull : .ioFailure))
+                #expect(error.path == logFilePath(temp.queue))
+            }
+        }
+        // No retry of the sync is trusted: every later change is refused until reopen.
+        expectError(.needsReopen) { try queue.enqueue(NewJob(kind: "k", id: "after")) }
+        expectError(.needsReopen) { try queue.claim() }
+        try? queue.close()
+
+        let reopened = try JobQueue(directory: temp.queue, configuration: testConfiguration())
+        let ids = try reopened.jobs().map(\.id.rawValue)
+        #expect(ids.prefix(2) == ["safe-1", "safe-2"])
+        #expect(!ids.contains("after"))
+        checkInvariants(reopened.engine.stateSnapshot)
+        try reopened.enqueue(NewJob(kind: "k", id: "fresh"))
+        try reopened.close()
+    }
+
+    @Test func concurrentCallersShareSyncsAndAllLearnOfAFailure() async throws {
+        let temp = TemporaryDirectory()
+        defer { temp.cleanup() }
+        let fileSystem = FaultyFileSystem()
+        let queue = try open(temp.queue, fileSystem)
+        // Many concurrent enqueues succeed, each durable.
+        try await withThrowingTaskGroup(of: JobID.self) { group in
+            for index in 0..<64 { group.addTask { try await queue.enqueue(NewJob(kind: "k", id: JobID("job-\(index)"))) } }
+            var count = 0
+            for try await _ in group { count += 1 }
+            #expect(count == 64)
+        }
+        fileSystem.inject(.sync(EIO))
+        let outcomes = await withTaskGroup(of: Bool.self) { group in
+            for index in 0..<16 {
+                group.addTask { (try? await queue.enqueue(NewJob(kind: "k", id: JobID("late-\(index)")))) != nil }
+            }
+            return await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        // The first sync after the fault fails every call it covered, and the poisoned queue refuses the rest.
+        #expect(outcomes.count == 16 && outcomes.allSatisfy { !$0 }, "\(outcomes)")
+        try? queue.close()
+        let reopened = try JobQueue(directory: temp.queue, configuration: testConfiguration())
+        #expect(try reopened.jobs().count >= 64)
+        try reopened.close()
+    }
+}
