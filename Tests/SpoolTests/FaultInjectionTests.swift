@@ -58,6 +58,12 @@ final class FaultyFile: StorageFile, @unchecked Sendable {
         }
         try inner.sync()
     }
+    func fullSync() throws {
+        if case .sync(let code)? = owner.take({ if case .sync = $0 { return true } else { return false } }) {
+            throw SpoolError.system("fsync", errno: code, path: path)
+        }
+        try inner.fullSync()
+    }
     func truncate(to size: Int64) throws { try inner.truncate(to: size) }
     func preallocate(offset: Int64, length: Int64) throws { try inner.preallocate(offset: offset, length: length) }
     func close() { inner.close() }

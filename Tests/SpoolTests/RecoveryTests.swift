@@ -9,13 +9,21 @@ import Testing
     /// and the offset where each record starts.
     private func makeLog(in directory: String, count: Int) throws -> (bytes: [UInt8], recordStarts: [Int]) {
         let queue = try JobQueue(directory: directory, configuration: testConfiguration())
-        var starts: [Int] = []
         for index in 0..<count {
-            starts.append(Int(try FileManager.default.attributesOfItem(atPath: logFilePath(directory))[.size] as! UInt64))
             try queue.enqueue(NewJob(kind: "k", payload: Data("payload \(index)".utf8), id: JobID("job-\(index)")))
         }
         try queue.close()
-        return (try readFile(logFilePath(directory)), starts)
+        // While the queue is open the file is preallocated; close cuts it back to the last record.
+        let bytes = try readFile(logFilePath(directory))
+        var starts: [Int] = []
+        var offset = LogFormat.fileHeaderSize
+        while offset < bytes.count {
+            starts.append(offset)
+            let length = (0..<4).reduce(0) { $0 | Int(bytes[offset + 4 + $1]) << (8 * $1) }
+            offset += LogFormat.frameHeaderSize + length
+        }
+        #expect(starts.count == count && offset == bytes.count)
+        return (bytes, starts)
     }
 
     @Test func theLastRecordCutAtEveryByteStillOpensWithEveryEarlierRecord() throws {

@@ -23,6 +23,10 @@ public struct Configuration: Sendable {
 
     /// The file system; tests substitute a simulated one.
     var fileSystem: any FileSystem = POSIXFileSystem()
+    /// Bytes the log file grows by at a time; 0 turns preallocation off (every
+    /// write then extends the file, and every sync flushes its new size too).
+    @_spi(Benchmarks)
+    public var preallocationChunk: Int64 = LogWriter.defaultPreallocationChunk
 
     /// The default configuration.
     public init() {}

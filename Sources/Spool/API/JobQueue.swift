@@ -87,6 +87,43 @@ public final class JobQueue: Sendable {
         return id
     }
 
+    /// Adds many jobs at once — one record, one sync — and returns their ids
+    /// once all of them are durable. All or nothing: after a crash either every
+    /// job of the batch is in the queue or none is.
+    ///
+    /// Every job is checked before anything is written; one invalid job fails
+    /// the whole call and writes nothing. Unique keys are resolved in order, as
+    /// if the jobs were enqueued one by one: with ``UniquePolicy/keep`` a job
+    /// whose key is held by an unfinished job, or by an earlier job of the same
+    /// batch, adds nothing and gets the holder's id; with ``UniquePolicy/replace``
+    /// the holder is cancelled in the same record.
+    ///
+    /// ```swift
+    /// let ids = try await queue.enqueue(contentsOf: photos.map {
+    ///     NewJob(kind: "upload-photo", payload: Data($0.path.utf8), uniqueKey: "photo:\($0.id)")
+    /// })
+    /// ```
+    ///
+    /// - Returns: One id per job, in order.
+    /// - Throws: ``SpoolError/Code/invalidArgument`` for an invalid job (the message
+    ///   names its index), an id in use or repeated in the batch, or a batch whose
+    ///   record would exceed the 32 MiB record limit (split it into several calls);
+    ///   an I/O error when the batch could not be made durable.
+    @discardableResult
+    public func enqueue(contentsOf jobs: [NewJob]) throws -> [JobID] {
+        let (ids, lsn) = try engine.enqueue(contentsOf: jobs)
+        try engine.writer.waitUntilDurable(lsn)
+        return ids
+    }
+
+    /// Adds many jobs in one record, all or nothing. See ``enqueue(contentsOf:)-([NewJob])``.
+    @discardableResult
+    public func enqueue(contentsOf jobs: [NewJob]) async throws -> [JobID] {
+        let (ids, lsn) = try engine.enqueue(contentsOf: jobs)
+        try await engine.writer.waitUntilDurable(lsn)
+        return ids
+    }
+
     // MARK: Claim and finish
 
     /// Takes the best job that is due now — highest priority, then earliest due,

@@ -42,7 +42,8 @@ struct QueueDirectory {
     }
 
     /// Opens for writing: lock, create if new, replay, repair.
-    func openForWriting(mode: RecoveryMode, createIfMissing: Bool) throws -> Opened {
+    func openForWriting(mode: RecoveryMode, createIfMissing: Bool,
+                        preallocationChunk: Int64 = LogWriter.defaultPreallocationChunk) throws -> Opened {
         if try fileSystem.entryKind(at: path) == nil && createIfMissing {
             try createDirectories()
         }
@@ -65,6 +66,7 @@ struct QueueDirectory {
             guard let last = replay.lastFile else { throw SpoolError(.notAQueue, "no log file", path: path) }
             let file = try fileSystem.openFile(at: last.path, mode: .readWrite)
             if let torn = replay.tornTailOffset {
+                // This also drops the space reserved after the tail; the writer reserves it again.
                 try file.truncate(to: torn)
                 try file.sync()
                 replay.report.tornTailOffset = torn
@@ -74,7 +76,8 @@ struct QueueDirectory {
             guard let instanceID = replay.instanceID else { throw SpoolError(.notAQueue, "no log header", path: last.path) }
             let writer = LogWriter(file: file, fileSequence: last.sequence,
                                    seed: RecordFrame.checksumSeed(instanceID: instanceID),
-                                   end: replay.lastFileValidEnd, lastLSN: replay.lastLSN)
+                                   end: replay.lastFileValidEnd, lastLSN: replay.lastLSN,
+                                   preallocationChunk: preallocationChunk)
             return Opened(replay: replay, writer: writer, lock: lock)
         } catch {
             lock.release()

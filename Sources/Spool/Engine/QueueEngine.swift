@@ -39,7 +39,8 @@ final class QueueEngine: @unchecked Sendable {
         self.path = path
         self.configuration = configuration
         let opened = try QueueDirectory(path: path, fileSystem: configuration.fileSystem)
-            .openForWriting(mode: configuration.recoveryMode, createIfMissing: configuration.createIfMissing)
+            .openForWriting(mode: configuration.recoveryMode, createIfMissing: configuration.createIfMissing,
+                            preallocationChunk: configuration.preallocationChunk)
         writer = opened.writer
         directoryLock = opened.lock
         state = opened.replay.state
@@ -92,7 +93,7 @@ final class QueueEngine: @unchecked Sendable {
     // MARK: Enqueue
 
     func enqueue(_ request: NewJob) throws -> (JobID, UInt64) {
-        let planned = try validate(request)
+        let planned = try validate(request, now: nowMillis)
         return try withOpenState {
             var operations: [PlannedOperation] = []
             if let key = planned.uniqueKey, let holderID = state.uniqueKeys[key] {
@@ -111,7 +112,57 @@ final class QueueEngine: @unchecked Sendable {
         }
     }
 
-    private func validate(_ request: NewJob) throws -> NewEnqueue {
+    /// Enqueues every job of `requests` in one record: all of them or none.
+    ///
+    /// Every job is validated before anything is written. Unique keys are
+    /// resolved in order, as if the jobs were enqueued one by one: a job whose
+    /// key is held — by an unfinished job or by an earlier job of the batch —
+    /// keeps the holder (its id is returned, nothing is written for it) or
+    /// replaces it (a cancel of the holder goes into the same record).
+    ///
+    /// - Returns: One id per request, in order, and the record's LSN.
+    func enqueue(contentsOf requests: [NewJob]) throws -> ([JobID], UInt64) {
+        let now = nowMillis
+        var planned: [NewEnqueue] = []
+        planned.reserveCapacity(requests.count)
+        for (index, request) in requests.enumerated() {
+            do {
+                planned.append(try validate(request, now: now))
+            } catch let error as SpoolError {
+                throw SpoolError(error.code, "job \(index) of the batch: \(error.message)", jobID: error.jobID)
+            }
+        }
+        return try withOpenState {
+            var operations: [PlannedOperation] = []
+            operations.reserveCapacity(planned.count)
+            var ids: [JobID] = []
+            ids.reserveCapacity(planned.count)
+            /// Unique keys taken by jobs of this batch, and by whom.
+            var batchKeyHolders: [String: String] = [:]
+            var batchIDs = Set<String>(minimumCapacity: planned.count)
+            for (request, job) in zip(requests, planned) {
+                if let key = job.uniqueKey, let holderID = batchKeyHolders[key] ?? state.uniqueKeys[key] {
+                    switch request.uniquePolicy {
+                    case .keep:
+                        ids.append(JobID(holderID))
+                        continue
+                    case .replace:
+                        operations.append(.other(.cancel(id: holderID, at: job.createdAt)))
+                    }
+                }
+                guard state.jobs[job.id] == nil, batchIDs.insert(job.id).inserted else {
+                    throw SpoolError(.invalidArgument, "a job with this id exists", jobID: JobID(job.id))
+                }
+                if let key = job.uniqueKey { batchKeyHolders[key] = job.id }
+                operations.append(.enqueue(job))
+                ids.append(JobID(job.id))
+            }
+            guard !operations.isEmpty else { return (ids, writer.lastAppendedLSN) }
+            return (ids, try commit(operations))
+        }
+    }
+
+    private func validate(_ request: NewJob, now: Int64) throws -> NewEnqueue {
         try Self.checkText(request.kind, name: "kind", maxBytes: JobLimits.maxKindBytes)
         if let key = request.uniqueKey { try Self.checkText(key, name: "unique key", maxBytes: JobLimits.maxUniqueKeyBytes) }
         if let id = request.id { try Self.checkText(id.rawValue, name: "job id", maxBytes: JobLimits.maxIDBytes) }
@@ -128,7 +179,6 @@ final class QueueEngine: @unchecked Sendable {
         guard (1...JobLimits.maxAttempts).contains(maxAttempts) else {
             throw SpoolError.invalidArgument("maxAttempts must be from 1 to \(JobLimits.maxAttempts)")
         }
-        let now = nowMillis
         if let runAt = request.runAt {
             guard Millis.isRepresentable(runAt) else {
                 throw SpoolError.invalidArgument("runAt must be a finite date between the years 1 and 9999")

@@ -117,12 +117,21 @@ enum RecordFrame {
     }
 
     /// Whether every byte from `offset` to the end is zero.
+    ///
+    /// A preallocated log ends in up to a whole chunk of zeroes, so this
+    /// compares a block at a time.
     static func isZero(_ file: UnsafeRawBufferPointer, from offset: Int) -> Bool {
-        var index = offset
-        while index < file.count {
-            if file[index] != 0 { return false }
-            index += 1
+        guard offset < file.count, let base = file.baseAddress else { return true }
+        return zeroBlock.withUnsafeBytes { zeroes in
+            var index = offset
+            while index < file.count {
+                let length = min(zeroes.count, file.count - index)
+                if memcmp(base + index, zeroes.baseAddress!, length) != 0 { return false }
+                index += length
+            }
+            return true
         }
-        return true
     }
+
+    private static let zeroBlock = [UInt8](repeating: 0, count: 16 << 10)
 }

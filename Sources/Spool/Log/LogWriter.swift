@@ -13,18 +13,36 @@ import Dispatch
 /// than to an async one, which might need a thread that blocked callers hold.
 /// A lone writer pays no delay; many writers share syncs.
 ///
+/// The file grows in preallocated chunks: before a group would be written
+/// past the reserved space, the leader reserves the next chunk and makes the
+/// reservation durable with one full `fsync`; the writes inside it then change
+/// no metadata, so each needs only a data sync. Zeroes after the last record
+/// are the clean end of the log for the reader. Close cuts the file back to
+/// the last record.
+///
 /// Any failed write or sync poisons the writer: every waiter it covered and
 /// every later call gets the error, since what reached the disk is unknown and
 /// a retried fsync cannot be trusted. The queue must be reopened.
 final class LogWriter: @unchecked Sendable {
     // @unchecked: every mutable property below is guarded by `lock`, except
-    // `file`, which is immutable and safe for concurrent positional I/O.
+    // `file`, which is immutable and safe for concurrent positional I/O, and
+    // the leader-owned ones, which only the current leader touches (the role
+    // passes from thread to thread under `lock`).
+
+    /// The size of the chunks the file grows by, when nothing else is said.
+    static let defaultPreallocationChunk: Int64 = 4 << 20
 
     let file: any StorageFile
     let fileSequence: UInt64
     /// The checksum seed of the file's frames.
     private let seed: UInt32
     private let lock = Lock()
+
+    // Leader-owned:
+    /// Bytes reserved ahead of the write position at a time; 0 turns preallocation off.
+    private var preallocationChunk: Int64
+    /// The file's space up to here is reserved and the reservation is durable.
+    private var allocatedEnd: Int64
 
     // Guarded by `lock`:
     /// Full commit groups waiting for a leader (a group holds at most
@@ -44,6 +62,7 @@ final class LogWriter: @unchecked Sendable {
     private var waiters: [Waiter] = []
     private var failure: SpoolError?
     private var isClosed = false
+    private var statistics = WriterStatistics()
 
     private enum Waiter {
         case async(lsn: UInt64, CheckedContinuation<Bool, any Error>)
@@ -67,14 +86,23 @@ final class LogWriter: @unchecked Sendable {
     /// - Parameters:
     ///   - end: The offset after the last intact record: where the next record goes.
     ///   - lastLSN: The LSN of the last record in the log, 0 for an empty log.
-    init(file: any StorageFile, fileSequence: UInt64, seed: UInt32, end: Int64, lastLSN: UInt64) {
+    ///   - preallocationChunk: Bytes to reserve ahead of the write position at a time; 0 for none.
+    init(file: any StorageFile, fileSequence: UInt64, seed: UInt32, end: Int64, lastLSN: UInt64,
+         preallocationChunk: Int64 = LogWriter.defaultPreallocationChunk) {
         self.file = file
         self.fileSequence = fileSequence
         self.seed = seed
         self.writtenEnd = end
         self.nextLSN = lastLSN + 1
         self.durableLSN = lastLSN
+        self.preallocationChunk = max(0, preallocationChunk)
+        // Whatever lies after `end` (zeroes of an earlier reservation, or nothing) is reserved
+        // again, with a full sync, before the first write: its allocation is not known to be durable.
+        self.allocatedEnd = end
     }
+
+    /// Counts of the work done so far.
+    var currentStatistics: WriterStatistics { lock.withLock { statistics } }
 
     /// The LSN of the most recently appended record.
     var lastAppendedLSN: UInt64 { lock.withLock { nextLSN - 1 } }
@@ -168,6 +196,7 @@ final class LogWriter: @unchecked Sendable {
             for group in groups where failed == nil {
                 // One write and one sync per group: the scanner's torn-tail rule depends on it.
                 do {
+                    try reserve(through: offset + written + Int64(group.count))
                     try file.write(group, at: offset + written)
                     try file.sync()
                     written += Int64(group.count)
@@ -182,6 +211,8 @@ final class LogWriter: @unchecked Sendable {
                 throw failed
             }
             let carryOn: Bool = lock.withLock {
+                statistics.dataSyncs += groups.count
+                statistics.records += Int(lastLSN - durableLSN)
                 writtenEnd += Int64(inFlight.count)
                 inFlight = []
                 durableLSN = lastLSN
@@ -206,11 +237,35 @@ final class LogWriter: @unchecked Sendable {
         }
     }
 
+    /// Makes sure the file's space up to `end` is reserved and the reservation
+    /// durable, so that a data sync of a write below `end` flushes no metadata.
+    /// Leader only.
+    ///
+    /// Reserving is best effort: when the file system refuses, preallocation is
+    /// turned off and writes extend the file, each data sync then flushing the
+    /// new size too. A failed full sync is a failed sync: it poisons the writer.
+    private func reserve(through end: Int64) throws {
+        guard preallocationChunk > 0, end > allocatedEnd else { return }
+        // Round up to a whole chunk past `end`, so that the next chunk is reserved ahead of the writes.
+        let target = (end / preallocationChunk + 1) * preallocationChunk
+        do {
+            try file.preallocate(offset: allocatedEnd, length: target - allocatedEnd)
+        } catch {
+            preallocationChunk = 0
+            return
+        }
+        try file.fullSync()
+        allocatedEnd = target
+        lock.withLock { statistics.fullSyncs += 1 }
+    }
+
     /// Fails every waiter and every later call. What the failed write or sync
     /// left in the file is unknown, so it is cut back, best effort, to what was
     /// synced; replay treats whatever remains after a crash as a torn tail.
     private func poison(with error: SpoolError, keepingBytes end: Int64) {
         try? file.truncate(to: end)
+        // Orders the cut before anything a reopen writes; nothing is acknowledged on the strength of it.
+        try? file.sync()
         lock.withLock {
             failure = error
             let covered = waiters
@@ -236,15 +291,35 @@ final class LogWriter: @unchecked Sendable {
         return try file.read(at: offset, count: count)
     }
 
-    /// Waits for every appended record to be durable, then refuses further appends.
+    /// Waits for every appended record to be durable, then refuses further
+    /// appends and cuts the reserved space after the last record off the file.
     func close() throws {
         let last = lastAppendedLSN
         defer {
             lock.withLock { isClosed = true }
             file.close()
         }
-        if lock.withLock({ failure == nil }) { try waitUntilDurable(last) }
+        guard lock.withLock({ failure == nil }) else { return }
+        try waitUntilDurable(last)
+        // No leader is left: every record is durable and appends are about to be refused.
+        let end = lock.withLock { () -> Int64 in
+            isClosed = true
+            return writtenEnd
+        }
+        // Best effort and not synced: zeroes after the last record are a clean end, so
+        // a cut that fails or is lost in a crash loses nothing and fails no call.
+        if let size = try? file.size(), size > end { try? file.truncate(to: end) }
     }
+}
+
+/// What a ``LogWriter`` has done since it was opened.
+struct WriterStatistics: Sendable, Equatable {
+    /// Data syncs (fdatasync / F_FULLFSYNC), one per commit group.
+    var dataSyncs = 0
+    /// Full syncs (fsync), one per preallocated chunk.
+    var fullSyncs = 0
+    /// Records made durable.
+    var records = 0
 }
 
 /// A one-shot wait for a blocking caller.

@@ -30,6 +30,19 @@ enum Platform {
         #endif
     }
 
+    /// Flushes a file's data and all of its metadata, including its block
+    /// allocation: `fsync` on Linux, `F_FULLFSYNC` (which already covers
+    /// metadata) on Apple platforms.
+    ///
+    /// - Returns: 0 on success, otherwise the errno.
+    static func syncAll(_ fd: Int32) -> Int32 {
+        #if canImport(Darwin)
+        return syncData(fd)
+        #else
+        return fsync(fd) == 0 ? 0 : errno
+        #endif
+    }
+
     /// Flushes a directory's entries (creations, renames, removals).
     ///
     /// - Returns: 0 on success, otherwise the errno.

@@ -53,8 +53,13 @@ protocol StorageFile: AnyObject, Sendable {
     func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws
     /// The file's size in bytes.
     func size() throws -> Int64
-    /// Flushes the file's data to stable storage (fdatasync / F_FULLFSYNC).
+    /// Flushes the file's data to stable storage (fdatasync / F_FULLFSYNC):
+    /// the bytes written and the metadata needed to read them back.
     func sync() throws
+    /// Flushes the file's data and all of its metadata, allocation included
+    /// (fsync / F_FULLFSYNC). Called once after ``preallocate(offset:length:)``,
+    /// so that later writes inside the reserved range need only ``sync()``.
+    func fullSync() throws
     /// Sets the file's size.
     func truncate(to size: Int64) throws
     /// Reserves space so later writes in the range need no size change.
@@ -64,6 +69,10 @@ protocol StorageFile: AnyObject, Sendable {
 }
 
 extension StorageFile {
+    /// A file whose ``sync()`` already makes everything durable (a simulated
+    /// disk, for instance) needs no separate full sync.
+    func fullSync() throws { try sync() }
+
     /// Writes an array's bytes at `offset`.
     func write(_ bytes: [UInt8], at offset: Int64) throws {
         try bytes.withUnsafeBytes { try write($0, at: offset) }

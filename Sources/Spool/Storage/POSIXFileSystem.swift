@@ -156,6 +156,11 @@ final class POSIXFile: StorageFile, @unchecked Sendable {
         if result != 0 { throw SpoolError.system("fdatasync", errno: result, path: path) }
     }
 
+    func fullSync() throws {
+        let result = Platform.syncAll(try fd)
+        if result != 0 { throw SpoolError.system("fsync", errno: result, path: path) }
+    }
+
     func truncate(to size: Int64) throws {
         let fd = try self.fd
         if retryingOnInterrupt({ ftruncate(fd, off_t(size)) }) != 0 {

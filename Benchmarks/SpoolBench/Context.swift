@@ -1,0 +1,64 @@
+import Foundation
+@_spi(Benchmarks) import Spool
+
+/// The state of one benchmark run: the directory under test and the rows so far.
+final class Context {
+    let options: Options
+    /// The directory every workload works in.
+    let directory: String
+    /// Whether `directory` was created by this run (and is removed at the end).
+    let ownsDirectory: Bool
+    private(set) var rows: [Row] = []
+
+    init(options: Options) throws {
+        self.options = options
+        if let directory = options.directory {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            self.directory = URL(fileURLWithPath: directory).standardizedFileURL.path
+            ownsDirectory = false
+        } else {
+            // Under the working directory: the same file system as the checkout, not a tmpfs /tmp.
+            var template = Array((FileManager.default.currentDirectoryPath + "/.spool-bench-XXXXXX").utf8CString)
+            guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+                throw BenchError("mkdtemp failed: errno \(errno)")
+            }
+            directory = String(cString: made)
+            ownsDirectory = true
+        }
+    }
+
+    func add(_ row: Row) { rows.append(row) }
+
+    /// The configuration every workload opens its queue with.
+    var configuration: Configuration {
+        var configuration = Configuration()
+        if let chunk = options.preallocationChunk { configuration.preallocationChunk = chunk }
+        return configuration
+    }
+
+    /// A path for a workload's files; whatever was there is removed.
+    func freshPath(_ name: String) -> String {
+        let path = directory + "/" + name
+        try? FileManager.default.removeItem(atPath: path)
+        return path
+    }
+
+    func removeDirectory() {
+        if ownsDirectory { try? FileManager.default.removeItem(atPath: directory) }
+    }
+
+    /// Progress for people, on stderr so that `--json` output stays one object.
+    func note(_ text: String) {
+        FileHandle.standardError.write(Data("spool-bench: \(text)\n".utf8))
+    }
+
+    /// The baseline row of the preallocated pwrite + fdatasync, the floor.
+    var floor: Row? { rows.first { $0.workload == "baseline" && $0.name.contains("preallocated") } }
+    /// The baseline row of the plain append + fdatasync.
+    var appendBaseline: Row? { rows.first { $0.workload == "baseline" && $0.name.contains("append") } }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,94 @@
+import Foundation
+
+/// Latency samples in microseconds.
+struct Latencies {
+    private(set) var samples: [Double] = []
+
+    init(capacity: Int = 0) { samples.reserveCapacity(capacity) }
+
+    /// Runs `body` and records how long it took.
+    @inline(__always)
+    mutating func measure<T>(_ body: () throws -> T) rethrows -> T {
+        let start = Clock.nanoseconds()
+        let result = try body()
+        samples.append(Double(Clock.nanoseconds() - start) / 1000)
+        return result
+    }
+
+    mutating func append(contentsOf other: Latencies) { samples.append(contentsOf: other.samples) }
+
+    var percentiles: Percentiles {
+        let sorted = samples.sorted()
+        func at(_ fraction: Double) -> Double {
+            guard !sorted.isEmpty else { return 0 }
+            return sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
+        }
+        return Percentiles(p50: at(0.5), p99: at(0.99), p999: at(0.999), samples: sorted.count)
+    }
+}
+
+/// The 50th, 99th and 99.9th percentiles of a latency, in microseconds.
+struct Percentiles: Codable {
+    var p50: Double
+    var p99: Double
+    var p999: Double
+    var samples: Int
+}
+
+/// A monotonic clock for timing.
+enum Clock {
+    @inline(__always)
+    static func nanoseconds() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+    /// Seconds taken by `body`.
+    static func seconds(_ body: () throws -> Void) rethrows -> Double {
+        let start = nanoseconds()
+        try body()
+        return Double(nanoseconds() - start) / 1e9
+    }
+}
+
+/// One line of the report: a latency, a rate, or both, with notes.
+struct Row: Codable {
+    /// The workload that produced it (`enqueue`, `concurrent` …).
+    var workload: String
+    /// What was measured, for people.
+    var name: String
+    var latency: Percentiles?
+    /// A rate (per second) in `unit`.
+    var rate: Double?
+    var unit: String?
+    /// Further figures: acknowledgements per fsync, resident bytes per job …
+    var figures: [String: Double] = [:]
+}
+
+/// Runs `body` on `count` threads at once and waits for all of them.
+func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    let group = DispatchGroup()
+    let start = DispatchSemaphore(value: 0)
+    for index in 0..<count {
+        group.enter()
+        let thread = Thread {
+            start.wait()
+            body(index)
+            group.leave()
+        }
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+    for _ in 0..<count { start.signal() }
+    group.wait()
+}
+
+/// Values shared between benchmark threads, under a lock.
+final class Shared<Value>: @unchecked Sendable {
+    // @unchecked: `value` is only touched under `lock`.
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}

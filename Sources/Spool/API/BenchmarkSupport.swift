@@ -1,0 +1,35 @@
+// Hooks for `spool-bench`, outside the public API: `@_spi(Benchmarks) import Spool`.
+
+/// What the log writer of an open queue has done since the queue was opened.
+@_spi(Benchmarks)
+public struct LogStatistics: Sendable, Equatable {
+    /// Data syncs (`fdatasync`, `F_FULLFSYNC`): one per commit group.
+    public var dataSyncs: Int
+    /// Full syncs (`fsync`): one per preallocated chunk of the log file.
+    public var fullSyncs: Int
+    /// Records made durable.
+    public var records: Int
+}
+
+extension JobQueue {
+    /// Counts of syncs and records since the queue was opened.
+    @_spi(Benchmarks)
+    public var logStatistics: LogStatistics {
+        let counts = engine.writer.currentStatistics
+        return LogStatistics(dataSyncs: counts.dataSyncs, fullSyncs: counts.fullSyncs, records: counts.records)
+    }
+
+    /// Enqueues a job *without* waiting for it to be durable: only for building
+    /// large logs quickly. ``waitUntilDurable()`` makes everything durable.
+    @_spi(Benchmarks)
+    @discardableResult
+    public func enqueueWithoutWaiting(_ job: NewJob) throws -> JobID {
+        try engine.enqueue(job).0
+    }
+
+    /// Waits until every record appended so far is durable.
+    @_spi(Benchmarks)
+    public func waitUntilDurable() throws {
+        try engine.writer.waitUntilDurable(engine.writer.lastAppendedLSN)
+    }
+}

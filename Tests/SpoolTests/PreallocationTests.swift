@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+@_spi(Benchmarks) @testable import Spool
+
+/// The log file grows in preallocated chunks; zeroes after the last record are its end.
+@Suite struct PreallocationTests {
+    private func fileSize(_ path: String) throws -> Int64 {
+        (try FileManager.default.attributesOfItem(atPath: path)[.size] as! NSNumber).int64Value
+    }
+
+    @Test func theFileGrowsByChunksWithOneFullSyncEachAndCloseCutsTheRest() throws {
+        let temp = TemporaryDirectory()
+        defer { temp.cleanup() }
+        var configuration = testConfiguration()
+        configuration.preallocationChunk = 64 << 10
+        let queue = try JobQueue(directory: temp.queue, configuration: configuration)
+        try queue.enqueue(NewJob(kind: "k", id: "first"))
+        #expect(try fileSize(logFilePath(temp.queue)) == 64 << 10)
+        for index in 0..<1000 { try queue.enqueueWithoutWaiting(NewJob(kind: "k", payload: Data(repeating: 1, count: 100), id: JobID("j\(index)"))) }
+        try queue.waitUntilDurable()
+        let statistics = queue.engine.writer.currentStatistics
+        let size = try fileSize(logFilePath(temp.queue))
+        #expect(size % (64 << 10) == 0 && size > 128 << 10)
+        #expect(statistics.fullSyncs == Int(size / (64 << 10)) || statistics.fullSyncs == Int(size / (64 << 10)) - 1,
+                "\(statistics) for a file of \(size) bytes")
+        try queue.close()
+        let bytes = try readFile(logFilePath(temp.queue))
+        #expect(bytes.last != 0, "close cuts the reserved zeroes off")
+        let reopened = try JobQueue(directory: temp.queue, configuration: configuration)
+        #expect(try reopened.jobs().count == 1001)
+        try reopened.close()
+    }
+
+    @Test func aCrashImageWithAZeroedTailOpensAndTheWriterReservesAgainAfterATornTail() throws {
+        let temp = TemporaryDirectory()
+        defer { temp.cleanup() }
+        let queue = try JobQueue(directory: temp.queue, configuration: testConfiguration())
+        try queue.enqueue(NewJob(kind: "k", id: "a"))
+        try queue.enqueue(NewJob(kind: "k", id: "b"))
+        // What the disk holds at a crash: the records, then the reserved zeroes.
+        var image = try readFile(logFilePath(temp.queue))
+        let records = queue.engine.writer.currentStatistics.records
+        #expect(records == 2 && image.count == Int(LogWriter.defaultPreallocationChunk))
+        try queue.close()
+        let closedSize = try readFile(logFilePath(temp.queue)).count
+
+        try writeFile(logFilePath(temp.queue), image)
+        let clean = try JobQueue(directory: temp.queue, configuration: testConfiguration())
+        #expect(try clean.jobs().map(\.id.rawValue) == ["a", "b"])
+        #expect(clean.recoveryReport.tornTailBytes == 0)
+        try clean.close()
+
+        // A torn write inside the reserved space: cut off, then the writer reserves a chunk again.
+        for index in closedSize..<(closedSize + 10) { image[index] = 0x5A }
+        try writeFile(logFilePath(temp.queue), image)
+        let repaired = try JobQueue(directory: temp.queue, configuration: testConfiguration())
+        #expect(repaired.recoveryReport.tornTailOffset == Int64(closedSize))
+        #expect(try fileSize(logFilePath(temp.queue)) == Int64(closedSize))
+        try repaired.enqueue(NewJob(kind: "k", id: "c"))
+        #expect(repaired.engine.writer.currentStatistics.fullSyncs == 1)
+        #expect(try fileSize(logFilePath(temp.queue)) == LogWriter.defaultPreallocationChunk)
+        try repaired.close()
+        let reopened = try JobQueue(directory: temp.queue, configuration: testConfiguration())
+        #expect(try reopened.jobs().map(\.id.rawValue) == ["a", "b", "c"])
+        try reopened.close()
+    }
+
+    @Test func withoutPreallocationEveryWriteExtendsTheFile() throws {
+        let temp = TemporaryDirectory()
+        defer { temp.cleanup() }
+        var configuration = testConfiguration()
+        configuration.preallocationChunk = 0
+        let queue = try JobQueue(directory: temp.queue, configuration: configuration)
+        try queue.enqueue(NewJob(kind: "k", id: "a"))
+        #expect(try fileSize(logFilePath(temp.queue)) < 200)
+        #expect(queue.engine.writer.currentStatistics.fullSyncs == 0)
+        try queue.close()
+    }
+}
