@@ -60,17 +60,34 @@ final class QueueEngine: @unchecked Sendable {
     // MARK: Committing
 
     /// Records `operations` as one transaction and applies it. Call with `lock` held.
+    ///
+    /// The operations applied are the planned ones, each enqueue pointing at
+    /// where the encoder put its payload: exactly what decoding the record
+    /// gives, which debug builds check on every commit.
     private func commit(_ operations: [PlannedOperation]) throws -> UInt64 {
-        let body = TransactionCodec.encode(operations)
+        var payloadRanges: [Range<Int>] = []
+        let body = TransactionCodec.encode(operations, payloadRanges: &payloadRanges)
         let (lsn, bodyOffset) = try writer.append(body)
-        let recorded: [Operation]
-        do {
-            recorded = try body.withUnsafeBytes {
-                try TransactionCodec.decode($0, fileSequence: writer.fileSequence, bodyOffset: bodyOffset)
+        var recorded: [Operation] = []
+        recorded.reserveCapacity(operations.count)
+        var enqueues = 0
+        for planned in operations {
+            switch planned {
+            case .enqueue(let new):
+                let range = payloadRanges[enqueues]
+                enqueues += 1
+                recorded.append(.enqueue(.init(
+                    id: new.id, kind: new.kind,
+                    payload: PayloadLocation(fileSequence: writer.fileSequence, offset: bodyOffset + Int64(range.lowerBound),
+                                             length: Int32(range.count)),
+                    priority: new.priority, createdAt: new.createdAt, runAt: new.runAt, maxAttempts: new.maxAttempts,
+                    uniqueKey: new.uniqueKey)))
+            case .other(let operation):
+                recorded.append(operation)
             }
-        } catch {
-            preconditionFailure("a record this build encoded does not decode: \(error)")
         }
+        assert(Self.decodes(body, to: recorded, fileSequence: writer.fileSequence, bodyOffset: bodyOffset),
+               "a record this build encoded does not decode to the operations it applies")
         for operation in recorded {
             do {
                 try state.apply(operation)
@@ -79,6 +96,15 @@ final class QueueEngine: @unchecked Sendable {
             }
         }
         return lsn
+    }
+
+    /// Whether `body` decodes to `operations` (the debug check of ``commit(_:)``).
+    private static func decodes(_ body: [UInt8], to operations: [Operation], fileSequence: UInt64,
+                                bodyOffset: Int64) -> Bool {
+        let decoded = try? body.withUnsafeBytes {
+            try TransactionCodec.decode($0, fileSequence: fileSequence, bodyOffset: bodyOffset)
+        }
+        return decoded == operations
     }
 
     private func withOpenState<T>(_ body: () throws -> T) throws -> T {
@@ -185,7 +211,7 @@ final class QueueEngine: @unchecked Sendable {
             }
         }
         let base = request.runAt.map(Millis.from) ?? now
-        return NewEnqueue(id: request.id?.rawValue ?? UUID().uuidString.lowercased(), kind: request.kind,
+        return NewEnqueue(id: request.id?.rawValue ?? RandomPool.shared.nextUUIDString(), kind: request.kind,
                           payload: Array(request.payload), priority: Int64(priority), createdAt: now,
                           runAt: base + Millis.from(seconds: request.delay), maxAttempts: Int64(maxAttempts),
                           uniqueKey: request.uniqueKey)
@@ -224,7 +250,7 @@ final class QueueEngine: @unchecked Sendable {
             }
             guard let job = state.bestReadyJob(at: now, kind: kind) else { return (nil, reclaimLSN) }
             let monotonic = clock.monotonicNanoseconds()
-            let claim = Operation.Claim(id: job.id, token: UInt64.random(in: 1...UInt64.max), claimedAt: now,
+            let claim = Operation.Claim(id: job.id, token: RandomPool.shared.nextToken(), claimedAt: now,
                                         expiresAt: now + Millis.from(seconds: duration),
                                         monotonicExpiry: monotonic + UInt64(duration * 1e9),
                                         bootID: clock.bootIdentifier())

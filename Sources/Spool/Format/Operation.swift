@@ -96,7 +96,21 @@ enum TransactionCodec {
     }
 
     static func encode(_ operations: [PlannedOperation]) -> [UInt8] {
-        var writer = ByteWriter(capacity: 96)
+        var payloadRanges: [Range<Int>] = []
+        return encode(operations, payloadRanges: &payloadRanges)
+    }
+
+    /// Encodes a body and says where in it each enqueue's payload bytes lie, in order.
+    static func encode(_ operations: [PlannedOperation], payloadRanges: inout [Range<Int>]) -> [UInt8] {
+        var capacity = 3
+        for operation in operations {
+            if case .enqueue(let op) = operation {
+                capacity += 64 + op.id.utf8.count + op.kind.utf8.count + (op.uniqueKey?.utf8.count ?? 0) + op.payload.count
+            } else {
+                capacity += 64
+            }
+        }
+        var writer = ByteWriter(capacity: capacity)
         writer.writeUInt8(bodyVersion)
         writer.writeVarint(UInt64(operations.count))
         for operation in operations {
@@ -110,7 +124,9 @@ enum TransactionCodec {
                 writer.writeSignedVarint(op.runAt)
                 writer.writeSignedVarint(op.maxAttempts)
                 writer.writeOptionalString(op.uniqueKey)
-                writer.writeBytes(op.payload)
+                writer.writeVarint(UInt64(op.payload.count))
+                payloadRanges.append(writer.count..<(writer.count + op.payload.count))
+                writer.writeRaw(op.payload)
             case .other(let op):
                 encode(op, into: &writer)
             }

@@ -29,6 +29,10 @@ final class LogWriter: @unchecked Sendable {
     // the leader-owned ones, which only the current leader touches (the role
     // passes from thread to thread under `lock`).
 
+    /// How many groups a leader writes in a row, while others wait, before it
+    /// hands the role to a blocked caller.
+    static let groupsBeforeHandoff = 4
+
     /// The size of the chunks the file grows by, when nothing else is said.
     static let defaultPreallocationChunk: Int64 = 4 << 20
 
@@ -181,7 +185,9 @@ final class LogWriter: @unchecked Sendable {
     /// Writes and syncs commit groups until no waiter is left uncovered, or
     /// until a blocking waiter can take over, then returns.
     private func lead() throws {
+        var rounds = 0
         while true {
+            rounds += 1
             let (groups, offset, lastLSN) = lock.withLock { () -> ([[UInt8]], Int64, UInt64) in
                 var groups = sealedGroups
                 if !pending.isEmpty { groups.append(pending) }
@@ -210,29 +216,35 @@ final class LogWriter: @unchecked Sendable {
                 poison(with: failed, keepingBytes: offset + written)
                 throw failed
             }
-            let carryOn: Bool = lock.withLock {
+            // Waiters are woken after the lock is released, so that they do not block on it at once.
+            let (covered, successor, carryOn) = lock.withLock { () -> ([Waiter], Waiter?, Bool) in
                 statistics.dataSyncs += groups.count
                 statistics.records += Int(lastLSN - durableLSN)
                 writtenEnd += Int64(inFlight.count)
                 inFlight = []
                 durableLSN = lastLSN
+                var covered: [Waiter] = []
                 var remaining: [Waiter] = []
                 for waiter in waiters {
-                    if waiter.lsn <= durableLSN { waiter.resume(.success(false)) } else { remaining.append(waiter) }
+                    if waiter.lsn <= durableLSN { covered.append(waiter) } else { remaining.append(waiter) }
                 }
                 waiters = remaining
                 if remaining.isEmpty {
                     leaderActive = false
-                    return false
+                    return (covered, nil, false)
                 }
+                // The leader is on a CPU already; waking another thread to write the next group
+                // would leave the disk idle until it is scheduled. So it writes a few more groups
+                // itself before handing over, which bounds how long its own caller waits.
+                if rounds < Self.groupsBeforeHandoff { return (covered, nil, true) }
                 if let index = remaining.firstIndex(where: { if case .blocking = $0 { return true } else { return false } }) {
                     // Leadership passes to a thread that is already blocked; `leaderActive` stays true.
-                    waiters.remove(at: index)
-                    remaining[index].resume(.success(true))
-                    return false
+                    return (covered, waiters.remove(at: index), false)
                 }
-                return true
+                return (covered, nil, true)
             }
+            for waiter in covered { waiter.resume(.success(false)) }
+            successor?.resume(.success(true))
             if !carryOn { return }
         }
     }

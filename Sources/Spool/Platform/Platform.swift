@@ -73,6 +73,30 @@ enum Platform {
         #endif
     }
 
+    /// Fills `buffer` with cryptographically secure random bytes: `arc4random_buf`
+    /// on Apple platforms, `/dev/urandom` on Linux (one read for the whole buffer).
+    ///
+    /// - Returns: Whether the buffer was filled.
+    static func fillRandom(_ buffer: UnsafeMutableRawBufferPointer) -> Bool {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return true }
+        #if canImport(Darwin)
+        arc4random_buf(base, buffer.count)
+        return true
+        #else
+        let fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var filled = 0
+        while filled < buffer.count {
+            let count = read(fd, base + filled, buffer.count - filled)
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return false }
+            filled += count
+        }
+        return true
+        #endif
+    }
+
     /// Nanoseconds on a clock that never goes backwards and keeps counting while
     /// the device sleeps; it restarts at boot, so it is only comparable with
     /// readings taken under the same ``bootIdentifier()``.

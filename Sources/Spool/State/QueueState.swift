@@ -14,6 +14,8 @@ struct QueueState: Sendable {
     private(set) var ready = ReadyIndex()
     private(set) var enqueuedCount = 0
     private(set) var runningCount = 0
+    /// The ids of the running jobs, so that lease expiry looks at them only.
+    private(set) var runningIDs: Set<String> = []
     /// The next enqueue's ``StoredJob/sequence``.
     private(set) var nextSequence: UInt64 = 1
 
@@ -83,6 +85,7 @@ struct QueueState: Sendable {
             guard let job = jobs[id] else { throw Inapplicable(jobID: id, reason: "delete: no such job") }
             releaseUniqueKey(of: job)
             count(job.state, by: -1)
+            if job.state == .running { runningIDs.remove(id) }
             jobs[id] = nil
         }
     }
@@ -132,6 +135,8 @@ struct QueueState: Sendable {
         if previous.state != job.state {
             count(previous.state, by: -1)
             count(job.state, by: 1)
+            if previous.state == .running { runningIDs.remove(job.id) }
+            if job.state == .running { runningIDs.insert(job.id) }
         }
         if job.state.isFinished { releaseUniqueKey(of: job) }
         if job.state == .enqueued && (previous.state != .enqueued || previous.dueAt != job.dueAt) {
@@ -195,6 +200,6 @@ struct QueueState: Sendable {
 
     /// The running jobs.
     var runningJobs: [StoredJob] {
-        runningCount == 0 ? [] : jobs.values.filter { $0.state == .running }
+        runningIDs.compactMap { jobs[$0] }
     }
 }
