@@ -42,6 +42,26 @@ import Testing
     }
 }
 
+extension KillTests {
+    @Test func anOpenInAnotherProcessFailsAtOnceWithLocked() throws {
+        let temp = TemporaryDirectory("spool-lock")
+        defer { temp.cleanup() }
+        let binary = try #require(ChildProcess.spoolExecutable(), "the spool executable was not built")
+        var outcome: SpoolError.Code?
+        _ = try ChildProcess.runAndKill(binary, ["exercise", temp.queue, "--threads", "1"], afterLines: 3) {
+            // The child holds the queue open now.
+            do {
+                _ = try JobQueue(directory: temp.queue, configuration: testConfiguration())
+            } catch let error as SpoolError {
+                outcome = error.code
+            } catch {}
+        }
+        #expect(outcome == .locked)
+        // Once the child is gone, the lock is free.
+        try JobQueue(directory: temp.queue, configuration: testConfiguration()).close()
+    }
+}
+
 /// Runs the built `spool` tool as a child process.
 enum ChildProcess {
     /// The `spool` executable next to the test bundle.
@@ -57,7 +77,8 @@ enum ChildProcess {
 
     /// Starts `binary`, reads its output until it has printed `count` lines, kills
     /// it with SIGKILL, and returns every complete line it printed.
-    static func runAndKill(_ binary: String, _ arguments: [String], afterLines count: Int) throws -> [String] {
+    static func runAndKill(_ binary: String, _ arguments: [String], afterLines count: Int,
+                           whileRunning: () -> Void = {}) throws -> [String] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
@@ -72,6 +93,7 @@ enum ChildProcess {
             if chunk.isEmpty { break }
             buffer.append(chunk)
         }
+        whileRunning()
         kill(process.processIdentifier, SIGKILL)
         buffer.append(reader.readDataToEndOfFile())
         process.waitUntilExit()

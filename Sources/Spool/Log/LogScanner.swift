@@ -144,6 +144,14 @@ struct LogScanner {
         let acceptable = minimumLSN...(furthest.overflow ? UInt64.max - 1 : min(furthest.partialValue, UInt64.max - 1))
         var budget = 8 * bytes.count + (1 << 20)
         while offset + LogFormat.frameHeaderSize <= bytes.count {
+            // A frame's LSN is never zero: skip zeroed stretches (preallocated space) in one step.
+            if bytes[(offset + 8)..<(offset + 16)].allSatisfy({ $0 == 0 }) {
+                var nonZero = offset + 16
+                while nonZero < bytes.count && bytes[nonZero] == 0 { nonZero += 1 }
+                if nonZero >= bytes.count { return .none }
+                offset = max(offset + 1, nonZero - 15)
+                continue
+            }
             let found: RecordFrame.Found
             switch RecordFrame.parse(bytes, at: offset, seed: seed, acceptableLSNs: acceptable) {
             case .success(let intact):

@@ -97,6 +97,16 @@ enum Platform {
         #endif
     }
 
+    /// A POSIX record-lock request covering a whole file, for `fcntl(F_SETLK)`.
+    static func wholeFileLock(exclusive: Bool) -> flock {
+        var request = flock()
+        request.l_type = Int16(exclusive ? F_WRLCK : F_RDLCK)
+        request.l_whence = Int16(SEEK_SET)
+        request.l_start = 0
+        request.l_len = 0
+        return request
+    }
+
     /// Nanoseconds on a clock that never goes backwards and keeps counting while
     /// the device sleeps; it restarts at boot, so it is only comparable with
     /// readings taken under the same ``bootIdentifier()``.

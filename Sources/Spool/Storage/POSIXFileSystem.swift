@@ -72,21 +72,65 @@ struct POSIXFileSystem: FileSystem {
         if result != 0 { throw SpoolError.system("fsync directory", errno: result, path: path) }
     }
 
+    /// Locks the directory for this process with a registry, and against other
+    /// processes with a POSIX record lock (`fcntl(F_SETLK)`) on its `LOCK` file.
+    ///
+    /// Record locks belong to the process and, unlike `flock`, are not inherited
+    /// by a child between `fork` and `exec`: an app that starts a process while a
+    /// queue is open cannot make a later open of that queue fail. Because they
+    /// belong to the process, they cannot tell two opens in one process apart, so
+    /// the registry does that.
     func lockDirectory(at path: String, exclusive: Bool) throws -> any DirectoryLock {
+        var info = stat()
+        if stat(path, &info) != 0 { throw SpoolError.system("stat", errno: errno, path: path) }
+        let key = ProcessDirectoryLocks.Key(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+        guard ProcessDirectoryLocks.acquire(key, exclusive: exclusive) else {
+            throw SpoolError(.locked, "the queue is already open in this process", path: path,
+                             errno: EWOULDBLOCK, operation: "lock")
+        }
         let lockPath = path + "/" + QueueDirectoryLayout.lockFileName
         let fd = retryingOnInterrupt { open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600) }
-        guard fd >= 0 else { throw SpoolError.system("open lock file", errno: errno, path: lockPath) }
-        let operation = (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB
-        if retryingOnInterrupt({ flock(fd, operation) }) != 0 {
+        guard fd >= 0 else {
+            let code = errno
+            ProcessDirectoryLocks.release(key)
+            throw SpoolError.system("open lock file", errno: code, path: lockPath)
+        }
+        var request = Platform.wholeFileLock(exclusive: exclusive)
+        if retryingOnInterrupt({ fcntl(fd, F_SETLK, &request) }) != 0 {
             let code = errno
             _ = systemClose(fd)
-            if code == EWOULDBLOCK {
-                throw SpoolError(.locked, "the queue is open elsewhere (in this process or another)",
-                                 path: path, errno: code, operation: "flock")
+            ProcessDirectoryLocks.release(key)
+            if code == EAGAIN || code == EACCES {
+                throw SpoolError(.locked, "the queue is open in another process", path: path,
+                                 errno: code, operation: "fcntl F_SETLK")
             }
-            throw SpoolError.system("flock", errno: code, path: lockPath)
+            throw SpoolError.system("fcntl F_SETLK", errno: code, path: lockPath)
         }
-        return POSIXDirectoryLock(fd: fd)
+        return POSIXDirectoryLock(fd: fd, key: key)
+    }
+}
+
+/// The queue directories this process has open, so that a second open in the
+/// same process fails as one in another process does.
+enum ProcessDirectoryLocks {
+    struct Key: Hashable { var device: UInt64; var inode: UInt64 }
+    /// Holders per directory: −1 for one exclusive holder, otherwise the number of shared ones.
+    private static let holders = Locked<[Key: Int]>([:])
+
+    static func acquire(_ key: Key, exclusive: Bool) -> Bool {
+        holders.withLock { table in
+            let current = table[key] ?? 0
+            if current == -1 || (exclusive && current > 0) { return false }
+            table[key] = exclusive ? -1 : current + 1
+            return true
+        }
+    }
+
+    static func release(_ key: Key) {
+        holders.withLock { table in
+            let current = table[key] ?? 0
+            table[key] = (current == -1 || current <= 1) ? nil : current - 1
+        }
     }
 }
 
@@ -183,14 +227,23 @@ final class POSIXFile: StorageFile, @unchecked Sendable {
 
 /// An `flock` held on a queue directory's lock file.
 final class POSIXDirectoryLock: DirectoryLock, @unchecked Sendable {
-    // @unchecked: the descriptor is guarded by `Locked`.
+    // @unchecked: the descriptor is guarded by `Locked`; the key is immutable.
     private let descriptor: Locked<Int32>
-    init(fd: Int32) { descriptor = Locked(fd) }
+    private let key: ProcessDirectoryLocks.Key
+    init(fd: Int32, key: ProcessDirectoryLocks.Key) {
+        descriptor = Locked(fd)
+        self.key = key
+    }
     deinit { release() }
+    /// Closing the descriptor drops the record lock; then the registry entry goes.
     func release() {
-        descriptor.withLock { fd in
-            if fd >= 0 { _ = systemClose(fd); fd = -1 }
+        let released = descriptor.withLock { fd -> Bool in
+            guard fd >= 0 else { return false }
+            _ = systemClose(fd)
+            fd = -1
+            return true
         }
+        if released { ProcessDirectoryLocks.release(key) }
     }
 }
 

@@ -1,0 +1,140 @@
+import Foundation
+@testable import Spool
+
+/// A small reference model of the queue's semantics, written independently of
+/// the engine: what each acknowledged operation must do to the jobs.
+struct QueueModel: Equatable {
+    struct ModelJob: Equatable {
+        var id: String
+        var kind: String
+        var state: JobState
+        var attempts: Int
+        var maxAttempts: Int
+        var priority: Int
+        var runAt: Int64
+        var nextRetryAt: Int64?
+        var uniqueKey: String?
+        var lastError: String?
+        var payload: [UInt8]
+        var sequence: Int
+
+        var dueAt: Int64 { max(runAt, nextRetryAt ?? runAt) }
+    }
+
+    static let delays: [Int64] = [1_000, 3_000]   // the policy the simulations use: table [1, 3] s
+    static let defaultMaxAttempts = 3
+
+    private(set) var jobs: [String: ModelJob] = [:]
+    private var nextSequence = 0
+
+    /// The unfinished job holding `key`.
+    func holder(of key: String) -> String? {
+        jobs.values.first { $0.uniqueKey == key && !$0.state.isFinished }?.id
+    }
+
+    /// Enqueue; returns the id the call returns.
+    mutating func enqueue(id: String, kind: String, payload: [UInt8], priority: Int, runAt: Int64,
+                          maxAttempts: Int?, uniqueKey: String?, policy: UniquePolicy, now: Int64) -> String {
+        if let key = uniqueKey, let holder = holder(of: key) {
+            if policy == .keep { return holder }
+            jobs[holder]!.state = .cancelled
+            jobs[holder]!.nextRetryAt = nil
+        }
+        nextSequence += 1
+        jobs[id] = ModelJob(id: id, kind: kind, state: .enqueued, attempts: 0,
+                            maxAttempts: maxAttempts ?? Self.defaultMaxAttempts, priority: priority, runAt: runAt,
+                            nextRetryAt: nil, uniqueKey: uniqueKey, lastError: nil, payload: payload, sequence: nextSequence)
+        return id
+    }
+
+    /// The job a claim at `now` takes: highest priority, then earliest due, then earliest enqueued.
+    func bestReady(now: Int64) -> String? {
+        jobs.values.filter { $0.state == .enqueued && $0.dueAt <= now }
+            .min { a, b in
+                if a.priority != b.priority { return a.priority > b.priority }
+                if a.dueAt != b.dueAt { return a.dueAt < b.dueAt }
+                return a.sequence < b.sequence
+            }?.id
+    }
+
+    mutating func claim(now: Int64) -> String? {
+        guard let id = bestReady(now: now) else { return nil }
+        jobs[id]!.state = .running
+        jobs[id]!.attempts += 1
+        jobs[id]!.nextRetryAt = nil
+        return id
+    }
+
+    mutating func complete(_ id: String) { jobs[id]!.state = .succeeded }
+
+    mutating func fail(_ id: String, error: String, terminal: Bool, now: Int64) {
+        var job = jobs[id]!
+        job.lastError = error
+        if terminal || job.attempts >= job.maxAttempts {
+            job.state = .failed
+            job.nextRetryAt = nil
+        } else {
+            job.state = .enqueued
+            job.nextRetryAt = now + Self.delays[min(job.attempts, Self.delays.count) - 1]
+        }
+        jobs[id] = job
+    }
+
+    /// Whether cancel is accepted (enqueued, running, or already cancelled).
+    func canCancel(_ id: String) -> Bool {
+        guard let job = jobs[id] else { return false }
+        return [.enqueued, .running, .cancelled].contains(job.state)
+    }
+
+    mutating func cancel(_ id: String) {
+        jobs[id]!.state = .cancelled
+        jobs[id]!.nextRetryAt = nil
+    }
+
+    func canRetry(_ id: String) -> Bool {
+        guard let job = jobs[id], [.enqueued, .failed, .cancelled].contains(job.state) else { return false }
+        if let key = job.uniqueKey, let holder = holder(of: key), holder != id { return false }
+        return true
+    }
+
+    mutating func retry(_ id: String, now: Int64) {
+        jobs[id]!.state = .enqueued
+        jobs[id]!.attempts = 0
+        jobs[id]!.nextRetryAt = nil
+        jobs[id]!.runAt = now
+    }
+
+    func canReschedule(_ id: String) -> Bool { jobs[id]?.state == .enqueued }
+
+    mutating func reschedule(_ id: String, runAt: Int64) {
+        jobs[id]!.runAt = runAt
+        jobs[id]!.nextRetryAt = nil
+    }
+
+    mutating func delete(_ id: String) { jobs[id] = nil }
+
+    /// Differences between the model and a queue's jobs and payloads; empty when they agree.
+    func differences(from queue: JobQueue) throws -> [String] {
+        var problems: [String] = []
+        let actual = try queue.jobs()
+        let byID = Dictionary(uniqueKeysWithValues: actual.map { ($0.id.rawValue, $0) })
+        for id in Set(byID.keys).union(jobs.keys).sorted() {
+            guard let expected = jobs[id] else { problems.append("\(id): present, not in the model"); continue }
+            guard let job = byID[id] else { problems.append("\(id): missing (model: \(expected.state))"); continue }
+            func check<T: Equatable>(_ name: String, _ a: T, _ b: T) {
+                if a != b { problems.append("\(id).\(name): queue \(a), model \(b)") }
+            }
+            check("state", job.state, expected.state)
+            check("attempts", job.attempts, expected.attempts)
+            check("maxAttempts", job.maxAttempts, expected.maxAttempts)
+            check("priority", job.priority, expected.priority)
+            check("runAt", Millis.from(job.runAt), expected.runAt)
+            check("nextRetryAt", job.nextRetryAt.map(Millis.from), expected.nextRetryAt)
+            check("uniqueKey", job.uniqueKey, expected.uniqueKey)
+            check("lastError", job.lastError, expected.lastError)
+            check("kind", job.kind, expected.kind)
+            check("payload", Array(try queue.payload(of: job.id)), expected.payload)
+        }
+        return problems
+    }
+}

@@ -1,0 +1,364 @@
+import Foundation
+@testable import Spool
+
+/// A file system in memory that knows what is durable, for simulated power loss.
+///
+/// Per file it keeps the durable bytes and the list of changes not yet synced
+/// (writes, size changes); per directory, which entries are durable. A crash
+/// image (``crashImage(_:)``) keeps everything durable, any chosen subset of each
+/// file's unsynced changes (in order), and may tear the last surviving write:
+/// cut at a byte, or at a 512-byte sector boundary with the later sectors
+/// present and the earlier ones not. Creations, renames and removals survive
+/// only if the directory was synced after them.
+///
+/// Every mutating call is an I/O step. ``crash(atStep:)`` makes the disk fail
+/// that step and every later one with `EIO`, as a machine that lost power would
+/// never complete them; ``inject(_:)`` makes a step fail with a chosen errno
+/// without crashing.
+final class SimulatedDisk: FileSystem, @unchecked Sendable {
+    // @unchecked: every stored property is guarded by `lock`.
+
+    enum Change: Equatable {
+        case write(offset: Int, bytes: [UInt8])
+        case resize(Int)
+    }
+
+    final class Inode {
+        var durable: [UInt8]
+        var pending: [Change] = []
+        var current: [UInt8]
+        init(_ bytes: [UInt8] = []) { durable = bytes; current = bytes }
+    }
+
+    /// A failure to inject at the next matching step.
+    enum Fault: Equatable { case write(Int32), shortWrite(Int32), sync(Int32) }
+
+    private let lock = NSLock()
+    private var entries: [String: Inode] = [:]
+    private var durableEntries: [String: Inode] = [:]
+    private var directories: Set<String> = ["/"]
+    private var durableDirectories: Set<String> = ["/"]
+    private var locks: [String: Int] = [:]   // path → holders (−1: exclusive)
+    private var faults: [Fault] = []
+
+    /// I/O steps taken so far.
+    private(set) var steps = 0
+    private var crashStep: Int?
+    private(set) var hasCrashed = false
+
+    init() {}
+
+    // MARK: Control
+
+    /// Fails step `step` (1-based) and every later step with EIO.
+    func crash(atStep step: Int?) { lock.withLock { crashStep = step } }
+
+    func inject(_ fault: Fault) { lock.withLock { faults.append(fault) } }
+
+    /// Faults injected and not yet hit.
+    var pendingFaults: Int { lock.withLock { faults.count } }
+
+    func clearFaults() { lock.withLock { faults = [] } }
+
+    /// Counts one I/O step; throws when the machine has "lost power".
+    private func step(_ operation: String, _ path: String) throws {
+        steps += 1
+        if let crashStep, steps >= crashStep { hasCrashed = true }
+        if hasCrashed { throw SpoolError.system(operation + " (power lost)", errno: EIO, path: path) }
+    }
+
+    /// How many unsynced changes each file has, by path (durable name or not).
+    var pendingChanges: [(path: String, changes: [Change])] {
+        lock.withLock {
+            entries.keys.sorted().compactMap { path in
+                let changes = entries[path]!.pending
+                return changes.isEmpty ? nil : (path, changes)
+            }
+        }
+    }
+
+    /// How the unsynced changes of one file fare in a crash.
+    struct Survival: Equatable, CustomStringConvertible {
+        /// Bit i set: change i survives.
+        var mask: UInt64
+        /// How the last surviving write is torn.
+        var tear: Tear
+
+        enum Tear: Equatable {
+            case none
+            /// Only the first `count` bytes of the write arrived.
+            case prefix(Int)
+            /// Bytes from sector boundary `from` (relative to the write) on arrived; earlier ones did not.
+            case laterSectors(from: Int)
+        }
+
+        var description: String { "mask \(String(mask, radix: 2)) tear \(tear)" }
+        static let nothing = Survival(mask: 0, tear: .none)
+    }
+
+    /// The disk as it would be after power loss now, with `survival` per file path
+    /// (files not named lose every unsynced change).
+    func crashImage(_ survival: [String: Survival] = [:]) -> SimulatedDisk {
+        lock.withLock {
+            let image = SimulatedDisk()
+            image.directories = durableDirectories
+            image.durableDirectories = durableDirectories
+            var copies: [ObjectIdentifier: Inode] = [:]
+            for (path, inode) in durableEntries {
+                if copies[ObjectIdentifier(inode)] == nil {
+                    let currentPath = entries.first(where: { $0.value === inode })?.key ?? path
+                    copies[ObjectIdentifier(inode)] = Inode(Self.survivingBytes(inode, survival[currentPath] ?? .nothing))
+                }
+                image.entries[path] = copies[ObjectIdentifier(inode)]
+                image.durableEntries[path] = copies[ObjectIdentifier(inode)]
+            }
+            return image
+        }
+    }
+
+    private static func survivingBytes(_ inode: Inode, _ survival: Survival) -> [UInt8] {
+        var bytes = inode.durable
+        let chosen = inode.pending.indices.filter { $0 < 64 && survival.mask & (1 << UInt64($0)) != 0 }
+        for (position, index) in chosen.enumerated() {
+            let isLast = position == chosen.count - 1
+            switch inode.pending[index] {
+            case .resize(let size):
+                resize(&bytes, to: size)
+            case .write(let offset, let data):
+                var range = 0..<data.count
+                if isLast {
+                    switch survival.tear {
+                    case .none: break
+                    case .prefix(let count): range = 0..<min(count, data.count)
+                    case .laterSectors(let from): range = min(from, data.count)..<data.count
+                    }
+                }
+                if case .laterSectors = survival.tear, isLast, offset + data.count > bytes.count {
+                    // The sectors before arrived as nothing: the file still ends where the write ends.
+                    resize(&bytes, to: offset + range.lowerBound)
+                }
+                write(&bytes, Array(data[range]), at: offset + range.lowerBound)
+            }
+        }
+        return bytes
+    }
+
+    private static func resize(_ bytes: inout [UInt8], to size: Int) {
+        if size < bytes.count { bytes.removeSubrange(size...) } else { bytes += [UInt8](repeating: 0, count: size - bytes.count) }
+    }
+
+    private static func write(_ bytes: inout [UInt8], _ data: [UInt8], at offset: Int) {
+        if offset + data.count > bytes.count { resize(&bytes, to: offset + data.count) }
+        bytes.replaceSubrange(offset..<(offset + data.count), with: data)
+    }
+
+    // MARK: Direct access for tests
+
+    func contents(of path: String) -> [UInt8]? { lock.withLock { entries[path]?.current } }
+
+    /// Replaces a file's bytes, durably (for damage tests).
+    func setContents(of path: String, _ bytes: [UInt8]) {
+        lock.withLock {
+            let inode = entries[path] ?? Inode()
+            inode.durable = bytes
+            inode.current = bytes
+            inode.pending = []
+            entries[path] = inode
+            durableEntries[path] = inode
+        }
+    }
+
+    // MARK: FileSystem
+
+    private func parent(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return "/" }
+        return String(path[..<slash])
+    }
+
+    func entryKind(at path: String) throws -> FileEntryKind? {
+        lock.withLock {
+            if directories.contains(path) { return .directory }
+            return entries[path] == nil ? nil : .file
+        }
+    }
+
+    func createDirectory(at path: String) throws {
+        try lock.withLock {
+            try step("mkdir", path)
+            guard directories.contains(parent(of: path)) else { throw SpoolError.system("mkdir", errno: ENOENT, path: path) }
+            guard !directories.contains(path), entries[path] == nil else { throw SpoolError.system("mkdir", errno: EEXIST, path: path) }
+            directories.insert(path)
+        }
+    }
+
+    func contentsOfDirectory(at path: String) throws -> [String] {
+        try lock.withLock {
+            guard directories.contains(path) else { throw SpoolError.system("opendir", errno: ENOENT, path: path) }
+            let prefix = path == "/" ? "/" : path + "/"
+            let names = (Array(entries.keys) + Array(directories)).filter { $0.hasPrefix(prefix) && $0 != path }
+                .map { String($0.dropFirst(prefix.count)) }.filter { !$0.contains("/") }
+            return names
+        }
+    }
+
+    func openFile(at path: String, mode: FileOpenMode) throws -> any StorageFile {
+        try lock.withLock {
+            switch mode {
+            case .readOnly, .readWrite:
+                guard let inode = entries[path] else { throw SpoolError.system("open", errno: ENOENT, path: path) }
+                return SimulatedFile(disk: self, inode: inode, path: path)
+            case .createNew:
+                try step("open O_CREAT", path)
+                guard directories.contains(parent(of: path)) else { throw SpoolError.system("open", errno: ENOENT, path: path) }
+                guard entries[path] == nil else { throw SpoolError.system("open", errno: EEXIST, path: path) }
+                let inode = Inode()
+                entries[path] = inode
+                return SimulatedFile(disk: self, inode: inode, path: path)
+            }
+        }
+    }
+
+    func rename(from source: String, to destination: String) throws {
+        try lock.withLock {
+            try step("rename", source)
+            guard let inode = entries[source] else { throw SpoolError.system("rename", errno: ENOENT, path: source) }
+            entries[source] = nil
+            entries[destination] = inode
+        }
+    }
+
+    func removeFile(at path: String) throws {
+        try lock.withLock {
+            try step("unlink", path)
+            guard entries.removeValue(forKey: path) != nil else { throw SpoolError.system("unlink", errno: ENOENT, path: path) }
+        }
+    }
+
+    func syncDirectory(at path: String) throws {
+        try lock.withLock {
+            try step("fsync directory", path)
+            for child in directories where parent(of: child) == path && child != path { durableDirectories.insert(child) }
+            for child in durableDirectories where parent(of: child) == path && child != path && !directories.contains(child) {
+                durableDirectories.remove(child)
+            }
+            for (child, inode) in entries where parent(of: child) == path { durableEntries[child] = inode }
+            for child in durableEntries.keys where parent(of: child) == path && entries[child] == nil {
+                durableEntries[child] = nil
+            }
+        }
+    }
+
+    func lockDirectory(at path: String, exclusive: Bool) throws -> any DirectoryLock {
+        try lock.withLock {
+            let holders = locks[path] ?? 0
+            if holders == -1 || (exclusive && holders > 0) {
+                throw SpoolError(.locked, "the queue is open elsewhere", path: path, errno: EWOULDBLOCK, operation: "flock")
+            }
+            locks[path] = exclusive ? -1 : holders + 1
+            return SimulatedLock { [weak self] in
+                self?.lock.withLock {
+                    let count = self?.locks[path] ?? 0
+                    self?.locks[path] = (count == -1 || count == 1) ? nil : count - 1
+                }
+            }
+        }
+    }
+
+    // MARK: File operations (called by SimulatedFile)
+
+    fileprivate func read(_ inode: Inode, at offset: Int64, count: Int) -> [UInt8] {
+        lock.withLock {
+            let start = min(Int(offset), inode.current.count)
+            return Array(inode.current[start..<min(start + count, inode.current.count)])
+        }
+    }
+
+    fileprivate func write(_ inode: Inode, _ bytes: [UInt8], at offset: Int64, path: String) throws {
+        try lock.withLock {
+            try step("pwrite", path)
+            var data = bytes
+            var failure: SpoolError?
+            if let index = faults.firstIndex(where: { if case .sync = $0 { return false } else { return true } }) {
+                let taken = faults.remove(at: index)
+                switch taken {
+                case .write(let code): throw SpoolError.system("pwrite", errno: code, path: path, offset: offset)
+                case .shortWrite(let code):
+                    data = Array(bytes.prefix(bytes.count / 2))
+                    failure = SpoolError.system("pwrite", errno: code, path: path, offset: offset + Int64(data.count))
+                case .sync: break
+                }
+            }
+            inode.pending.append(.write(offset: Int(offset), bytes: data))
+            Self.write(&inode.current, data, at: Int(offset))
+            if let failure { throw failure }
+        }
+    }
+
+    fileprivate func resize(_ inode: Inode, to size: Int64, path: String, operation: String) throws {
+        try lock.withLock {
+            try step(operation, path)
+            inode.pending.append(.resize(Int(size)))
+            Self.resize(&inode.current, to: Int(size))
+        }
+    }
+
+    fileprivate func sync(_ inode: Inode, path: String) throws {
+        try lock.withLock {
+            try step("fdatasync", path)
+            if let index = faults.firstIndex(where: { if case .sync = $0 { return true } else { return false } }),
+               case .sync(let code) = faults.remove(at: index) {
+                // The kernel may have dropped the dirty pages: what survives is unknown, so keep them pending.
+                throw SpoolError.system("fdatasync", errno: code, path: path)
+            }
+            inode.durable = inode.current
+            inode.pending = []
+        }
+    }
+
+    fileprivate func size(_ inode: Inode) -> Int64 { lock.withLock { Int64(inode.current.count) } }
+}
+
+/// An open file on a ``SimulatedDisk``.
+final class SimulatedFile: StorageFile, @unchecked Sendable {
+    // @unchecked: all state lives in the disk, behind its lock.
+    let disk: SimulatedDisk
+    let inode: SimulatedDisk.Inode
+    let path: String
+    init(disk: SimulatedDisk, inode: SimulatedDisk.Inode, path: String) {
+        self.disk = disk
+        self.inode = inode
+        self.path = path
+    }
+    func read(at offset: Int64, count: Int) throws -> [UInt8] { disk.read(inode, at: offset, count: count) }
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws {
+        try disk.write(inode, Array(bytes), at: offset, path: path)
+    }
+    func size() throws -> Int64 { disk.size(inode) }
+    func sync() throws { try disk.sync(inode, path: path) }
+    func truncate(to size: Int64) throws { try disk.resize(inode, to: size, path: path, operation: "ftruncate") }
+    func preallocate(offset: Int64, length: Int64) throws {
+        let end = offset + length
+        if end > disk.size(inode) { try disk.resize(inode, to: end, path: path, operation: "fallocate") }
+    }
+    func close() {}
+}
+
+final class SimulatedLock: DirectoryLock, @unchecked Sendable {
+    // @unchecked: `release` runs its closure once, guarded by `released`.
+    private let onRelease: () -> Void
+    private let released = Locked(false)
+    init(_ onRelease: @escaping () -> Void) { self.onRelease = onRelease }
+    func release() {
+        let first = released.withLock { done -> Bool in defer { done = true }; return !done }
+        if first { onRelease() }
+    }
+    deinit { release() }
+}
+
+extension NSLock {
+    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        lock()
+        defer { unlock() }
+        return try body()
+    }
+}

@@ -1,0 +1,331 @@
+import Foundation
+import Testing
+@_spi(Benchmarks) @testable import Spool
+
+/// One operation of a simulated workload.
+enum WorkloadOp: CustomStringConvertible, Sendable {
+    case enqueue(id: String, priority: Int, delay: Int64, maxAttempts: Int?, key: String?, policy: UniquePolicy)
+    case claim
+    case complete(pick: Int)
+    case fail(pick: Int, terminal: Bool)
+    case cancel(pick: Int)
+    case retry(pick: Int)
+    case reschedule(pick: Int, delay: Int64)
+    case delete(pick: Int)
+    case advance(Int64)
+    case reopen
+
+    var description: String {
+        switch self {
+        case .enqueue(let id, let priority, let delay, let max, let key, let policy):
+            return "enqueue \(id) p\(priority) +\(delay)ms max \(max.map(String.init) ?? "-") key \(key ?? "-") \(policy)"
+        case .claim: return "claim"
+        case .complete(let pick): return "complete #\(pick)"
+        case .fail(let pick, let terminal): return "fail #\(pick)\(terminal ? " terminal" : "")"
+        case .cancel(let pick): return "cancel #\(pick)"
+        case .retry(let pick): return "retry #\(pick)"
+        case .reschedule(let pick, let delay): return "reschedule #\(pick) +\(delay)ms"
+        case .delete(let pick): return "delete #\(pick)"
+        case .advance(let ms): return "advance \(ms)ms"
+        case .reopen: return "reopen"
+        }
+    }
+
+    /// A seeded random workload of `count` operations.
+    static func random(count: Int, using generator: inout SeededGenerator, firstID: Int = 0) -> [WorkloadOp] {
+        var ops: [WorkloadOp] = []
+        var nextID = firstID
+        for _ in 0..<count {
+            let roll = Int.random(in: 0..<100, using: &generator)
+            let pick = Int.random(in: 0..<1000, using: &generator)
+            switch roll {
+            case 0..<30:
+                let key: String? = Int.random(in: 0..<3, using: &generator) == 0 ? "key-\(pick % 3)" : nil
+                ops.append(.enqueue(id: "j\(nextID)", priority: pick % 3 - 1, delay: Int64(pick % 4) * 500,
+                                    maxAttempts: pick % 5 == 0 ? 1 : nil, key: key,
+                                    policy: pick % 2 == 0 ? .keep : .replace))
+                nextID += 1
+            case 30..<48: ops.append(.claim)
+            case 48..<60: ops.append(.complete(pick: pick))
+            case 60..<72: ops.append(.fail(pick: pick, terminal: pick % 4 == 0))
+            case 72..<77: ops.append(.cancel(pick: pick))
+            case 77..<82: ops.append(.retry(pick: pick))
+            case 82..<85: ops.append(.reschedule(pick: pick, delay: Int64(pick % 3) * 1000))
+            case 85..<87: ops.append(.delete(pick: pick))
+            case 87..<97: ops.append(.advance(Int64(1 + pick % 4) * 500))
+            default: ops.append(.reopen)
+            }
+        }
+        return ops
+    }
+}
+
+/// A workload running against a queue on a ``SimulatedDisk`` and against the
+/// ``QueueModel`` side by side, able to crash the disk and check the recovery.
+final class SimulationRun {
+    static let directory = "/queue"
+    private(set) var disk: SimulatedDisk
+    let clock = ManualClock()
+    private(set) var queue: JobQueue?
+    private(set) var model = QueueModel()
+    /// The leases this run holds, by job id.
+    private var leases: [String: Lease] = [:]
+    /// Every id enqueued so far, for picking targets.
+    private var ids: [String] = []
+    /// What went wrong; empty while model and queue agree.
+    private(set) var violations: [String] = []
+    /// Crash states recovered and checked.
+    private(set) var statesChecked = 0
+    /// Set while an injected fault may fail the next operation.
+    var faultInjected = false
+    /// The error the last operation threw, for reports.
+    private(set) var lastError: (any Error)?
+
+    init(disk: SimulatedDisk = SimulatedDisk()) { self.disk = disk }
+
+    /// Starts from another run's acknowledged state (for replaying its crash).
+    func adopt(model: QueueModel) { self.model = model }
+
+    var configuration: Configuration {
+        var configuration = Configuration()
+        configuration.clock = clock
+        configuration.fileSystem = disk
+        configuration.retryPolicy = .table([1, 3], maxAttempts: QueueModel.defaultMaxAttempts)
+        configuration.leaseDuration = 100_000_000
+        // Small chunks: the log still grows by preallocation, and crash images stay small.
+        configuration.preallocationChunk = 4096
+        // Leases never expire in a simulation, so a recovered running job must still be running.
+        configuration.runningJobsAtOpen = .keepUnexpiredLeases
+        return configuration
+    }
+
+    private var now: Int64 { Millis.from(clock.now()) }
+
+    /// Opens the queue; a crash during open leaves it closed.
+    func open() {
+        do {
+            queue = try JobQueue(directory: Self.directory, configuration: configuration)
+        } catch {
+            queue = nil
+            if !disk.hasCrashed && !faultInjected { violations.append("open failed without a crash: \(error)") }
+        }
+    }
+
+    /// Runs one operation. Returns the model states the disk may hold if the
+    /// machine crashed during it (the model before, and after when it would have been accepted).
+    @discardableResult
+    func perform(_ op: WorkloadOp) -> [QueueModel] {
+        guard let queue else { return [model] }
+        lastError = nil
+        var next = model
+        var accepted = true
+        let before = model
+        do {
+            switch op {
+            case .enqueue(let id, let priority, let delay, let maxAttempts, let key, let policy):
+                let payload = Array("payload of \(id)".utf8)
+                let expected = next.enqueue(id: id, kind: "k", payload: payload, priority: priority, runAt: now + delay,
+                                            maxAttempts: maxAttempts, uniqueKey: key, policy: policy, now: now)
+                let returned = try queue.enqueue(NewJob(kind: "k", payload: Data(payload), id: JobID(id), priority: priority,
+                                                        delay: Double(delay) / 1000, maxAttempts: maxAttempts,
+                                                        uniqueKey: key, uniquePolicy: policy))
+                if returned.rawValue != expected { violations.append("\(op): returned \(returned), model \(expected)") }
+                if expected == id { ids.append(id) }
+                if policy == .replace, let key, let holder = before.holder(of: key) { leases[holder] = nil }
+            case .claim:
+                let expected = next.claim(now: now)
+                let lease = try queue.claim()
+                if lease?.job.id.rawValue != expected {
+                    violations.append("claim: took \(lease?.job.id.rawValue ?? "nothing"), model \(expected ?? "nothing")")
+                }
+                if let lease { leases[lease.job.id.rawValue] = lease }
+            case .complete(let pick), .fail(let pick, _):
+                let held = leases.keys.sorted()
+                guard !held.isEmpty else { return [model] }
+                let id = held[pick % held.count]
+                let lease = leases[id]!
+                accepted = next.jobs[id]?.state == .running
+                if case .fail(_, let terminal) = op {
+                    if accepted { next.fail(id, error: "e", terminal: terminal, now: now) }
+                    leases[id] = nil
+                    try queue.fail(lease, error: "e", terminal: terminal)
+                } else {
+                    if accepted { next.complete(id) }
+                    leases[id] = nil
+                    try queue.complete(lease)
+                }
+            case .cancel(let pick):
+                guard let id = pickID(pick) else { return [model] }
+                accepted = next.canCancel(id)
+                if accepted { next.cancel(id) }
+                leases[id] = nil
+                try queue.cancel(JobID(id))
+            case .retry(let pick):
+                guard let id = pickID(pick) else { return [model] }
+                accepted = next.canRetry(id)
+                if accepted { next.retry(id, now: now) }
+                try queue.retry(JobID(id))
+            case .reschedule(let pick, let delay):
+                guard let id = pickID(pick) else { return [model] }
+                accepted = next.canReschedule(id)
+                if accepted { next.reschedule(id, runAt: now + delay) }
+                try queue.reschedule(JobID(id), runAt: Millis.date(now + delay))
+            case .delete(let pick):
+                guard let id = pickID(pick) else { return [model] }
+                accepted = next.jobs[id] != nil
+                if accepted { next.delete(id) }
+                leases[id] = nil
+                try queue.delete(JobID(id))
+            case .advance(let ms):
+                clock.advance(by: Double(ms) / 1000)
+            case .reopen:
+                do {
+                    try queue.close()
+                } catch where faultInjected && !disk.hasCrashed {
+                    // An injected failure while closing: the queue is closed all the same.
+                    faultInjected = false
+                    disk.clearFaults()
+                }
+                self.queue = nil
+                open()
+                if self.queue != nil { compare("reopen") }
+                return [model]
+            }
+            if !accepted { violations.append("\(op): accepted, the model refuses it") }
+            model = next
+            return [model]
+        } catch let error as SpoolError where disk.hasCrashed || error.code == .needsReopen
+                    || (faultInjected && (error.code == .ioFailure || error.code == .diskFull)) {
+            lastError = error
+            return accepted ? [before, next] : [before]
+        } catch {
+            if accepted { violations.append("\(op): refused (\(error)), the model accepts it") }
+            return [model]
+        }
+    }
+
+    private func pickID(_ pick: Int) -> String? {
+        ids.isEmpty ? nil : ids[pick % ids.count]
+    }
+
+    /// Compares the open queue with the model.
+    private func compare(_ context: String) {
+        guard let queue else { return }
+        do {
+            let problems = try model.differences(from: queue)
+            if !problems.isEmpty { violations.append("\(context): " + problems.joined(separator: "; ")) }
+        } catch {
+            violations.append("\(context): reading the queue failed: \(error)")
+        }
+    }
+
+    /// Replaces the disk with its crash image, reopens, and checks that the queue
+    /// shows one of `candidates` (the states allowed by what was acknowledged).
+    func crashAndRecover(candidates: [QueueModel], survival: [String: SimulatedDisk.Survival], crashDuringOpenAt: Int? = nil,
+                         context: @autoclosure () -> String) {
+        queue = nil
+        faultInjected = false
+        disk = disk.crashImage(survival)
+        if let step = crashDuringOpenAt { disk.crash(atStep: step) }
+        open()
+        statesChecked += 1
+        if queue == nil {
+            if disk.hasCrashed {
+                // A second crash during recovery: recover again from that.
+                crashAndRecover(candidates: candidates, survival: [:], context: context() + ", crashed again during open")
+                return
+            }
+            violations.append("\(context()): the queue did not open")
+            return
+        }
+        disk.crash(atStep: nil)
+        var matched: QueueModel?
+        var report: [String] = []
+        for candidate in candidates {
+            guard let problems = try? candidate.differences(from: queue!) else { continue }
+            if problems.isEmpty { matched = candidate; break }
+            report.append(problems.joined(separator: "; "))
+        }
+        guard let state = matched else {
+            violations.append("\(context()): recovered state matches no acknowledged state: " + report.joined(separator: " | "))
+            return
+        }
+        model = state
+        checkInvariants(queue!.engine.stateSnapshot)
+        leases = leases.filter { model.jobs[$0.key]?.state == .running }
+    }
+
+    /// After an injected write or sync failure: the queue refuses further changes;
+    /// closing and reopening it (no power loss) shows one of `candidates`.
+    func reopenAfterFailure(candidates: [QueueModel], context: @autoclosure () -> String) {
+        if let queue {
+            do {
+                _ = try queue.enqueue(NewJob(kind: "k", id: "refused"))
+                violations.append("\(context()): a poisoned queue accepted a change (the operation threw \(lastError.map { "\($0)" } ?? "nothing"))")
+            } catch let error as SpoolError where error.code == .needsReopen {
+            } catch {
+                violations.append("\(context()): a poisoned queue said \(error), not needsReopen")
+            }
+            try? queue.close()
+        }
+        queue = nil
+        faultInjected = false
+        open()
+        statesChecked += 1
+        guard let queue else { violations.append("\(context()): the queue did not reopen"); return }
+        for candidate in candidates {
+            if let problems = try? candidate.differences(from: queue), problems.isEmpty {
+                model = candidate
+                checkInvariants(queue.engine.stateSnapshot)
+                leases = leases.filter { model.jobs[$0.key]?.state == .running }
+                return
+            }
+        }
+        violations.append("\(context()): after reopening, the state matches no acknowledged state")
+    }
+
+    /// A crash image's recovery with the default open policy: no running job survives it.
+    func checkReclaimingOpen() {
+        let image = disk.crashImage()
+        var configuration = self.configuration
+        configuration.fileSystem = image
+        configuration.runningJobsAtOpen = .reclaim
+        do {
+            let other = try JobQueue(directory: Self.directory, configuration: configuration)
+            let running = try other.jobs(state: .running)
+            if !running.isEmpty { violations.append("running jobs after a reclaiming open: \(running.map(\.id))") }
+            checkInvariants(other.engine.stateSnapshot)
+            try other.close()
+        } catch {
+            violations.append("a reclaiming open failed: \(error)")
+        }
+    }
+
+    func close() { try? queue?.close() }
+}
+
+/// Survival patterns of a file's unsynced changes: every subset when few, and
+/// tears of the last surviving write at several byte cuts and sector boundaries.
+func survivalPatterns(for changes: [SimulatedDisk.Change], limit: Int = 48) -> [SimulatedDisk.Survival] {
+    let count = min(changes.count, 6)
+    var patterns: [SimulatedDisk.Survival] = []
+    for mask in 0..<(UInt64(1) << UInt64(count)) {
+        patterns.append(.init(mask: mask, tear: .none))
+        guard mask != 0 else { continue }
+        let last = Int(63 - mask.leadingZeroBitCount)
+        guard case .write(_, let bytes) = changes[last], bytes.count > 1 else { continue }
+        var cuts = Set([1, LogFormat.frameHeaderSize - 1, LogFormat.frameHeaderSize, LogFormat.frameHeaderSize + 1,
+                        bytes.count / 2, bytes.count - 1])
+        cuts = cuts.filter { $0 > 0 && $0 < bytes.count }
+        for cut in cuts.sorted() { patterns.append(.init(mask: mask, tear: .prefix(cut))) }
+        for sector in stride(from: 512, to: bytes.count, by: 512).prefix(4) {
+            patterns.append(.init(mask: mask, tear: .laterSectors(from: sector)))
+        }
+    }
+    return Array(patterns.prefix(limit))
+}
+
+func randomSurvival(for changes: [SimulatedDisk.Change], using generator: inout SeededGenerator) -> SimulatedDisk.Survival {
+    let patterns = survivalPatterns(for: changes, limit: 200)
+    return patterns[Int.random(in: 0..<patterns.count, using: &generator)]
+}
