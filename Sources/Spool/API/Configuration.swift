@@ -28,6 +28,10 @@ public struct Configuration: Sendable {
     @_spi(Benchmarks)
     public var preallocationChunk: Int64 = LogWriter.defaultPreallocationChunk
 
+    /// The size past which the log rolls over to a new file (`wal-<n+1>.log`),
+    /// between two records; a record is never split. Tests use a small one.
+    var segmentSize: Int64 = 64 << 20
+
     /// The default configuration.
     public init() {}
 

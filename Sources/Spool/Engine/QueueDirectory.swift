@@ -64,6 +64,10 @@ struct QueueDirectory {
                 replay = try LogReplay(directory: path, fileSystem: fileSystem, mode: mode).run()
             }
             guard let last = replay.lastFile else { throw SpoolError(.notAQueue, "no log file", path: path) }
+            // The last file may come from a roll-over whose directory sync failed without a crash (the
+            // queue then refused every write and was reopened): its entry must be durable before any
+            // record written into it is acknowledged.
+            try fileSystem.syncDirectory(at: path)
             let file = try fileSystem.openFile(at: last.path, mode: .readWrite)
             if let torn = replay.tornTailOffset {
                 // This also drops the space reserved after the tail; the writer reserves it again.
@@ -112,12 +116,26 @@ struct QueueDirectory {
 
     /// Creates a log file holding only its header, synced, with its directory entry synced.
     private func createLogFile(sequence: UInt64, instanceID: [UInt8]) throws {
+        try openNewLogFile(sequence: sequence, instanceID: instanceID).close()
+    }
+
+    /// Creates log file `sequence` (`O_EXCL`), writes its header, syncs it, then
+    /// syncs the directory: only then may a record go into it. A crash before the
+    /// header is synced leaves a file that open removes (shorter than a header, or zeroes).
+    ///
+    /// - Returns: The new file, open for reading and writing.
+    func openNewLogFile(sequence: UInt64, instanceID: [UInt8]) throws -> any StorageFile {
         let filePath = path + "/" + QueueDirectoryLayout.logFileName(sequence: sequence)
         let file = try fileSystem.openFile(at: filePath, mode: .createNew)
-        defer { file.close() }
-        try file.write(FileHeader(instanceID: instanceID, sequence: sequence).encoded(), at: 0)
-        try file.sync()
-        try fileSystem.syncDirectory(at: path)
+        do {
+            try file.write(FileHeader(instanceID: instanceID, sequence: sequence).encoded(), at: 0)
+            try file.sync()
+            try fileSystem.syncDirectory(at: path)
+        } catch {
+            file.close()
+            throw error
+        }
+        return file
     }
 
     private func newInstanceID() -> [UInt8] {

@@ -14,18 +14,30 @@ import Foundation
 /// durable before it returns to the caller. Queries read the state under the
 /// lock; they may see a change whose sync is still in progress.
 final class QueueEngine: @unchecked Sendable {
-    // @unchecked: `state` and `isClosed` are guarded by `lock`; the other
-    // stored properties are immutable or thread-safe themselves.
+    // @unchecked: `state` and `isClosed` are guarded by `lock`, `activeWriter`
+    // by `writerLock` (and changed only with `lock` held too); the other stored
+    // properties are immutable or thread-safe themselves.
 
     let path: String
     let configuration: Configuration
-    let writer: LogWriter
+    /// The writer of the active log file. A roll-over replaces it; callers
+    /// waiting for an LSN of the previous file may use either, since the
+    /// previous file's records are all durable before the new writer exists.
+    var writer: LogWriter { writerLock.withLock { activeWriter } }
+    private var activeWriter: LogWriter
+    private let writerLock = Lock()
+    private let directory: QueueDirectory
+    private let instanceID: [UInt8]
+    /// Handles of the files before the active one, for payload reads.
+    let segmentReaders: SegmentReaders
     /// Set during init only; immutable afterwards.
     private(set) var recoveryReport: RecoveryReport
     private let directoryLock: any DirectoryLock
     private let lock = Lock()
     private var state: QueueState
     private var isClosed = false
+    /// Set when a roll-over failed half way; every later write fails with it.
+    private var rollOverFailure: SpoolError?
 
     private var clock: any SpoolClock { configuration.clock }
 
@@ -36,12 +48,18 @@ final class QueueEngine: @unchecked Sendable {
         guard configuration.leaseDuration > 0, configuration.leaseDuration.isFinite else {
             throw SpoolError.invalidArgument("leaseDuration must be positive")
         }
+        guard configuration.segmentSize > Int64(LogFormat.fileHeaderSize) else {
+            throw SpoolError.invalidArgument("segmentSize must be larger than a file header")
+        }
         self.path = path
         self.configuration = configuration
-        let opened = try QueueDirectory(path: path, fileSystem: configuration.fileSystem)
+        directory = QueueDirectory(path: path, fileSystem: configuration.fileSystem)
+        segmentReaders = SegmentReaders(directory: path, fileSystem: configuration.fileSystem)
+        let opened = try directory
             .openForWriting(mode: configuration.recoveryMode, createIfMissing: configuration.createIfMissing,
                             preallocationChunk: configuration.preallocationChunk)
-        writer = opened.writer
+        activeWriter = opened.writer
+        instanceID = opened.replay.instanceID ?? []
         directoryLock = opened.lock
         state = opened.replay.state
         recoveryReport = opened.replay.report
@@ -67,6 +85,8 @@ final class QueueEngine: @unchecked Sendable {
     private func commit(_ operations: [PlannedOperation]) throws -> UInt64 {
         var payloadRanges: [Range<Int>] = []
         let body = TransactionCodec.encode(operations, payloadRanges: &payloadRanges)
+        if activeWriter.appendedEnd >= configuration.segmentSize { try rollOver() }
+        let writer = activeWriter
         let (lsn, bodyOffset) = try writer.append(body)
         var recorded: [Operation] = []
         recorded.reserveCapacity(operations.count)
@@ -96,6 +116,55 @@ final class QueueEngine: @unchecked Sendable {
             }
         }
         return lsn
+    }
+
+    /// Moves the log to a new file, `wal-<n+1>.log`. Call with `lock` held.
+    ///
+    /// It happens here, between two records and under the engine lock that
+    /// every append holds, so no commit group can span two files and no record
+    /// can be appended meanwhile. The old file's records are all made durable
+    /// first, so that only the new (last) file can ever end in a torn group;
+    /// then the new file is created with its header synced and the directory
+    /// synced, before any record goes into it. A crash before that leaves a
+    /// file shorter than its header (or zeroed), which open removes.
+    ///
+    /// - Returns: The sequence number of the new file.
+    @discardableResult
+    func rollOver() throws -> UInt64 {
+        if let rollOverFailure { throw rollOverFailure }
+        let old = activeWriter
+        let lastLSN = try old.retire()
+        let sequence = old.fileSequence + 1
+        let file: any StorageFile
+        do {
+            file = try directory.openNewLogFile(sequence: sequence, instanceID: instanceID)
+        } catch let error as SpoolError {
+            // The old writer refuses appends now and the new file may be half made: only a reopen repairs it.
+            rollOverFailure = SpoolError(.needsReopen, "creating the next log file failed (\(error)); reopen the queue",
+                                         path: error.path, errno: error.errno, operation: error.operation)
+            throw error
+        }
+        let next = LogWriter(file: file, fileSequence: sequence, seed: old.seed, end: Int64(LogFormat.fileHeaderSize),
+                             lastLSN: lastLSN, preallocationChunk: configuration.preallocationChunk)
+        writerLock.withLock { activeWriter = next }
+        return sequence
+    }
+
+    /// Blocks until record `lsn` is durable. The writer is looked up after
+    /// `lsn` was returned, so a roll-over in between cannot send the wait to a
+    /// writer that never held the record.
+    func waitUntilDurable(_ lsn: UInt64) throws {
+        try writer.waitUntilDurable(lsn)
+    }
+
+    /// Suspends until record `lsn` is durable (see the blocking variant).
+    func waitUntilDurable(_ lsn: UInt64) async throws {
+        try await writer.waitUntilDurable(lsn)
+    }
+
+    /// Rolls the log over now, whatever the size of the active file (for tests and compaction).
+    func lockedRollOver() throws {
+        try withOpenState { _ = try rollOver() }
     }
 
     /// Whether `body` decodes to `operations` (the debug check of ``commit(_:)``).
@@ -456,14 +525,20 @@ final class QueueEngine: @unchecked Sendable {
 
     /// Reads a payload from the log (or from the write buffer when it is not written yet).
     func payload(at location: PayloadLocation) throws -> [UInt8] {
-        guard location.fileSequence == writer.fileSequence else {
-            throw SpoolError(.ioFailure, "the payload lies in log file \(location.fileSequence), which is not open",
+        let writer = try withOpenState { activeWriter }
+        let bytes: [UInt8]
+        if location.fileSequence == writer.fileSequence {
+            bytes = try writer.read(at: location.offset, count: Int(location.length))
+        } else if location.fileSequence < writer.fileSequence {
+            bytes = try segmentReaders.read(sequence: location.fileSequence, at: location.offset,
+                                            count: Int(location.length))
+        } else {
+            throw SpoolError(.ioFailure, "the payload lies in log file \(location.fileSequence), after the active one",
                              path: path, offset: location.offset)
         }
-        try withOpenState {}
-        let bytes = try writer.read(at: location.offset, count: Int(location.length))
         guard bytes.count == Int(location.length) else {
-            throw SpoolError(.ioFailure, "the payload is shorter on disk than recorded", path: writer.file.path,
+            throw SpoolError(.ioFailure, "the payload is shorter on disk than recorded",
+                             path: path + "/" + QueueDirectoryLayout.logFileName(sequence: location.fileSequence),
                              offset: location.offset)
         }
         return bytes

@@ -94,6 +94,8 @@ final class SimulationRun {
         configuration.leaseDuration = 100_000_000
         // Small chunks: the log still grows by preallocation, and crash images stay small.
         configuration.preallocationChunk = 4096
+        // Small segments: workloads roll the log over to new files often, so crashes hit roll-overs.
+        configuration.segmentSize = 400
         // Leases never expire in a simulation, so a recovered running job must still be running.
         configuration.runningJobsAtOpen = .keepUnexpiredLeases
         return configuration
@@ -281,7 +283,8 @@ final class SimulationRun {
                 return
             }
         }
-        violations.append("\(context()): after reopening, the state matches no acknowledged state")
+        let detail = candidates.map { ((try? $0.differences(from: queue)) ?? []).joined(separator: "; ") }.joined(separator: " | ")
+        violations.append("\(context()): after reopening, the state matches no acknowledged state: \(detail)")
     }
 
     /// A crash image's recovery with the default open policy: no running job survives it.
