@@ -379,6 +379,29 @@ public final class JobQueue: Sendable {
         QueueCounts(byState: try engine.counts())
     }
 
+    // MARK: Compaction
+
+    /// Rewrites the log as a snapshot of the live jobs, then deletes the log
+    /// files it replaces. Succeeded and cancelled jobs that finished longer ago
+    /// than ``Configuration/retention`` are dropped; every other job is kept
+    /// exactly (state, attempts, deadlines, lease, unique key, last error,
+    /// payload, order). Other calls go on while the snapshot is written.
+    ///
+    /// - Throws: ``SpoolError`` when a write or sync fails; the log is then as
+    ///   it was, or the snapshot is complete and only old files remain to delete
+    ///   (open deletes them).
+    public func compact() throws -> CompactionReport { try engine.compact() }
+
+    /// Rewrites the log as a snapshot of the live jobs (see the blocking variant).
+    public func compact() async throws -> CompactionReport {
+        let engine = self.engine
+        return try await Self.offload { try engine.compact() }
+    }
+
+    /// What the queue's snapshots remember of its past: when it was created and
+    /// how many finished jobs retention dropped. Empty before the first compaction.
+    public var history: QueueHistory { engine.history }
+
     // MARK: Helpers
 
     /// Runs blocking work off the caller's executor.

@@ -53,7 +53,15 @@ struct QueueDirectory {
             if try LogReplay.logFiles(in: path, fileSystem: fileSystem).isEmpty {
                 try createLogFile(sequence: 1, instanceID: newInstanceID())
             }
+            try removeUnfinishedSnapshots()
             var replay = try LogReplay(directory: path, fileSystem: fileSystem, mode: mode).run()
+            if !replay.obsoleteFiles.isEmpty {
+                // The newest snapshot replayed without error: what it replaces is left over from a
+                // compaction that ended before it removed the older files.
+                for obsolete in replay.obsoleteFiles { try fileSystem.removeFile(at: obsolete.path) }
+                try fileSystem.syncDirectory(at: path)
+                replay.obsoleteFiles = []
+            }
             if replay.lastFileCreationTorn, let torn = replay.lastFile {
                 // The crash came before the file's header was synced: nothing in it was acknowledged.
                 try fileSystem.removeFile(at: torn.path)
@@ -87,6 +95,15 @@ struct QueueDirectory {
             lock.release()
             throw error
         }
+    }
+
+    /// Deletes `snap-*.tmp` files: snapshots a compaction did not finish. They were never
+    /// renamed into the log, so nothing reads them.
+    private func removeUnfinishedSnapshots() throws {
+        let unfinished = try fileSystem.contentsOfDirectory(at: path).filter(QueueDirectoryLayout.isSnapshotTemp)
+        guard !unfinished.isEmpty else { return }
+        for name in unfinished { try fileSystem.removeFile(at: path + "/" + name) }
+        try fileSystem.syncDirectory(at: path)
     }
 
     /// Replays without writing anything, under a shared lock (fails while the queue is open for writing).

@@ -36,6 +36,8 @@ final class QueueEngine: @unchecked Sendable {
     private let lock = Lock()
     private var state: QueueState
     private var isClosed = false
+    /// One compaction at a time.
+    private let compactionLock = Lock()
     /// Set when a roll-over failed half way; every later write fails with it.
     private var rollOverFailure: SpoolError?
 
@@ -129,12 +131,14 @@ final class QueueEngine: @unchecked Sendable {
     /// file shorter than its header (or zeroed), which open removes.
     ///
     /// - Returns: The sequence number of the new file.
+    /// - Parameter skipping: File numbers left free between the old file and the new one (1 for a snapshot).
+    /// - Returns: The LSN of the last record in the old file.
     @discardableResult
-    func rollOver() throws -> UInt64 {
+    func rollOver(skipping: UInt64 = 0) throws -> UInt64 {
         if let rollOverFailure { throw rollOverFailure }
         let old = activeWriter
         let lastLSN = try old.retire()
-        let sequence = old.fileSequence + 1
+        let sequence = old.fileSequence + 1 + skipping
         let file: any StorageFile
         do {
             file = try directory.openNewLogFile(sequence: sequence, instanceID: instanceID)
@@ -147,7 +151,7 @@ final class QueueEngine: @unchecked Sendable {
         let next = LogWriter(file: file, fileSequence: sequence, seed: old.seed, end: Int64(LogFormat.fileHeaderSize),
                              lastLSN: lastLSN, preallocationChunk: configuration.preallocationChunk)
         writerLock.withLock { activeWriter = next }
-        return sequence
+        return lastLSN
     }
 
     /// Blocks until record `lsn` is durable. The writer is looked up after
@@ -160,6 +164,70 @@ final class QueueEngine: @unchecked Sendable {
     /// Suspends until record `lsn` is durable (see the blocking variant).
     func waitUntilDurable(_ lsn: UInt64) async throws {
         try await writer.waitUntilDurable(lsn)
+    }
+
+    // MARK: Compaction
+
+    /// Writes the live jobs into a snapshot file and deletes the log files it replaces.
+    ///
+    /// 1. Under the engine lock: succeeded and cancelled jobs past the retention
+    ///    are expired by a record in the active file (n); the writer rolls over to
+    ///    file n+2, leaving n+1 for the snapshot (every record of file n is durable
+    ///    by then); the state is copied (a copy-on-write value) with the last LSN.
+    /// 2. Without the lock, while records go to n+2: the snapshot is written to
+    ///    `snap-<n+1>.tmp`, synced, renamed to `wal-<n+1>.log`, and the directory synced.
+    /// 3. Under the lock: jobs whose payload is unchanged point into the snapshot.
+    /// 4. Files before n+1 are deleted, then the directory synced.
+    ///
+    /// A crash before the rename leaves files up to n and n+2 (one number free),
+    /// which replay reads as before; after it, replay starts at the snapshot, and
+    /// open deletes the older files.
+    func compact() throws -> CompactionReport {
+        try compactionLock.withLock {
+            let now = nowMillis
+            let cutoff = now - Millis.from(seconds: configuration.retention)
+            let (copy, summary, sequence, expired) = try withOpenState { () -> (QueueState, SnapshotSummary, UInt64, Int) in
+                let expiredIDs = state.jobs.values
+                    .filter { ($0.state == .succeeded || $0.state == .cancelled) && ($0.finishedAt ?? .max) <= cutoff }
+                    .sorted { $0.sequence < $1.sequence }.map(\.id)
+                if !expiredIDs.isEmpty { _ = try commit(expiredIDs.map { .other(.expire(id: $0)) }) }
+                let snapshotSequence = activeWriter.fileSequence + 1
+                let lastLSN = try rollOver(skipping: 1)
+                let createdAt = min(state.summary?.createdAt ?? now, state.jobs.values.map(\.createdAt).min() ?? now)
+                let summary = SnapshotSummary(lastLSN: lastLSN, nextSequence: state.nextSequence, createdAt: createdAt,
+                                              expiredJobs: state.expiredJobs)
+                return (state, summary, snapshotSequence, expiredIDs.count)
+            }
+            let replaced = try LogReplay.logFiles(in: path, fileSystem: configuration.fileSystem)
+                .filter { $0.sequence < sequence }
+            var bytesBefore: Int64 = 0
+            for file in replaced {
+                let handle = try configuration.fileSystem.openFile(at: file.path, mode: .readOnly)
+                bytesBefore += try handle.size()
+                handle.close()
+            }
+            let jobs = copy.jobs.values.sorted { $0.sequence < $1.sequence }
+            let writer = SnapshotWriter(directory: path, fileSystem: configuration.fileSystem, instanceID: instanceID,
+                                        sequence: sequence)
+            let outcome = try writer.write(summary: summary, jobs: jobs) { try self.payload(at: $0.payload) }
+            try withOpenState {
+                state.relocatePayloads(outcome.moves)
+                state.adoptSummary(summary)
+            }
+            for file in replaced { try configuration.fileSystem.removeFile(at: file.path) }
+            if !replaced.isEmpty { try configuration.fileSystem.syncDirectory(at: path) }
+            segmentReaders.forget(below: sequence)
+            return CompactionReport(bytesBefore: bytesBefore, bytesAfter: outcome.bytes, recordsWritten: outcome.records,
+                                    jobsWritten: jobs.count, jobsExpired: expired, snapshotFile: sequence)
+        }
+    }
+
+    /// What the snapshots remember of the queue's past.
+    var history: QueueHistory {
+        lock.withLock {
+            QueueHistory(createdAt: state.summary.map { Millis.date($0.createdAt) },
+                         expiredJobs: Int(clamping: state.expiredJobs))
+        }
     }
 
     /// Rolls the log over now, whatever the size of the active file (for tests and compaction).

@@ -26,6 +26,12 @@ enum Operation: Equatable, Sendable {
     /// A lease ended without a result (orphaned at open, or expired).
     /// `nextRetryAt == nil` ends the job failed (its attempts are spent).
     case reclaim(id: String, at: Int64, reason: String, nextRetryAt: Int64?)
+    /// A whole job as a snapshot holds it; its payload lies in the snapshot file.
+    case restore(StoredJob)
+    /// The first operation of a snapshot file: the queue's summary and where the log goes on.
+    case snapshot(SnapshotSummary)
+    /// Compaction drops a finished job past the retention period and counts it in the summary.
+    case expire(id: String)
 
     struct Enqueue: Equatable, Sendable {
         var id: String
@@ -54,8 +60,10 @@ enum Operation: Equatable, Sendable {
         case .claim(let op): return op.id
         case .renewLease(let id, _, _, _), .complete(let id, _, _), .fail(let id, _, _, _, _),
              .cancel(let id, _), .retry(let id, _), .reschedule(let id, _, _), .delete(let id),
-             .reclaim(let id, _, _, _):
+             .reclaim(let id, _, _, _), .expire(let id):
             return id
+        case .restore(let job): return job.id
+        case .snapshot: return ""
         }
     }
 }
@@ -93,6 +101,7 @@ enum TransactionCodec {
 
     enum Opcode: UInt8 {
         case enqueue = 1, claim, renewLease, complete, fail, cancel, retry, reschedule, delete, reclaim
+        case restore, snapshot, expire
     }
 
     static func encode(_ operations: [PlannedOperation]) -> [UInt8] {
@@ -186,6 +195,13 @@ enum TransactionCodec {
             writer.writeSignedVarint(at)
             writer.writeString(reason)
             writer.writeOptionalSignedVarint(nextRetryAt)
+        case .restore:
+            preconditionFailure("a restore is encoded from its payload bytes, with SnapshotCodec")
+        case .snapshot(let summary):
+            SnapshotCodec.encode(summary, into: &writer)
+        case .expire(let id):
+            writer.writeUInt8(Opcode.expire.rawValue)
+            writer.writeString(id)
         }
     }
 
@@ -267,6 +283,12 @@ enum TransactionCodec {
         case .reclaim:
             return .reclaim(id: try reader.readString(), at: try reader.readSignedVarint(),
                             reason: try reader.readString(), nextRetryAt: try reader.readOptionalSignedVarint())
+        case .restore:
+            return .restore(try SnapshotCodec.decodeRestore(&reader, fileSequence: fileSequence, bodyOffset: bodyOffset))
+        case .snapshot:
+            return .snapshot(try SnapshotCodec.decodeSummary(&reader))
+        case .expire:
+            return .expire(id: try reader.readString())
         }
     }
 }
