@@ -72,10 +72,6 @@ struct QueueDirectory {
                 replay = try LogReplay(directory: path, fileSystem: fileSystem, mode: mode).run()
             }
             guard let last = replay.lastFile else { throw SpoolError(.notAQueue, "no log file", path: path) }
-            // The last file may come from a roll-over whose directory sync failed without a crash (the
-            // queue then refused every write and was reopened): its entry must be durable before any
-            // record written into it is acknowledged.
-            try fileSystem.syncDirectory(at: path)
             let file = try fileSystem.openFile(at: last.path, mode: .readWrite)
             if let torn = replay.tornTailOffset {
                 // This also drops the space reserved after the tail; the writer reserves it again.
@@ -86,6 +82,16 @@ struct QueueDirectory {
                 replay.report.tornTailBytes = replay.lastFileSize - torn
             }
             guard let instanceID = replay.instanceID else { throw SpoolError(.notAQueue, "no log header", path: last.path) }
+            // The last file may come from a roll-over whose header sync or directory sync failed without
+            // a crash (the queue then refused every write and was reopened): what replay read of it may
+            // be in the page cache only. So its header is written again when it holds no record (a failed
+            // sync may have dropped the dirty pages), the file synced, then the directory, before any
+            // record written into it is acknowledged.
+            if replay.lastFileValidEnd == Int64(LogFormat.fileHeaderSize) {
+                try file.write(FileHeader(instanceID: instanceID, sequence: last.sequence).encoded(), at: 0)
+            }
+            try file.sync()
+            try fileSystem.syncDirectory(at: path)
             let writer = LogWriter(file: file, fileSequence: last.sequence,
                                    seed: RecordFrame.checksumSeed(instanceID: instanceID),
                                    end: replay.lastFileValidEnd, lastLSN: replay.lastLSN,

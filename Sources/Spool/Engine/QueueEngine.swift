@@ -38,8 +38,8 @@ final class QueueEngine: @unchecked Sendable {
     private var isClosed = false
     /// One compaction at a time.
     private let compactionLock = Lock()
-    /// Set when a roll-over failed half way; every later write fails with it.
-    private var rollOverFailure: SpoolError?
+    /// Set when a roll-over or a compaction failed half way; every later write fails with it until a reopen.
+    private var writeFailure: SpoolError?
 
     private var clock: any SpoolClock { configuration.clock }
 
@@ -86,6 +86,7 @@ final class QueueEngine: @unchecked Sendable {
     /// gives, which debug builds check on every commit.
     private func commit(_ operations: [PlannedOperation]) throws -> UInt64 {
         var payloadRanges: [Range<Int>] = []
+        if let writeFailure { throw writeFailure }
         let body = TransactionCodec.encode(operations, payloadRanges: &payloadRanges)
         if activeWriter.appendedEnd >= configuration.segmentSize { try rollOver() }
         let writer = activeWriter
@@ -135,7 +136,7 @@ final class QueueEngine: @unchecked Sendable {
     /// - Returns: The LSN of the last record in the old file.
     @discardableResult
     func rollOver(skipping: UInt64 = 0) throws -> UInt64 {
-        if let rollOverFailure { throw rollOverFailure }
+        if let writeFailure { throw writeFailure }
         let old = activeWriter
         let lastLSN = try old.retire()
         let sequence = old.fileSequence + 1 + skipping
@@ -144,7 +145,7 @@ final class QueueEngine: @unchecked Sendable {
             file = try directory.openNewLogFile(sequence: sequence, instanceID: instanceID)
         } catch let error as SpoolError {
             // The old writer refuses appends now and the new file may be half made: only a reopen repairs it.
-            rollOverFailure = SpoolError(.needsReopen, "creating the next log file failed (\(error)); reopen the queue",
+            writeFailure = SpoolError(.needsReopen, "creating the next log file failed (\(error)); reopen the queue",
                                          path: error.path, errno: error.errno, operation: error.operation)
             throw error
         }
@@ -198,28 +199,44 @@ final class QueueEngine: @unchecked Sendable {
                                               expiredJobs: state.expiredJobs)
                 return (state, summary, snapshotSequence, expiredIDs.count)
             }
-            let replaced = try LogReplay.logFiles(in: path, fileSystem: configuration.fileSystem)
-                .filter { $0.sequence < sequence }
-            var bytesBefore: Int64 = 0
-            for file in replaced {
-                let handle = try configuration.fileSystem.openFile(at: file.path, mode: .readOnly)
-                bytesBefore += try handle.size()
-                handle.close()
+            do {
+                return try finishCompaction(copy: copy, summary: summary, sequence: sequence, expired: expired)
+            } catch let error as SpoolError {
+                // What reached the disk is unknown (a failed sync cannot be retried), as after a failed
+                // write of the log: the queue refuses changes until it is reopened, and open sorts it out.
+                lock.withLock {
+                    writeFailure = writeFailure ?? SpoolError(.needsReopen, "a compaction failed (\(error)); reopen the queue",
+                                                              path: error.path, errno: error.errno, operation: error.operation)
+                }
+                throw error
             }
-            let jobs = copy.jobs.values.sorted { $0.sequence < $1.sequence }
-            let writer = SnapshotWriter(directory: path, fileSystem: configuration.fileSystem, instanceID: instanceID,
-                                        sequence: sequence)
-            let outcome = try writer.write(summary: summary, jobs: jobs) { try self.payload(at: $0.payload) }
-            try withOpenState {
-                state.relocatePayloads(outcome.moves)
-                state.adoptSummary(summary)
-            }
-            for file in replaced { try configuration.fileSystem.removeFile(at: file.path) }
-            if !replaced.isEmpty { try configuration.fileSystem.syncDirectory(at: path) }
-            segmentReaders.forget(below: sequence)
-            return CompactionReport(bytesBefore: bytesBefore, bytesAfter: outcome.bytes, recordsWritten: outcome.records,
-                                    jobsWritten: jobs.count, jobsExpired: expired, snapshotFile: sequence)
         }
+    }
+
+    /// Steps 2 to 4 of ``compact()``: the snapshot, the payloads moved into it, the old files deleted.
+    private func finishCompaction(copy: QueueState, summary: SnapshotSummary, sequence: UInt64,
+                                  expired: Int) throws -> CompactionReport {
+        let replaced = try LogReplay.logFiles(in: path, fileSystem: configuration.fileSystem)
+            .filter { $0.sequence < sequence }
+        var bytesBefore: Int64 = 0
+        for file in replaced {
+            let handle = try configuration.fileSystem.openFile(at: file.path, mode: .readOnly)
+            bytesBefore += try handle.size()
+            handle.close()
+        }
+        let jobs = copy.jobs.values.sorted { $0.sequence < $1.sequence }
+        let writer = SnapshotWriter(directory: path, fileSystem: configuration.fileSystem, instanceID: instanceID,
+                                    sequence: sequence)
+        let outcome = try writer.write(summary: summary, jobs: jobs) { try self.payload(at: $0.payload) }
+        try withOpenState {
+            state.relocatePayloads(outcome.moves)
+            state.adoptSummary(summary)
+        }
+        for file in replaced { try configuration.fileSystem.removeFile(at: file.path) }
+        if !replaced.isEmpty { try configuration.fileSystem.syncDirectory(at: path) }
+        segmentReaders.forget(below: sequence)
+        return CompactionReport(bytesBefore: bytesBefore, bytesAfter: outcome.bytes, recordsWritten: outcome.records,
+                                jobsWritten: jobs.count, jobsExpired: expired, snapshotFile: sequence)
     }
 
     /// What the snapshots remember of the queue's past.
