@@ -160,6 +160,44 @@ import Testing
         #expect(comparableJobs(reopened.engine.stateSnapshot) == comparableJobs(live))
     }
 
+    /// Writers and claimers go on while compactions run; the result replays to the same state.
+    @Test func callsGoOnDuringCompaction() throws {
+        let temporary = TemporaryDirectory()
+        defer { temporary.cleanup() }
+        let clock = ManualClock()
+        var configuration = configuration(clock)
+        configuration.segmentSize = 2048
+        let queue = try JobQueue(directory: temporary.queue, configuration: configuration)
+        let failures = Locked<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 4) { worker in
+            do {
+                if worker == 0 {
+                    for _ in 0..<6 { _ = try queue.compact() }
+                    return
+                }
+                for index in 0..<150 {
+                    let payload = Data("w\(worker)-\(index)".utf8)
+                    let id = try queue.enqueue(NewJob(kind: "k", payload: payload, id: JobID("w\(worker)-\(index)")))
+                    if index % 2 == 0, let lease = try queue.claim() {
+                        if lease.payload != Data(lease.job.id.rawValue.utf8) { failures.withLock { $0.append("payload of \(lease.job.id)") } }
+                        _ = try queue.complete(lease)
+                    }
+                    if try queue.payload(of: id) != payload { failures.withLock { $0.append("payload of \(id)") } }
+                }
+            } catch {
+                failures.withLock { $0.append("worker \(worker): \(error)") }
+            }
+        }
+        #expect(failures.withLock { $0.isEmpty }, "\(failures.withLock { $0.prefix(3) })")
+        let live = queue.engine.stateSnapshot
+        #expect(live.jobs.count == 450)
+        try queue.close()
+        let reopened = try JobQueue(directory: temporary.queue, configuration: configuration)
+        defer { try? reopened.close() }
+        #expect(comparableJobs(reopened.engine.stateSnapshot) == comparableJobs(live))
+        for job in live.jobs.values { #expect(try reopened.payload(of: JobID(job.id)) == Data(job.id.utf8)) }
+    }
+
     private func withoutPayloadLocations(_ state: QueueState) -> [String: StoredJob] {
         comparableJobs(state).mapValues { job in
             var copy = job

@@ -149,7 +149,7 @@ public final class JobQueue: Sendable {
     }
 
     private func makeLease(_ claimed: QueueEngine.Claimed) throws -> Lease {
-        let payload = try engine.payload(at: claimed.job.payload)
+        let payload = try engine.payload(of: claimed.job)
         return Lease(job: Job(claimed.job), payload: Data(payload), token: LeaseToken(rawValue: claimed.lease.token),
                      expiresAt: Millis.date(claimed.lease.expiresAt), monotonicExpiry: claimed.lease.monotonicExpiry,
                      bootID: claimed.lease.bootID)
@@ -348,7 +348,7 @@ public final class JobQueue: Sendable {
     /// - Throws: ``SpoolError/Code/jobNotFound``.
     public func payload(of id: JobID) throws -> Data {
         guard let stored = try engine.job(id) else { throw SpoolError(.jobNotFound, "no such job", jobID: id) }
-        return Data(try engine.payload(at: stored.payload))
+        return Data(try engine.payload(of: stored))
     }
 
     /// Jobs in enqueue order, optionally only those in `state` and of `kind`.

@@ -608,6 +608,26 @@ final class QueueEngine: @unchecked Sendable {
         }
     }
 
+    /// Reads the payload of `job` (as the state held it a moment ago). A
+    /// compaction may have moved it into a snapshot and deleted the file it was
+    /// in since: the read then follows the job's current location, as long as
+    /// it is the same job (same enqueue sequence).
+    func payload(of job: StoredJob) throws -> [UInt8] {
+        var location = job.payload
+        while true {
+            do {
+                return try payload(at: location)
+            } catch let error as SpoolError {
+                let current = try withOpenState { () -> PayloadLocation? in
+                    guard let now = state.jobs[job.id], now.sequence == job.sequence else { return nil }
+                    return now.payload
+                }
+                guard let current, current != location else { throw error }
+                location = current
+            }
+        }
+    }
+
     /// Reads a payload from the log (or from the write buffer when it is not written yet).
     func payload(at location: PayloadLocation) throws -> [UInt8] {
         let writer = try withOpenState { activeWriter }

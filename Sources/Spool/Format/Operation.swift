@@ -97,7 +97,23 @@ enum PlannedOperation: Sendable {
 /// Integers are LEB128 varints (signed ones zigzag), strings and byte strings
 /// a varint length then the bytes, optional values a presence byte then the value.
 enum TransactionCodec {
-    static let bodyVersion: UInt8 = 1
+    /// The body version of records holding only operations 1 to 10.
+    static let baseBodyVersion: UInt8 = 1
+    /// The body version of records holding any of the compaction operations (11 to 13), so that a
+    /// build that reads only version 1 refuses them as newer rather than as corrupt.
+    static let compactionBodyVersion: UInt8 = 2
+    /// The newest body version this build reads.
+    static let bodyVersion: UInt8 = compactionBodyVersion
+
+    /// The body version a record holding `operations` is written in.
+    static func version(for operations: [PlannedOperation]) -> UInt8 {
+        operations.contains {
+            switch $0 {
+            case .other(.expire), .other(.snapshot), .other(.restore): return true
+            default: return false
+            }
+        } ? compactionBodyVersion : baseBodyVersion
+    }
 
     enum Opcode: UInt8 {
         case enqueue = 1, claim, renewLease, complete, fail, cancel, retry, reschedule, delete, reclaim
@@ -120,7 +136,7 @@ enum TransactionCodec {
             }
         }
         var writer = ByteWriter(capacity: capacity)
-        writer.writeUInt8(bodyVersion)
+        writer.writeUInt8(version(for: operations))
         writer.writeVarint(UInt64(operations.count))
         for operation in operations {
             switch operation {
@@ -219,7 +235,7 @@ enum TransactionCodec {
         var reader = ByteReader(body)
         do {
             let version = try reader.readUInt8()
-            guard version == bodyVersion else {
+            guard (baseBodyVersion...bodyVersion).contains(version) else {
                 if version > bodyVersion { throw Failure.newerBodyVersion(version) }
                 throw Failure.malformed("body version \(version) is not readable")
             }
@@ -228,7 +244,11 @@ enum TransactionCodec {
             var operations: [Operation] = []
             operations.reserveCapacity(count)
             for _ in 0..<count {
-                operations.append(try decodeOperation(&reader, fileSequence: fileSequence, bodyOffset: bodyOffset))
+                let operation = try decodeOperation(&reader, fileSequence: fileSequence, bodyOffset: bodyOffset)
+                if version < compactionBodyVersion, case .restore = operation { throw Failure.malformed("restore in a version 1 body") }
+                if version < compactionBodyVersion, case .snapshot = operation { throw Failure.malformed("snapshot in a version 1 body") }
+                if version < compactionBodyVersion, case .expire = operation { throw Failure.malformed("expire in a version 1 body") }
+                operations.append(operation)
             }
             guard reader.isAtEnd else { throw Failure.malformed("\(reader.remaining) bytes after the last operation") }
             return operations

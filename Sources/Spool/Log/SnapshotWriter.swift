@@ -44,7 +44,7 @@ struct SnapshotWriter {
             }
             func appendRecord(_ operations: ByteWriter, count: Int) -> Int64 {
                 var body = ByteWriter(capacity: operations.count + 12)
-                body.writeUInt8(TransactionCodec.bodyVersion)
+                body.writeUInt8(TransactionCodec.compactionBodyVersion)
                 body.writeVarint(UInt64(count))
                 let prefix = body.count
                 body.writeRaw(operations.bytes)
