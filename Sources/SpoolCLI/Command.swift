@@ -34,7 +34,8 @@ enum SpoolCommandLine {
     static let commands: [Command] = [
         EnqueueCommand.command, ClaimCommand.command, CompleteCommand.command, FailCommand.command,
         CancelCommand.command, RetryCommand.command, ListCommand.command, ShowCommand.command,
-        VerifyCommand.command, DumpCommand.command, DemoCommand.command, ExerciseCommand.command,
+        VerifyCommand.command, DumpCommand.command, CompactCommand.command, StatsCommand.command,
+        DemoCommand.command, ExerciseCommand.command,
     ]
 
     /// Runs `spool` with `arguments` (without the program name) and returns the exit status.

@@ -18,6 +18,8 @@ import Testing
         let seeds = fixedSeed.map { AnySequence([$0]) } ?? AnySequence(sequence(first: UInt64(1)) { $0 + 1 })
         var explored = 0
         var runs = 0
+        var compactions = 0
+        var compactionCrashes = 0
         let started = Date()
         for seed in seeds {
             if explored >= Self.targetStates { break }
@@ -44,6 +46,7 @@ import Testing
                     run.faultInjected = false
                 }
                 if run.disk.hasCrashed || run.queue == nil {
+                    if case .compact = op { compactionCrashes += 1 }
                     let survival = Dictionary(uniqueKeysWithValues: run.disk.pendingChanges.map {
                         ($0.path, randomSurvival(for: $0.changes, using: &generator))
                     })
@@ -60,6 +63,7 @@ import Testing
             }
             run.close()
             explored += run.statesChecked
+            compactions += run.compactions
             runs += 1
             #expect(run.violations.isEmpty, """
                 seed \(seed): \(run.violations.prefix(3).joined(separator: "\n"))
@@ -67,13 +71,14 @@ import Testing
                 """)
             if !run.violations.isEmpty { break }
         }
-        print("crash fuzzer: \(explored) crash states in \(runs) workloads, \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
+        print("crash fuzzer: \(explored) crash states in \(runs) workloads, \(String(format: "%.1f", Date().timeIntervalSince(started))) s; \(compactions) compactions completed, \(compactionCrashes) crashes during one")
         #expect(explored >= min(Self.targetStates, 1), "explored \(explored) states")
     }
 
     @Test func everyCrashPointOfSmallWorkloadsRecovers() throws {
         let workloads = Int(Self.environment["SPOOL_EXHAUSTIVE_WORKLOADS"] ?? "") ?? 40
         var explored = 0
+        var duringCompaction = 0
         var generator = SeededGenerator(seed: 4242)
         let started = Date()
         for workload in 0..<workloads {
@@ -110,6 +115,7 @@ import Testing
                     replay.crashAndRecover(candidates: candidates, survival: survival,
                                            context: "workload \(workload) crash at step \(crashStep) during \(inFlight), \(survival)")
                     explored += 1
+                    if inFlight == "compact" { duringCompaction += 1 }
                     #expect(replay.violations.isEmpty, """
                         \(replay.violations.first ?? "")
                         reproduce: SPOOL_EXHAUSTIVE_WORKLOADS=\(workload + 1) swift test --filter CrashFuzzTests/everyCrashPointOfSmallWorkloadsRecovers
@@ -123,7 +129,8 @@ import Testing
                 }
             }
         }
-        print("exhaustive: \(explored) crash states from \(workloads) workloads of 12 operations, \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
+        print("exhaustive: \(explored) crash states from \(workloads) workloads of 12 operations (\(duringCompaction) during a compaction), \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
+        #expect(duringCompaction > 0, "no crash point fell in a compaction")
         #expect(explored >= workloads)
     }
 }

@@ -97,6 +97,40 @@ import Testing
         }
     }
 
+    @Test func compactionOperationsAreWrittenInBodyVersion2Only() throws {
+        let expire = TransactionCodec.encode([.other(.expire(id: "j"))])
+        #expect(expire.first == 2)
+        #expect(TransactionCodec.encode([.other(.delete(id: "j"))]).first == 1)
+        let decoded = try expire.withUnsafeBytes { try TransactionCodec.decode($0, fileSequence: 1, bodyOffset: 0) }
+        #expect(decoded == [.expire(id: "j")])
+        // The same operation in a version 1 body is malformed: a reader of version 1 only refuses version 2 as newer.
+        let downgraded = [1] + expire.dropFirst()
+        #expect(throws: TransactionCodec.Failure.self) {
+            try downgraded.withUnsafeBytes { try TransactionCodec.decode($0, fileSequence: 1, bodyOffset: 0) }
+        }
+        var summaryBody = ByteWriter()
+        summaryBody.writeUInt8(2)
+        summaryBody.writeVarint(1)
+        SnapshotCodec.encode(SnapshotSummary(lastLSN: 7, nextSequence: 3, createdAt: -5, expiredJobs: 2), into: &summaryBody)
+        let summary = try summaryBody.bytes.withUnsafeBytes { try TransactionCodec.decode($0, fileSequence: 1, bodyOffset: 0) }
+        #expect(summary == [.snapshot(SnapshotSummary(lastLSN: 7, nextSequence: 3, createdAt: -5, expiredJobs: 2))])
+    }
+
+    @Test func aRestoreRoundTripsEveryField() throws {
+        let job = StoredJob(id: "j", kind: "k", state: .running, attempts: 2, maxAttempts: 5, priority: -3, sequence: 42,
+                            createdAt: -1, runAt: 10, nextRetryAt: nil, finishedAt: nil, uniqueKey: "u", lastError: "e",
+                            payload: PayloadLocation(fileSequence: 0, offset: 0, length: 3),
+                            lease: StoredLease(token: .max, claimedAt: 11, expiresAt: 12, monotonicExpiry: 13, bootID: "b"))
+        var body = ByteWriter()
+        body.writeUInt8(2)
+        body.writeVarint(1)
+        let range = SnapshotCodec.encodeRestore(job, payload: [7, 8, 9], into: &body)
+        let decoded = try body.bytes.withUnsafeBytes { try TransactionCodec.decode($0, fileSequence: 9, bodyOffset: 100) }
+        var expected = job
+        expected.payload = PayloadLocation(fileSequence: 9, offset: 100 + Int64(range.lowerBound), length: 3)
+        #expect(decoded == [.restore(expected)])
+    }
+
     @Test func fileHeaderRoundTripsAndRejectsStrangers() {
         let header = FileHeader(instanceID: Array(0..<16), sequence: 7)
         let bytes = header.encoded()

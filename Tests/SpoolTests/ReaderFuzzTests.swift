@@ -12,9 +12,13 @@ import Testing
     /// A log written by a workload, and the job states after each of its records.
     private static func makeLog() throws -> (bytes: [UInt8], prefixes: [[String: StoredJob]]) {
         let run = SimulationRun()
+        // One log file: no roll-over, no compaction.
+        run.segmentSize = 1 << 30
         run.open()
         var generator = SeededGenerator(seed: 77)
-        for op in WorkloadOp.random(count: 60, using: &generator) where !(op.description == "reopen") { run.perform(op) }
+        for op in WorkloadOp.random(count: 60, using: &generator) where op.description != "reopen" && op.description != "compact" {
+            run.perform(op)
+        }
         run.close()
         let path = SimulationRun.directory + "/" + QueueDirectoryLayout.logFileName(sequence: 1)
         var bytes = try #require(run.disk.contents(of: path))

@@ -18,6 +18,9 @@ public struct Configuration: Sendable {
     public var createIfMissing = true
     /// What open does with jobs that were running when the queue was last closed or the process died.
     public var runningJobsAtOpen: RunningJobsAtOpen = .reclaim
+    /// How long succeeded and cancelled jobs are kept after they finished, in
+    /// seconds: ``JobQueue/compact()`` drops older ones. Failed jobs are kept until deleted.
+    public var retention: TimeInterval = 24 * 3600
     /// The source of time. Inject a ``ManualClock`` in tests.
     public var clock: any SpoolClock = SystemClock()
 
@@ -27,6 +30,10 @@ public struct Configuration: Sendable {
     /// write then extends the file, and every sync flushes its new size too).
     @_spi(Benchmarks)
     public var preallocationChunk: Int64 = LogWriter.defaultPreallocationChunk
+
+    /// The size past which the log rolls over to a new file (`wal-<n+1>.log`),
+    /// between two records; a record is never split. Tests use a small one.
+    var segmentSize: Int64 = 64 << 20
 
     /// The default configuration.
     public init() {}

@@ -75,7 +75,7 @@ public final class JobQueue: Sendable {
     @discardableResult
     public func enqueue(_ job: NewJob) throws -> JobID {
         let (id, lsn) = try engine.enqueue(job)
-        try engine.writer.waitUntilDurable(lsn)
+        try engine.waitUntilDurable(lsn)
         return id
     }
 
@@ -83,7 +83,7 @@ public final class JobQueue: Sendable {
     @discardableResult
     public func enqueue(_ job: NewJob) async throws -> JobID {
         let (id, lsn) = try engine.enqueue(job)
-        try await engine.writer.waitUntilDurable(lsn)
+        try await engine.waitUntilDurable(lsn)
         return id
     }
 
@@ -112,7 +112,7 @@ public final class JobQueue: Sendable {
     @discardableResult
     public func enqueue(contentsOf jobs: [NewJob]) throws -> [JobID] {
         let (ids, lsn) = try engine.enqueue(contentsOf: jobs)
-        try engine.writer.waitUntilDurable(lsn)
+        try engine.waitUntilDurable(lsn)
         return ids
     }
 
@@ -120,7 +120,7 @@ public final class JobQueue: Sendable {
     @discardableResult
     public func enqueue(contentsOf jobs: [NewJob]) async throws -> [JobID] {
         let (ids, lsn) = try engine.enqueue(contentsOf: jobs)
-        try await engine.writer.waitUntilDurable(lsn)
+        try await engine.waitUntilDurable(lsn)
         return ids
     }
 
@@ -137,19 +137,19 @@ public final class JobQueue: Sendable {
     ///   - leaseDuration: Seconds the lease lasts; the configuration's by default.
     public func claim(kind: String? = nil, leaseDuration: TimeInterval? = nil) throws -> Lease? {
         let (claimed, lsn) = try engine.claim(kind: kind, leaseDuration: leaseDuration)
-        if let lsn { try engine.writer.waitUntilDurable(lsn) }
+        if let lsn { try engine.waitUntilDurable(lsn) }
         return try claimed.map(makeLease)
     }
 
     /// Takes the best due job under a lease. See ``claim(kind:leaseDuration:)-(String?,TimeInterval?)``.
     public func claim(kind: String? = nil, leaseDuration: TimeInterval? = nil) async throws -> Lease? {
         let (claimed, lsn) = try engine.claim(kind: kind, leaseDuration: leaseDuration)
-        if let lsn { try await engine.writer.waitUntilDurable(lsn) }
+        if let lsn { try await engine.waitUntilDurable(lsn) }
         return try claimed.map(makeLease)
     }
 
     private func makeLease(_ claimed: QueueEngine.Claimed) throws -> Lease {
-        let payload = try engine.payload(at: claimed.job.payload)
+        let payload = try engine.payload(of: claimed.job)
         return Lease(job: Job(claimed.job), payload: Data(payload), token: LeaseToken(rawValue: claimed.lease.token),
                      expiresAt: Millis.date(claimed.lease.expiresAt), monotonicExpiry: claimed.lease.monotonicExpiry,
                      bootID: claimed.lease.bootID)
@@ -161,7 +161,7 @@ public final class JobQueue: Sendable {
     @discardableResult
     public func renew(_ lease: Lease, for duration: TimeInterval? = nil) throws -> Lease {
         let (job, lsn) = try engine.renew(id: lease.job.id, token: lease.token, duration: duration)
-        try engine.writer.waitUntilDurable(lsn)
+        try engine.waitUntilDurable(lsn)
         return renewed(lease, job)
     }
 
@@ -169,7 +169,7 @@ public final class JobQueue: Sendable {
     @discardableResult
     public func renew(_ lease: Lease, for duration: TimeInterval? = nil) async throws -> Lease {
         let (job, lsn) = try engine.renew(id: lease.job.id, token: lease.token, duration: duration)
-        try await engine.writer.waitUntilDurable(lsn)
+        try await engine.waitUntilDurable(lsn)
         return renewed(lease, job)
     }
 
@@ -200,7 +200,7 @@ public final class JobQueue: Sendable {
     @discardableResult
     public func complete(_ id: JobID, token: LeaseToken) throws -> Job {
         let (job, lsn) = try engine.complete(id: id, token: token)
-        try engine.writer.waitUntilDurable(lsn)
+        try engine.waitUntilDurable(lsn)
         return Job(job)
     }
 
@@ -208,7 +208,7 @@ public final class JobQueue: Sendable {
     @discardableResult
     public func complete(_ id: JobID, token: LeaseToken) async throws -> Job {
         let (job, lsn) = try engine.complete(id: id, token: token)
-        try await engine.writer.waitUntilDurable(lsn)
+        try await engine.waitUntilDurable(lsn)
         return Job(job)
     }
 
@@ -235,7 +235,7 @@ public final class JobQueue: Sendable {
     @discardableResult
     public func fail(_ id: JobID, token: LeaseToken, error: String, terminal: Bool = false) throws -> Job {
         let (job, lsn) = try engine.fail(id: id, token: token, error: error, terminal: terminal)
-        try engine.writer.waitUntilDurable(lsn)
+        try engine.waitUntilDurable(lsn)
         return Job(job)
     }
 
@@ -243,7 +243,7 @@ public final class JobQueue: Sendable {
     @discardableResult
     public func fail(_ id: JobID, token: LeaseToken, error: String, terminal: Bool = false) async throws -> Job {
         let (job, lsn) = try engine.fail(id: id, token: token, error: error, terminal: terminal)
-        try await engine.writer.waitUntilDurable(lsn)
+        try await engine.waitUntilDurable(lsn)
         return Job(job)
     }
 
@@ -255,7 +255,7 @@ public final class JobQueue: Sendable {
     @discardableResult
     public func reclaimExpiredLeases() throws -> [JobID] {
         let (ids, lsn) = try engine.reclaimExpiredLeases()
-        if let lsn { try engine.writer.waitUntilDurable(lsn) }
+        if let lsn { try engine.waitUntilDurable(lsn) }
         return ids
     }
 
@@ -263,7 +263,7 @@ public final class JobQueue: Sendable {
     @discardableResult
     public func reclaimExpiredLeases() async throws -> [JobID] {
         let (ids, lsn) = try engine.reclaimExpiredLeases()
-        if let lsn { try await engine.writer.waitUntilDurable(lsn) }
+        if let lsn { try await engine.waitUntilDurable(lsn) }
         return ids
     }
 
@@ -278,7 +278,7 @@ public final class JobQueue: Sendable {
     @discardableResult
     public func cancel(_ id: JobID) throws -> Job {
         let (job, lsn) = try engine.cancel(id)
-        try engine.writer.waitUntilDurable(lsn)
+        try engine.waitUntilDurable(lsn)
         return Job(job)
     }
 
@@ -286,7 +286,7 @@ public final class JobQueue: Sendable {
     @discardableResult
     public func cancel(_ id: JobID) async throws -> Job {
         let (job, lsn) = try engine.cancel(id)
-        try await engine.writer.waitUntilDurable(lsn)
+        try await engine.waitUntilDurable(lsn)
         return Job(job)
     }
 
@@ -298,7 +298,7 @@ public final class JobQueue: Sendable {
     @discardableResult
     public func retry(_ id: JobID) throws -> Job {
         let (job, lsn) = try engine.retry(id)
-        try engine.writer.waitUntilDurable(lsn)
+        try engine.waitUntilDurable(lsn)
         return Job(job)
     }
 
@@ -306,7 +306,7 @@ public final class JobQueue: Sendable {
     @discardableResult
     public func retry(_ id: JobID) async throws -> Job {
         let (job, lsn) = try engine.retry(id)
-        try await engine.writer.waitUntilDurable(lsn)
+        try await engine.waitUntilDurable(lsn)
         return Job(job)
     }
 
@@ -314,7 +314,7 @@ public final class JobQueue: Sendable {
     @discardableResult
     public func reschedule(_ id: JobID, runAt: Date) throws -> Job {
         let (job, lsn) = try engine.reschedule(id, runAt: runAt)
-        try engine.writer.waitUntilDurable(lsn)
+        try engine.waitUntilDurable(lsn)
         return Job(job)
     }
 
@@ -322,18 +322,18 @@ public final class JobQueue: Sendable {
     @discardableResult
     public func reschedule(_ id: JobID, runAt: Date) async throws -> Job {
         let (job, lsn) = try engine.reschedule(id, runAt: runAt)
-        try await engine.writer.waitUntilDurable(lsn)
+        try await engine.waitUntilDurable(lsn)
         return Job(job)
     }
 
     /// Removes a job in any state. A running job's lease becomes invalid.
     public func delete(_ id: JobID) throws {
-        try engine.writer.waitUntilDurable(try engine.delete(id))
+        try engine.waitUntilDurable(try engine.delete(id))
     }
 
     /// Removes a job in any state. See ``delete(_:)-(JobID)``.
     public func delete(_ id: JobID) async throws {
-        try await engine.writer.waitUntilDurable(try engine.delete(id))
+        try await engine.waitUntilDurable(try engine.delete(id))
     }
 
     // MARK: Queries
@@ -348,7 +348,7 @@ public final class JobQueue: Sendable {
     /// - Throws: ``SpoolError/Code/jobNotFound``.
     public func payload(of id: JobID) throws -> Data {
         guard let stored = try engine.job(id) else { throw SpoolError(.jobNotFound, "no such job", jobID: id) }
-        return Data(try engine.payload(at: stored.payload))
+        return Data(try engine.payload(of: stored))
     }
 
     /// Jobs in enqueue order, optionally only those in `state` and of `kind`.
@@ -378,6 +378,29 @@ public final class JobQueue: Sendable {
     public func counts() throws -> QueueCounts {
         QueueCounts(byState: try engine.counts())
     }
+
+    // MARK: Compaction
+
+    /// Rewrites the log as a snapshot of the live jobs, then deletes the log
+    /// files it replaces. Succeeded and cancelled jobs that finished longer ago
+    /// than ``Configuration/retention`` are dropped; every other job is kept
+    /// exactly (state, attempts, deadlines, lease, unique key, last error,
+    /// payload, order). Other calls go on while the snapshot is written.
+    ///
+    /// - Throws: ``SpoolError`` when a write or sync fails; the log is then as
+    ///   it was, or the snapshot is complete and only old files remain to delete
+    ///   (open deletes them).
+    public func compact() throws -> CompactionReport { try engine.compact() }
+
+    /// Rewrites the log as a snapshot of the live jobs (see the blocking variant).
+    public func compact() async throws -> CompactionReport {
+        let engine = self.engine
+        return try await Self.offload { try engine.compact() }
+    }
+
+    /// What the queue's snapshots remember of its past: when it was created and
+    /// how many finished jobs retention dropped. Empty before the first compaction.
+    public var history: QueueHistory { engine.history }
 
     // MARK: Helpers
 

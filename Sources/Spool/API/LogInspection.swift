@@ -118,7 +118,8 @@ public struct LogRecordSummary: Sendable, Equatable {
 /// One state change recorded in the log, in a neutral form for display.
 public struct LogOperation: Sendable, Equatable {
     /// The operation's name: `enqueue`, `claim`, `renewLease`, `complete`, `fail`,
-    /// `cancel`, `retry`, `reschedule`, `delete` or `reclaim`.
+    /// `cancel`, `retry`, `reschedule`, `delete`, `reclaim`, or in a snapshot
+    /// `snapshot` and `restore`; `expire` drops a job past its retention.
     public var name: String
     /// The job the operation changes.
     public var jobID: JobID
@@ -171,6 +172,21 @@ public struct LogOperation: Sendable, Equatable {
             name = "reclaim"
             fields = [.init("atMs", .integer(at)), .init("reason", .string(reason)),
                       .init("nextRetryAtMs", .optional(nextRetryAt))]
+        case .restore(let job):
+            name = "restore"
+            fields = [.init("kind", .string(job.kind)), .init("state", .string(job.state.rawValue)),
+                      .init("attempts", .integer(Int64(job.attempts))), .init("sequence", .integer(Int64(clamping: job.sequence))),
+                      .init("payloadOffset", .integer(job.payload.offset)),
+                      .init("payloadLength", .integer(Int64(job.payload.length)))]
+        case .snapshot(let summary):
+            name = "snapshot"
+            fields = [.init("lastLSN", .integer(Int64(clamping: summary.lastLSN))),
+                      .init("nextSequence", .integer(Int64(clamping: summary.nextSequence))),
+                      .init("createdAtMs", .integer(summary.createdAt)),
+                      .init("expiredJobs", .integer(Int64(clamping: summary.expiredJobs)))]
+        case .expire:
+            name = "expire"
+            fields = []
         }
     }
 }

@@ -53,7 +53,15 @@ struct QueueDirectory {
             if try LogReplay.logFiles(in: path, fileSystem: fileSystem).isEmpty {
                 try createLogFile(sequence: 1, instanceID: newInstanceID())
             }
+            try removeUnfinishedSnapshots()
             var replay = try LogReplay(directory: path, fileSystem: fileSystem, mode: mode).run()
+            if !replay.obsoleteFiles.isEmpty {
+                // The newest snapshot replayed without error: what it replaces is left over from a
+                // compaction that ended before it removed the older files.
+                for obsolete in replay.obsoleteFiles { try fileSystem.removeFile(at: obsolete.path) }
+                try fileSystem.syncDirectory(at: path)
+                replay.obsoleteFiles = []
+            }
             if replay.lastFileCreationTorn, let torn = replay.lastFile {
                 // The crash came before the file's header was synced: nothing in it was acknowledged.
                 try fileSystem.removeFile(at: torn.path)
@@ -74,6 +82,16 @@ struct QueueDirectory {
                 replay.report.tornTailBytes = replay.lastFileSize - torn
             }
             guard let instanceID = replay.instanceID else { throw SpoolError(.notAQueue, "no log header", path: last.path) }
+            // The last file may come from a roll-over whose header sync or directory sync failed without
+            // a crash (the queue then refused every write and was reopened): what replay read of it may
+            // be in the page cache only. So its header is written again when it holds no record (a failed
+            // sync may have dropped the dirty pages), the file synced, then the directory, before any
+            // record written into it is acknowledged.
+            if replay.lastFileValidEnd == Int64(LogFormat.fileHeaderSize) {
+                try file.write(FileHeader(instanceID: instanceID, sequence: last.sequence).encoded(), at: 0)
+            }
+            try file.sync()
+            try fileSystem.syncDirectory(at: path)
             let writer = LogWriter(file: file, fileSequence: last.sequence,
                                    seed: RecordFrame.checksumSeed(instanceID: instanceID),
                                    end: replay.lastFileValidEnd, lastLSN: replay.lastLSN,
@@ -83,6 +101,15 @@ struct QueueDirectory {
             lock.release()
             throw error
         }
+    }
+
+    /// Deletes `snap-*.tmp` files: snapshots a compaction did not finish. They were never
+    /// renamed into the log, so nothing reads them.
+    private func removeUnfinishedSnapshots() throws {
+        let unfinished = try fileSystem.contentsOfDirectory(at: path).filter(QueueDirectoryLayout.isSnapshotTemp)
+        guard !unfinished.isEmpty else { return }
+        for name in unfinished { try fileSystem.removeFile(at: path + "/" + name) }
+        try fileSystem.syncDirectory(at: path)
     }
 
     /// Replays without writing anything, under a shared lock (fails while the queue is open for writing).
@@ -112,12 +139,26 @@ struct QueueDirectory {
 
     /// Creates a log file holding only its header, synced, with its directory entry synced.
     private func createLogFile(sequence: UInt64, instanceID: [UInt8]) throws {
+        try openNewLogFile(sequence: sequence, instanceID: instanceID).close()
+    }
+
+    /// Creates log file `sequence` (`O_EXCL`), writes its header, syncs it, then
+    /// syncs the directory: only then may a record go into it. A crash before the
+    /// header is synced leaves a file that open removes (shorter than a header, or zeroes).
+    ///
+    /// - Returns: The new file, open for reading and writing.
+    func openNewLogFile(sequence: UInt64, instanceID: [UInt8]) throws -> any StorageFile {
         let filePath = path + "/" + QueueDirectoryLayout.logFileName(sequence: sequence)
         let file = try fileSystem.openFile(at: filePath, mode: .createNew)
-        defer { file.close() }
-        try file.write(FileHeader(instanceID: instanceID, sequence: sequence).encoded(), at: 0)
-        try file.sync()
-        try fileSystem.syncDirectory(at: path)
+        do {
+            try file.write(FileHeader(instanceID: instanceID, sequence: sequence).encoded(), at: 0)
+            try file.sync()
+            try fileSystem.syncDirectory(at: path)
+        } catch {
+            file.close()
+            throw error
+        }
+        return file
     }
 
     private func newInstanceID() -> [UInt8] {

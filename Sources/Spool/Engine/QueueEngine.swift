@@ -14,18 +14,32 @@ import Foundation
 /// durable before it returns to the caller. Queries read the state under the
 /// lock; they may see a change whose sync is still in progress.
 final class QueueEngine: @unchecked Sendable {
-    // @unchecked: `state` and `isClosed` are guarded by `lock`; the other
-    // stored properties are immutable or thread-safe themselves.
+    // @unchecked: `state` and `isClosed` are guarded by `lock`, `activeWriter`
+    // by `writerLock` (and changed only with `lock` held too); the other stored
+    // properties are immutable or thread-safe themselves.
 
     let path: String
     let configuration: Configuration
-    let writer: LogWriter
+    /// The writer of the active log file. A roll-over replaces it; callers
+    /// waiting for an LSN of the previous file may use either, since the
+    /// previous file's records are all durable before the new writer exists.
+    var writer: LogWriter { writerLock.withLock { activeWriter } }
+    private var activeWriter: LogWriter
+    private let writerLock = Lock()
+    private let directory: QueueDirectory
+    private let instanceID: [UInt8]
+    /// Handles of the files before the active one, for payload reads.
+    let segmentReaders: SegmentReaders
     /// Set during init only; immutable afterwards.
     private(set) var recoveryReport: RecoveryReport
     private let directoryLock: any DirectoryLock
     private let lock = Lock()
     private var state: QueueState
     private var isClosed = false
+    /// One compaction at a time.
+    private let compactionLock = Lock()
+    /// Set when a roll-over or a compaction failed half way; every later write fails with it until a reopen.
+    private var writeFailure: SpoolError?
 
     private var clock: any SpoolClock { configuration.clock }
 
@@ -36,12 +50,18 @@ final class QueueEngine: @unchecked Sendable {
         guard configuration.leaseDuration > 0, configuration.leaseDuration.isFinite else {
             throw SpoolError.invalidArgument("leaseDuration must be positive")
         }
+        guard configuration.segmentSize > Int64(LogFormat.fileHeaderSize) else {
+            throw SpoolError.invalidArgument("segmentSize must be larger than a file header")
+        }
         self.path = path
         self.configuration = configuration
-        let opened = try QueueDirectory(path: path, fileSystem: configuration.fileSystem)
+        directory = QueueDirectory(path: path, fileSystem: configuration.fileSystem)
+        segmentReaders = SegmentReaders(directory: path, fileSystem: configuration.fileSystem)
+        let opened = try directory
             .openForWriting(mode: configuration.recoveryMode, createIfMissing: configuration.createIfMissing,
                             preallocationChunk: configuration.preallocationChunk)
-        writer = opened.writer
+        activeWriter = opened.writer
+        instanceID = opened.replay.instanceID ?? []
         directoryLock = opened.lock
         state = opened.replay.state
         recoveryReport = opened.replay.report
@@ -66,7 +86,10 @@ final class QueueEngine: @unchecked Sendable {
     /// gives, which debug builds check on every commit.
     private func commit(_ operations: [PlannedOperation]) throws -> UInt64 {
         var payloadRanges: [Range<Int>] = []
+        if let writeFailure { throw writeFailure }
         let body = TransactionCodec.encode(operations, payloadRanges: &payloadRanges)
+        if activeWriter.appendedEnd >= configuration.segmentSize { try rollOver() }
+        let writer = activeWriter
         let (lsn, bodyOffset) = try writer.append(body)
         var recorded: [Operation] = []
         recorded.reserveCapacity(operations.count)
@@ -96,6 +119,137 @@ final class QueueEngine: @unchecked Sendable {
             }
         }
         return lsn
+    }
+
+    /// Moves the log to a new file, `wal-<n+1>.log`. Call with `lock` held.
+    ///
+    /// It happens here, between two records and under the engine lock that
+    /// every append holds, so no commit group can span two files and no record
+    /// can be appended meanwhile. The old file's records are all made durable
+    /// first, so that only the new (last) file can ever end in a torn group;
+    /// then the new file is created with its header synced and the directory
+    /// synced, before any record goes into it. A crash before that leaves a
+    /// file shorter than its header (or zeroed), which open removes.
+    ///
+    /// - Returns: The sequence number of the new file.
+    /// - Parameter skipping: File numbers left free between the old file and the new one (1 for a snapshot).
+    /// - Returns: The LSN of the last record in the old file.
+    @discardableResult
+    func rollOver(skipping: UInt64 = 0) throws -> UInt64 {
+        if let writeFailure { throw writeFailure }
+        let old = activeWriter
+        let lastLSN = try old.retire()
+        let sequence = old.fileSequence + 1 + skipping
+        let file: any StorageFile
+        do {
+            file = try directory.openNewLogFile(sequence: sequence, instanceID: instanceID)
+        } catch let error as SpoolError {
+            // The old writer refuses appends now and the new file may be half made: only a reopen repairs it.
+            writeFailure = SpoolError(.needsReopen, "creating the next log file failed (\(error)); reopen the queue",
+                                         path: error.path, errno: error.errno, operation: error.operation)
+            throw error
+        }
+        let next = LogWriter(file: file, fileSequence: sequence, seed: old.seed, end: Int64(LogFormat.fileHeaderSize),
+                             lastLSN: lastLSN, preallocationChunk: configuration.preallocationChunk)
+        writerLock.withLock { activeWriter = next }
+        return lastLSN
+    }
+
+    /// Blocks until record `lsn` is durable. The writer is looked up after
+    /// `lsn` was returned, so a roll-over in between cannot send the wait to a
+    /// writer that never held the record.
+    func waitUntilDurable(_ lsn: UInt64) throws {
+        try writer.waitUntilDurable(lsn)
+    }
+
+    /// Suspends until record `lsn` is durable (see the blocking variant).
+    func waitUntilDurable(_ lsn: UInt64) async throws {
+        try await writer.waitUntilDurable(lsn)
+    }
+
+    // MARK: Compaction
+
+    /// Writes the live jobs into a snapshot file and deletes the log files it replaces.
+    ///
+    /// 1. Under the engine lock: succeeded and cancelled jobs past the retention
+    ///    are expired by a record in the active file (n); the writer rolls over to
+    ///    file n+2, leaving n+1 for the snapshot (every record of file n is durable
+    ///    by then); the state is copied (a copy-on-write value) with the last LSN.
+    /// 2. Without the lock, while records go to n+2: the snapshot is written to
+    ///    `snap-<n+1>.tmp`, synced, renamed to `wal-<n+1>.log`, and the directory synced.
+    /// 3. Under the lock: jobs whose payload is unchanged point into the snapshot.
+    /// 4. Files before n+1 are deleted, then the directory synced.
+    ///
+    /// A crash before the rename leaves files up to n and n+2 (one number free),
+    /// which replay reads as before; after it, replay starts at the snapshot, and
+    /// open deletes the older files.
+    func compact() throws -> CompactionReport {
+        try compactionLock.withLock {
+            let now = nowMillis
+            let cutoff = now - Millis.from(seconds: configuration.retention)
+            let (copy, summary, sequence, expired) = try withOpenState { () -> (QueueState, SnapshotSummary, UInt64, Int) in
+                let expiredIDs = state.jobs.values
+                    .filter { ($0.state == .succeeded || $0.state == .cancelled) && ($0.finishedAt ?? .max) <= cutoff }
+                    .sorted { $0.sequence < $1.sequence }.map(\.id)
+                if !expiredIDs.isEmpty { _ = try commit(expiredIDs.map { .other(.expire(id: $0)) }) }
+                let snapshotSequence = activeWriter.fileSequence + 1
+                let lastLSN = try rollOver(skipping: 1)
+                let createdAt = min(state.summary?.createdAt ?? now, state.jobs.values.map(\.createdAt).min() ?? now)
+                let summary = SnapshotSummary(lastLSN: lastLSN, nextSequence: state.nextSequence, createdAt: createdAt,
+                                              expiredJobs: state.expiredJobs)
+                return (state, summary, snapshotSequence, expiredIDs.count)
+            }
+            do {
+                return try finishCompaction(copy: copy, summary: summary, sequence: sequence, expired: expired)
+            } catch let error as SpoolError {
+                // What reached the disk is unknown (a failed sync cannot be retried), as after a failed
+                // write of the log: the queue refuses changes until it is reopened, and open sorts it out.
+                lock.withLock {
+                    writeFailure = writeFailure ?? SpoolError(.needsReopen, "a compaction failed (\(error)); reopen the queue",
+                                                              path: error.path, errno: error.errno, operation: error.operation)
+                }
+                throw error
+            }
+        }
+    }
+
+    /// Steps 2 to 4 of ``compact()``: the snapshot, the payloads moved into it, the old files deleted.
+    private func finishCompaction(copy: QueueState, summary: SnapshotSummary, sequence: UInt64,
+                                  expired: Int) throws -> CompactionReport {
+        let replaced = try LogReplay.logFiles(in: path, fileSystem: configuration.fileSystem)
+            .filter { $0.sequence < sequence }
+        var bytesBefore: Int64 = 0
+        for file in replaced {
+            let handle = try configuration.fileSystem.openFile(at: file.path, mode: .readOnly)
+            bytesBefore += try handle.size()
+            handle.close()
+        }
+        let jobs = copy.jobs.values.sorted { $0.sequence < $1.sequence }
+        let writer = SnapshotWriter(directory: path, fileSystem: configuration.fileSystem, instanceID: instanceID,
+                                    sequence: sequence)
+        let outcome = try writer.write(summary: summary, jobs: jobs) { try self.payload(at: $0.payload) }
+        try withOpenState {
+            state.relocatePayloads(outcome.moves)
+            state.adoptSummary(summary)
+        }
+        for file in replaced { try configuration.fileSystem.removeFile(at: file.path) }
+        if !replaced.isEmpty { try configuration.fileSystem.syncDirectory(at: path) }
+        segmentReaders.forget(below: sequence)
+        return CompactionReport(bytesBefore: bytesBefore, bytesAfter: outcome.bytes, recordsWritten: outcome.records,
+                                jobsWritten: jobs.count, jobsExpired: expired, snapshotFile: sequence)
+    }
+
+    /// What the snapshots remember of the queue's past.
+    var history: QueueHistory {
+        lock.withLock {
+            QueueHistory(createdAt: state.summary.map { Millis.date($0.createdAt) },
+                         expiredJobs: Int(clamping: state.expiredJobs))
+        }
+    }
+
+    /// Rolls the log over now, whatever the size of the active file (for tests and compaction).
+    func lockedRollOver() throws {
+        try withOpenState { _ = try rollOver() }
     }
 
     /// Whether `body` decodes to `operations` (the debug check of ``commit(_:)``).
@@ -454,16 +608,42 @@ final class QueueEngine: @unchecked Sendable {
         }
     }
 
+    /// Reads the payload of `job` (as the state held it a moment ago). A
+    /// compaction may have moved it into a snapshot and deleted the file it was
+    /// in since: the read then follows the job's current location, as long as
+    /// it is the same job (same enqueue sequence).
+    func payload(of job: StoredJob) throws -> [UInt8] {
+        var location = job.payload
+        while true {
+            do {
+                return try payload(at: location)
+            } catch let error as SpoolError {
+                let current = try withOpenState { () -> PayloadLocation? in
+                    guard let now = state.jobs[job.id], now.sequence == job.sequence else { return nil }
+                    return now.payload
+                }
+                guard let current, current != location else { throw error }
+                location = current
+            }
+        }
+    }
+
     /// Reads a payload from the log (or from the write buffer when it is not written yet).
     func payload(at location: PayloadLocation) throws -> [UInt8] {
-        guard location.fileSequence == writer.fileSequence else {
-            throw SpoolError(.ioFailure, "the payload lies in log file \(location.fileSequence), which is not open",
+        let writer = try withOpenState { activeWriter }
+        let bytes: [UInt8]
+        if location.fileSequence == writer.fileSequence {
+            bytes = try writer.read(at: location.offset, count: Int(location.length))
+        } else if location.fileSequence < writer.fileSequence {
+            bytes = try segmentReaders.read(sequence: location.fileSequence, at: location.offset,
+                                            count: Int(location.length))
+        } else {
+            throw SpoolError(.ioFailure, "the payload lies in log file \(location.fileSequence), after the active one",
                              path: path, offset: location.offset)
         }
-        try withOpenState {}
-        let bytes = try writer.read(at: location.offset, count: Int(location.length))
         guard bytes.count == Int(location.length) else {
-            throw SpoolError(.ioFailure, "the payload is shorter on disk than recorded", path: writer.file.path,
+            throw SpoolError(.ioFailure, "the payload is shorter on disk than recorded",
+                             path: path + "/" + QueueDirectoryLayout.logFileName(sequence: location.fileSequence),
                              offset: location.offset)
         }
         return bytes

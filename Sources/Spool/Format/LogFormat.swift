@@ -39,6 +39,20 @@ enum QueueDirectoryLayout {
     static let logPrefix = "wal-"
     static let logSuffix = ".log"
 
+    static let snapshotTempPrefix = "snap-"
+    static let snapshotTempSuffix = ".tmp"
+
+    /// The name a snapshot is written under before it is complete: `snap-` + 16 hex digits + `.tmp`.
+    static func snapshotTempName(sequence: UInt64) -> String {
+        snapshotTempPrefix + String(logFileName(sequence: sequence).dropFirst(logPrefix.count).dropLast(logSuffix.count))
+            + snapshotTempSuffix
+    }
+
+    /// Whether `name` is an unfinished snapshot, which open deletes.
+    static func isSnapshotTemp(_ name: String) -> Bool {
+        name.hasPrefix(snapshotTempPrefix) && name.hasSuffix(snapshotTempSuffix)
+    }
+
     /// `wal-` + 16 lowercase hex digits of the sequence number + `.log`.
     static func logFileName(sequence: UInt64) -> String {
         let hex = String(sequence, radix: 16)

@@ -26,6 +26,12 @@ enum Operation: Equatable, Sendable {
     /// A lease ended without a result (orphaned at open, or expired).
     /// `nextRetryAt == nil` ends the job failed (its attempts are spent).
     case reclaim(id: String, at: Int64, reason: String, nextRetryAt: Int64?)
+    /// A whole job as a snapshot holds it; its payload lies in the snapshot file.
+    case restore(StoredJob)
+    /// The first operation of a snapshot file: the queue's summary and where the log goes on.
+    case snapshot(SnapshotSummary)
+    /// Compaction drops a finished job past the retention period and counts it in the summary.
+    case expire(id: String)
 
     struct Enqueue: Equatable, Sendable {
         var id: String
@@ -54,8 +60,10 @@ enum Operation: Equatable, Sendable {
         case .claim(let op): return op.id
         case .renewLease(let id, _, _, _), .complete(let id, _, _), .fail(let id, _, _, _, _),
              .cancel(let id, _), .retry(let id, _), .reschedule(let id, _, _), .delete(let id),
-             .reclaim(let id, _, _, _):
+             .reclaim(let id, _, _, _), .expire(let id):
             return id
+        case .restore(let job): return job.id
+        case .snapshot: return ""
         }
     }
 }
@@ -89,10 +97,27 @@ enum PlannedOperation: Sendable {
 /// Integers are LEB128 varints (signed ones zigzag), strings and byte strings
 /// a varint length then the bytes, optional values a presence byte then the value.
 enum TransactionCodec {
-    static let bodyVersion: UInt8 = 1
+    /// The body version of records holding only operations 1 to 10.
+    static let baseBodyVersion: UInt8 = 1
+    /// The body version of records holding any of the compaction operations (11 to 13), so that a
+    /// build that reads only version 1 refuses them as newer rather than as corrupt.
+    static let compactionBodyVersion: UInt8 = 2
+    /// The newest body version this build reads.
+    static let bodyVersion: UInt8 = compactionBodyVersion
+
+    /// The body version a record holding `operations` is written in.
+    static func version(for operations: [PlannedOperation]) -> UInt8 {
+        operations.contains {
+            switch $0 {
+            case .other(.expire), .other(.snapshot), .other(.restore): return true
+            default: return false
+            }
+        } ? compactionBodyVersion : baseBodyVersion
+    }
 
     enum Opcode: UInt8 {
         case enqueue = 1, claim, renewLease, complete, fail, cancel, retry, reschedule, delete, reclaim
+        case restore, snapshot, expire
     }
 
     static func encode(_ operations: [PlannedOperation]) -> [UInt8] {
@@ -111,7 +136,7 @@ enum TransactionCodec {
             }
         }
         var writer = ByteWriter(capacity: capacity)
-        writer.writeUInt8(bodyVersion)
+        writer.writeUInt8(version(for: operations))
         writer.writeVarint(UInt64(operations.count))
         for operation in operations {
             switch operation {
@@ -186,6 +211,13 @@ enum TransactionCodec {
             writer.writeSignedVarint(at)
             writer.writeString(reason)
             writer.writeOptionalSignedVarint(nextRetryAt)
+        case .restore:
+            preconditionFailure("a restore is encoded from its payload bytes, with SnapshotCodec")
+        case .snapshot(let summary):
+            SnapshotCodec.encode(summary, into: &writer)
+        case .expire(let id):
+            writer.writeUInt8(Opcode.expire.rawValue)
+            writer.writeString(id)
         }
     }
 
@@ -203,7 +235,7 @@ enum TransactionCodec {
         var reader = ByteReader(body)
         do {
             let version = try reader.readUInt8()
-            guard version == bodyVersion else {
+            guard (baseBodyVersion...bodyVersion).contains(version) else {
                 if version > bodyVersion { throw Failure.newerBodyVersion(version) }
                 throw Failure.malformed("body version \(version) is not readable")
             }
@@ -212,7 +244,11 @@ enum TransactionCodec {
             var operations: [Operation] = []
             operations.reserveCapacity(count)
             for _ in 0..<count {
-                operations.append(try decodeOperation(&reader, fileSequence: fileSequence, bodyOffset: bodyOffset))
+                let operation = try decodeOperation(&reader, fileSequence: fileSequence, bodyOffset: bodyOffset)
+                if version < compactionBodyVersion, case .restore = operation { throw Failure.malformed("restore in a version 1 body") }
+                if version < compactionBodyVersion, case .snapshot = operation { throw Failure.malformed("snapshot in a version 1 body") }
+                if version < compactionBodyVersion, case .expire = operation { throw Failure.malformed("expire in a version 1 body") }
+                operations.append(operation)
             }
             guard reader.isAtEnd else { throw Failure.malformed("\(reader.remaining) bytes after the last operation") }
             return operations
@@ -267,6 +303,12 @@ enum TransactionCodec {
         case .reclaim:
             return .reclaim(id: try reader.readString(), at: try reader.readSignedVarint(),
                             reason: try reader.readString(), nextRetryAt: try reader.readOptionalSignedVarint())
+        case .restore:
+            return .restore(try SnapshotCodec.decodeRestore(&reader, fileSequence: fileSequence, bodyOffset: bodyOffset))
+        case .snapshot:
+            return .snapshot(try SnapshotCodec.decodeSummary(&reader))
+        case .expire:
+            return .expire(id: try reader.readString())
         }
     }
 }

@@ -30,6 +30,10 @@ struct LogReplay {
         var lastFileCreationTorn = false
         /// Log format version of each file read.
         var versions: Set<UInt16> = []
+        /// The newest snapshot, where replay started.
+        var snapshotSequence: UInt64?
+        /// Files before the newest snapshot: obsolete, not read.
+        var obsoleteFiles: [LogFile] = []
     }
 
     /// Log files in the directory, in sequence order; other names are ignored.
@@ -46,16 +50,61 @@ struct LogReplay {
     func run(inspect: ((_ path: String, _ offset: Int, _ lsn: UInt64, _ operations: [Operation]) -> Void)? = nil)
         throws -> Result {
         var result = Result()
-        let files = try Self.logFiles(in: directory, fileSystem: fileSystem)
+        var files = try Self.logFiles(in: directory, fileSystem: fileSystem)
+        if let start = files.lastIndex(where: isSnapshot) {
+            // A snapshot is complete before it gets its name: replay starts from the newest one.
+            result.snapshotSequence = files[start].sequence
+            result.obsoleteFiles = Array(files[..<start])
+            files.removeFirst(start)
+        }
         for (index, logFile) in files.enumerated() {
             let isLast = index == files.count - 1
-            if index > 0, logFile.sequence != files[index - 1].sequence + 1 {
+            // One number may be missing: the place of a snapshot that was never completed (the
+            // writer moved past it). LSN continuity still shows any lost record.
+            if index > 0, logFile.sequence != files[index - 1].sequence + 1,
+               logFile.sequence != files[index - 1].sequence + 2 {
                 throw SpoolError(.corruption, "log file \(files[index - 1].sequence + 1) is missing", path: logFile.path)
             }
-            try replayFile(logFile, isLast: isLast, into: &result, inspect: inspect)
+            if index == 0, result.snapshotSequence != nil {
+                guard !isLast else {
+                    throw SpoolError(.corruption, "a snapshot is the last log file; the file after it is missing",
+                                     path: logFile.path)
+                }
+                try replayFile(logFile, isLast: false, into: &result, inspect: inspect)
+                guard let summary = result.state.summary else {
+                    throw SpoolError(.corruption, "the snapshot holds no summary", path: logFile.path)
+                }
+                // The snapshot's own records are numbered from 1; the log goes on after the last LSN it includes.
+                result.lastLSN = summary.lastLSN
+            } else {
+                try replayFile(logFile, isLast: isLast, into: &result, inspect: inspect)
+            }
             result.report.filesRead += 1
         }
         return result
+    }
+
+    /// Whether the file is a snapshot: its first record holds the single operation `snapshot`.
+    /// A file that cannot be read as one is not one (replay then judges it as a log file).
+    func isSnapshot(_ logFile: LogFile) -> Bool {
+        guard let file = try? fileSystem.openFile(at: logFile.path, mode: .readOnly) else { return false }
+        defer { file.close() }
+        let start = LogFormat.fileHeaderSize
+        guard let head = try? file.read(at: 0, count: start + LogFormat.frameHeaderSize),
+              head.count == start + LogFormat.frameHeaderSize,
+              case .success(let header) = head.withUnsafeBytes({ FileHeader.decode($0) }) else { return false }
+        let length = Int(head[start + 4]) | Int(head[start + 5]) << 8 | Int(head[start + 6]) << 16 | Int(head[start + 7]) << 24
+        guard length <= 64, let whole = try? file.read(at: 0, count: start + LogFormat.frameHeaderSize + length) else {
+            return false
+        }
+        return whole.withUnsafeBytes { raw -> Bool in
+            guard case .success(let found) = RecordFrame.parse(raw, at: start, seed: RecordFrame.checksumSeed(instanceID: header.instanceID)),
+                  let operations = try? TransactionCodec.decode(UnsafeRawBufferPointer(rebasing: raw[found.bodyRange]),
+                                                                fileSequence: logFile.sequence,
+                                                                bodyOffset: Int64(found.bodyRange.lowerBound)),
+                  operations.count == 1, case .snapshot = operations[0] else { return false }
+            return true
+        }
     }
 
     private func replayFile(_ logFile: LogFile, isLast: Bool, into result: inout Result,
@@ -107,7 +156,8 @@ struct LogReplay {
                                      isLastFile: isLast, mode: mode)
             let outcome: LogScanner.Outcome
             do {
-                outcome = try scanner.scan(from: LogFormat.fileHeaderSize, expectedLSN: result.lastLSN + 1) { event in
+                let expectedLSN = result.snapshotSequence == logFile.sequence ? 1 : result.lastLSN + 1
+                outcome = try scanner.scan(from: LogFormat.fileHeaderSize, expectedLSN: expectedLSN) { event in
                     switch event {
                     case .skipped(let offset, let length, let reason):
                         result.report.skipped.append(.init(path: logFile.path, offset: Int64(offset),

@@ -39,7 +39,7 @@ final class LogWriter: @unchecked Sendable {
     let file: any StorageFile
     let fileSequence: UInt64
     /// The checksum seed of the file's frames.
-    private let seed: UInt32
+    let seed: UInt32
     private let lock = Lock()
 
     // Leader-owned:
@@ -111,6 +111,13 @@ final class LogWriter: @unchecked Sendable {
     /// The LSN of the most recently appended record.
     var lastAppendedLSN: UInt64 { lock.withLock { nextLSN - 1 } }
 
+    /// Where the next appended record would start: the written bytes plus everything buffered.
+    var appendedEnd: Int64 {
+        lock.withLock {
+            writtenEnd + Int64(inFlight.count) + Int64(sealedGroups.reduce(0) { $0 + $1.count }) + Int64(pending.count)
+        }
+    }
+
     /// Frames `body` as the next record and buffers it.
     ///
     /// - Returns: Its LSN and the file offset where its body will lie.
@@ -139,6 +146,16 @@ final class LogWriter: @unchecked Sendable {
         }
     }
 
+    /// Refuses a wait for a record this writer was never given (one appended
+    /// to another file's writer): it would otherwise return at once. Call with `lock` held.
+    private func checkHolds(_ lsn: UInt64) throws {
+        guard lsn < nextLSN else {
+            assertionFailure("waiting for record \(lsn), past the last appended \(nextLSN - 1)")
+            throw SpoolError(.ioFailure, "waiting for record \(lsn), which this log file's writer never held",
+                             path: file.path)
+        }
+    }
+
     private func checkUsable() throws {
         if isClosed { throw SpoolError(.closed, "the queue is closed") }
         if let failure {
@@ -156,6 +173,7 @@ final class LogWriter: @unchecked Sendable {
         let next: Next = try lock.withLock {
             if lsn <= durableLSN { return .done }
             if let failure { throw failure }
+            try checkHolds(lsn)
             if !leaderActive { leaderActive = true; return .lead }
             let wait = BlockingWait()
             waiters.append(.blocking(lsn: lsn, wait))
@@ -174,6 +192,7 @@ final class LogWriter: @unchecked Sendable {
             lock.withLock {
                 if lsn <= durableLSN { continuation.resume(returning: false); return }
                 if let failure { continuation.resume(throwing: failure); return }
+                do { try checkHolds(lsn) } catch { continuation.resume(throwing: error); return }
                 if !leaderActive { leaderActive = true; continuation.resume(returning: true); return }
                 waiters.append(.async(lsn: lsn, continuation))
             }
@@ -301,6 +320,25 @@ final class LogWriter: @unchecked Sendable {
         }
         if let buffered { return buffered }
         return try file.read(at: offset, count: count)
+    }
+
+    /// Ends this file's part of the log at a roll-over: waits for every
+    /// appended record to be durable, refuses further appends and cuts the
+    /// reserved space after the last record off (best effort, not synced:
+    /// zeroes after the last record are a clean end in any file). Unlike
+    /// ``close()`` it leaves the handle open: readers that still hold this
+    /// writer can read payloads until they let it go.
+    ///
+    /// - Returns: The LSN of the last record in the file.
+    func retire() throws -> UInt64 {
+        let last = lastAppendedLSN
+        try waitUntilDurable(last)
+        let end = lock.withLock { () -> Int64 in
+            isClosed = true
+            return writtenEnd
+        }
+        if let size = try? file.size(), size > end { try? file.truncate(to: end) }
+        return last
     }
 
     /// Waits for every appended record to be durable, then refuses further

@@ -18,6 +18,12 @@ struct QueueState: Sendable {
     private(set) var runningIDs: Set<String> = []
     /// The next enqueue's ``StoredJob/sequence``.
     private(set) var nextSequence: UInt64 = 1
+    /// What the last snapshot said about the queue's past (`nil` before the first compaction).
+    private(set) var summary: SnapshotSummary?
+    /// Jobs expired since that snapshot.
+    private(set) var expiredSinceSnapshot: UInt64 = 0
+    /// Jobs expired in all compactions.
+    var expiredJobs: UInt64 { (summary?.expiredJobs ?? 0) + expiredSinceSnapshot }
 
     /// Why an operation did not fit the state.
     struct Inapplicable: Error, Equatable, CustomStringConvertible {
@@ -81,6 +87,19 @@ struct QueueState: Sendable {
             job.runAt = runAt
             job.nextRetryAt = nil
             store(job)
+        case .restore(let job):
+            try applyRestore(job)
+        case .snapshot(let summary):
+            guard jobs.isEmpty, nextSequence == 1, self.summary == nil else {
+                throw Inapplicable(jobID: "", reason: "snapshot: the state is not empty (a snapshot starts a replay)")
+            }
+            self.summary = summary
+            nextSequence = summary.nextSequence
+        case .expire(let id):
+            let job = try existing(id, in: [.succeeded, .cancelled], for: "expire")
+            count(job.state, by: -1)
+            jobs[id] = nil
+            expiredSinceSnapshot += 1
         case .delete(let id):
             guard let job = jobs[id] else { throw Inapplicable(jobID: id, reason: "delete: no such job") }
             releaseUniqueKey(of: job)
@@ -108,6 +127,43 @@ struct QueueState: Sendable {
         count(.enqueued, by: 1)
         jobs[op.id] = job
         ready.insert(job)
+    }
+
+    /// Recreates a job exactly as a snapshot recorded it.
+    private mutating func applyRestore(_ restored: StoredJob) throws(Inapplicable) {
+        var job = restored
+        job.scheduleVersion = 0
+        guard jobs[job.id] == nil else { throw Inapplicable(jobID: job.id, reason: "restore: the id exists") }
+        guard (job.state == .running) == (job.lease != nil), job.maxAttempts >= 1 else {
+            throw Inapplicable(jobID: job.id, reason: "restore: a lease without running, or running without a lease")
+        }
+        if let key = job.uniqueKey, !job.state.isFinished {
+            if let holder = uniqueKeys[key] {
+                throw Inapplicable(jobID: job.id, reason: "restore: unique key \(key) is held by job \(holder)")
+            }
+            uniqueKeys[key] = job.id
+        }
+        nextSequence = max(nextSequence, job.sequence + 1)
+        count(job.state, by: 1)
+        if job.state == .running { runningIDs.insert(job.id) }
+        jobs[job.id] = job
+        if job.state == .enqueued { ready.insert(job) }
+    }
+
+    /// Points the payloads of jobs at their copies in a snapshot, for those
+    /// whose payload has not changed since (compaction, once the snapshot is durable).
+    mutating func relocatePayloads(_ moves: [String: (from: PayloadLocation, to: PayloadLocation)]) {
+        for (id, move) in moves {
+            guard var job = jobs[id], job.payload == move.from else { continue }
+            job.payload = move.to
+            jobs[id] = job
+        }
+    }
+
+    /// Takes the summary a completed snapshot recorded.
+    mutating func adoptSummary(_ summary: SnapshotSummary) {
+        self.summary = summary
+        expiredSinceSnapshot = 0
     }
 
     /// Ends a running attempt: back to enqueued with a deadline, or failed when there is none.

@@ -14,6 +14,8 @@ enum WorkloadOp: CustomStringConvertible, Sendable {
     case delete(pick: Int)
     case advance(Int64)
     case reopen
+    /// Compaction: the model does not change (the retention is longer than any run).
+    case compact
 
     var description: String {
         switch self {
@@ -28,6 +30,7 @@ enum WorkloadOp: CustomStringConvertible, Sendable {
         case .delete(let pick): return "delete #\(pick)"
         case .advance(let ms): return "advance \(ms)ms"
         case .reopen: return "reopen"
+        case .compact: return "compact"
         }
     }
 
@@ -52,7 +55,8 @@ enum WorkloadOp: CustomStringConvertible, Sendable {
             case 77..<82: ops.append(.retry(pick: pick))
             case 82..<85: ops.append(.reschedule(pick: pick, delay: Int64(pick % 3) * 1000))
             case 85..<87: ops.append(.delete(pick: pick))
-            case 87..<97: ops.append(.advance(Int64(1 + pick % 4) * 500))
+            case 87..<95: ops.append(.advance(Int64(1 + pick % 4) * 500))
+            case 95..<97: ops.append(.compact)
             default: ops.append(.reopen)
             }
         }
@@ -76,6 +80,10 @@ final class SimulationRun {
     private(set) var violations: [String] = []
     /// Crash states recovered and checked.
     private(set) var statesChecked = 0
+    /// The log's segment size: small, so that workloads roll over to new files often and crashes hit roll-overs.
+    var segmentSize: Int64 = 400
+    /// Compactions that completed.
+    private(set) var compactions = 0
     /// Set while an injected fault may fail the next operation.
     var faultInjected = false
     /// The error the last operation threw, for reports.
@@ -94,6 +102,9 @@ final class SimulationRun {
         configuration.leaseDuration = 100_000_000
         // Small chunks: the log still grows by preallocation, and crash images stay small.
         configuration.preallocationChunk = 4096
+        configuration.segmentSize = segmentSize
+        // Nothing is old enough to expire: compaction must keep the model's state exactly.
+        configuration.retention = 1e9
         // Leases never expire in a simulation, so a recovered running job must still be running.
         configuration.runningJobsAtOpen = .keepUnexpiredLeases
         return configuration
@@ -178,6 +189,10 @@ final class SimulationRun {
                 try queue.delete(JobID(id))
             case .advance(let ms):
                 clock.advance(by: Double(ms) / 1000)
+            case .compact:
+                let report = try queue.compact()
+                compactions += 1
+                if report.jobsExpired != 0 { violations.append("compaction expired \(report.jobsExpired) jobs") }
             case .reopen:
                 do {
                     try queue.close()
@@ -235,7 +250,7 @@ final class SimulationRun {
                 crashAndRecover(candidates: candidates, survival: [:], context: context() + ", crashed again during open")
                 return
             }
-            violations.append("\(context()): the queue did not open")
+            violations.append("\(context()): the queue did not open; files \(((try? disk.contentsOfDirectory(at: Self.directory)) ?? []).sorted().map { "\($0) \(disk.contents(of: Self.directory + "/" + $0)?.count ?? -1)" })")
             return
         }
         disk.crash(atStep: nil)
@@ -281,7 +296,8 @@ final class SimulationRun {
                 return
             }
         }
-        violations.append("\(context()): after reopening, the state matches no acknowledged state")
+        let detail = candidates.map { ((try? $0.differences(from: queue)) ?? []).joined(separator: "; ") }.joined(separator: " | ")
+        violations.append("\(context()): after reopening, the state matches no acknowledged state: \(detail)")
     }
 
     /// A crash image's recovery with the default open policy: no running job survives it.

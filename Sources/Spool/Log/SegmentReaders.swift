@@ -1,0 +1,53 @@
+/// Read-only handles of the log files before the active one, for payload
+/// reads. A few are kept open, the most recently used; the others are opened
+/// again when needed. A handle is closed when its last user lets it go (a
+/// read in progress keeps its handle alive), so eviction never closes a file
+/// under a reader.
+final class SegmentReaders: @unchecked Sendable {
+    // @unchecked: `handles` and `order` are guarded by `lock`.
+
+    /// How many handles stay open.
+    static let capacity = 8
+
+    let directory: String
+    let fileSystem: any FileSystem
+    private let lock = Lock()
+    private var handles: [UInt64: any StorageFile] = [:]
+    /// Sequence numbers, least recently used first.
+    private var order: [UInt64] = []
+
+    init(directory: String, fileSystem: any FileSystem) {
+        self.directory = directory
+        self.fileSystem = fileSystem
+    }
+
+    /// Reads `count` bytes at `offset` of log file `sequence`.
+    func read(sequence: UInt64, at offset: Int64, count: Int) throws -> [UInt8] {
+        try handle(for: sequence).read(at: offset, count: count)
+    }
+
+    /// Forgets the handles of files with a sequence number below `sequence` (deleted by compaction).
+    func forget(below sequence: UInt64) {
+        lock.withLock {
+            handles = handles.filter { $0.key >= sequence }
+            order.removeAll { $0 < sequence }
+        }
+    }
+
+    private func handle(for sequence: UInt64) throws -> any StorageFile {
+        if let cached = lock.withLock({ () -> (any StorageFile)? in
+            guard let found = handles[sequence] else { return nil }
+            order.removeAll { $0 == sequence }
+            order.append(sequence)
+            return found
+        }) { return cached }
+        let path = directory + "/" + QueueDirectoryLayout.logFileName(sequence: sequence)
+        let file = try fileSystem.openFile(at: path, mode: .readOnly)
+        lock.withLock {
+            if handles[sequence] == nil { order.append(sequence) }
+            handles[sequence] = file
+            while order.count > Self.capacity { handles[order.removeFirst()] = nil }
+        }
+        return file
+    }
+}

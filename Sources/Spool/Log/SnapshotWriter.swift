@@ -1,0 +1,95 @@
+/// Writes a snapshot file: the queue's live jobs as `restore` operations after
+/// one `snapshot` record, under a temporary name, synced, then renamed into
+/// the log as `wal-<sequence>.log` and the directory synced.
+///
+/// Records are numbered from LSN 1 and each is its own commit group; none is
+/// read before the whole file is durable under its final name, so no torn-tail
+/// rule applies to it.
+struct SnapshotWriter {
+    let directory: String
+    let fileSystem: any FileSystem
+    let instanceID: [UInt8]
+    let sequence: UInt64
+
+    /// A record's body is cut after this many bytes of operations (far below the maximum).
+    static let recordTarget = 1 << 20
+    /// Bytes gathered before a write.
+    static let writeTarget = 4 << 20
+
+    struct Outcome {
+        /// Job id → where its payload was, and where it is in the snapshot.
+        var moves: [String: (from: PayloadLocation, to: PayloadLocation)] = [:]
+        var bytes: Int64 = 0
+        var records = 0
+    }
+
+    /// Writes `jobs` (in sequence order) and `summary`; `payload` reads a job's bytes.
+    func write(summary: SnapshotSummary, jobs: [StoredJob],
+               payload: (StoredJob) throws -> [UInt8]) throws -> Outcome {
+        let temporary = directory + "/" + QueueDirectoryLayout.snapshotTempName(sequence: sequence)
+        if try fileSystem.entryKind(at: temporary) != nil { try fileSystem.removeFile(at: temporary) }
+        let file = try fileSystem.openFile(at: temporary, mode: .createNew)
+        var outcome = Outcome()
+        do {
+            defer { file.close() }
+            let seed = RecordFrame.checksumSeed(instanceID: instanceID)
+            var pending = FileHeader(instanceID: instanceID, sequence: sequence).encoded()
+            var written: Int64 = 0
+            var lsn: UInt64 = 0
+            func flush() throws {
+                guard !pending.isEmpty else { return }
+                try file.write(pending, at: written)
+                written += Int64(pending.count)
+                pending = []
+            }
+            func appendRecord(_ operations: ByteWriter, count: Int) -> Int64 {
+                var body = ByteWriter(capacity: operations.count + 12)
+                body.writeUInt8(TransactionCodec.compactionBodyVersion)
+                body.writeVarint(UInt64(count))
+                let prefix = body.count
+                body.writeRaw(operations.bytes)
+                lsn += 1
+                let bodyOffset = written + Int64(pending.count) + Int64(LogFormat.frameHeaderSize) + Int64(prefix)
+                body.bytes.withUnsafeBytes { raw in
+                    _ = RecordFrame.append(body: raw, type: .transaction, lsn: lsn, groupIndex: 0, seed: seed, to: &pending)
+                }
+                outcome.records += 1
+                return bodyOffset
+            }
+            var first = ByteWriter()
+            SnapshotCodec.encode(summary, into: &first)
+            _ = appendRecord(first, count: 1)
+
+            var operations = ByteWriter(capacity: Self.recordTarget + 4096)
+            var batch: [(job: StoredJob, range: Range<Int>)] = []
+            func sealBatch() throws {
+                guard !batch.isEmpty else { return }
+                let base = appendRecord(operations, count: batch.count)
+                for (job, range) in batch {
+                    outcome.moves[job.id] = (job.payload, PayloadLocation(fileSequence: sequence,
+                                                                          offset: base + Int64(range.lowerBound),
+                                                                          length: Int32(range.count)))
+                }
+                batch = []
+                operations = ByteWriter(capacity: Self.recordTarget + 4096)
+                if pending.count >= Self.writeTarget { try flush() }
+            }
+            for job in jobs {
+                let range = SnapshotCodec.encodeRestore(job, payload: try payload(job), into: &operations)
+                batch.append((job, range))
+                if operations.count >= Self.recordTarget { try sealBatch() }
+            }
+            try sealBatch()
+            try flush()
+            try file.fullSync()
+            outcome.bytes = written
+        } catch {
+            try? fileSystem.removeFile(at: temporary)
+            throw error
+        }
+        let final = directory + "/" + QueueDirectoryLayout.logFileName(sequence: sequence)
+        try fileSystem.rename(from: temporary, to: final)
+        try fileSystem.syncDirectory(at: directory)
+        return outcome
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import Spool
+
+/// `spool stats`: jobs per state, log files and their size, the queue's history.
+enum StatsCommand {
+    /// The command's description and entry point.
+    static let command = Command(
+        name: "stats",
+        synopsis: "DIR",
+        summary: "Print the jobs per state, the log files and their total size, and what compaction dropped.",
+        help: """
+        Opens the queue (as every command that reads jobs does) and prints one line per
+        fact: jobs in each state, the number of log files and their bytes, and, once the
+        queue has been compacted, when it was created and how many finished jobs
+        retention dropped.
+        """,
+        spec: ArgumentSpec(positionals: ["DIR"]),
+        run: run)
+
+    /// Does the work with the parsed arguments; returns the exit status.
+    private static func run(_ arguments: ParsedArguments, _ console: Console) throws -> Int32 {
+        let directory = arguments.positionals[0]
+        let (counts, history) = try QueueAccess.withQueue(directory) { queue in (try queue.counts(), queue.history) }
+        let logs = try FileManager.default.contentsOfDirectory(atPath: directory)
+            .filter { $0.hasPrefix("wal-") && $0.hasSuffix(".log") }
+        var bytes: Int64 = 0
+        for name in logs {
+            let attributes = try FileManager.default.attributesOfItem(atPath: directory + "/" + name)
+            bytes += (attributes[.size] as? NSNumber)?.int64Value ?? 0
+        }
+        for state in JobState.allCases { console.out("\(state.rawValue): \(counts[state])") }
+        console.out("total: \(counts.total)")
+        console.out("log files: \(logs.count), \(bytes) bytes")
+        if let created = history.createdAt {
+            console.out("created: \(ISO8601.string(from: created))")
+        }
+        console.out("expired by retention: \(history.expiredJobs)")
+        return ExitStatus.success
+    }
+}
