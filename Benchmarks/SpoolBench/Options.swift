@@ -2,13 +2,17 @@ import Foundation
 
 /// Command-line options of `spool-bench`.
 struct Options {
-    static let workloads = ["baseline", "enqueue", "concurrent", "batch", "cycle", "open"]
+    static let workloads = ["baseline", "enqueue", "concurrent", "batch", "cycle", "open", "compaction"]
     static let usage = """
         usage: spool-bench [--workload NAME[,NAME...]|all] [--count N] [--duration SECONDS]
                            [--producers 1,4,16,32,64] [--batch-size N] [--batches N]
-                           [--open-records 100000,1000000] [--prealloc-chunk BYTES] [--dir DIR] [--json]
+                           [--open-records 100000,1000000] [--churn-jobs N] [--obsolete-ratio R]
+                           [--prealloc-chunk BYTES]
+                           [--dir DIR] [--json]
           workloads: \(workloads.joined(separator: ", ")); the baseline always runs, since every
           Spool figure is printed as a ratio to it.
+          --churn-jobs: jobs the compaction workload enqueues, claims and completes (default 1000000);
+          --obsolete-ratio: its AutoCompaction.obsoleteRatio (default 1, the library's default).
           --prealloc-chunk: the log file's preallocation chunk (0: none; default: Spool's own).
           --dir: the directory under test (default: a new temporary directory under the current
           directory, so on the same file system as the checkout; removed afterwards).
@@ -24,6 +28,8 @@ struct Options {
     var batchSize = 10_000
     var batches = 10
     var openRecords = [100_000, 1_000_000]
+    var churnJobs = 1_000_000
+    var obsoleteRatio = 1.0
     var directory: String?
     var json = false
     var preallocationChunk: Int64?
@@ -56,6 +62,10 @@ struct Options {
             case "--batch-size": batchSize = integers(argument)[0]
             case "--batches": batches = integers(argument)[0]
             case "--open-records": openRecords = integers(argument)
+            case "--churn-jobs": churnJobs = integers(argument)[0]
+            case "--obsolete-ratio":
+                guard let ratio = Double(value(argument)), ratio >= 0 else { Self.fail("--obsolete-ratio: not a number ≥ 0") }
+                obsoleteRatio = ratio
             case "--prealloc-chunk":
                 guard let bytes = Int64(value(argument)), bytes >= 0 else { Self.fail("--prealloc-chunk: not a byte count") }
                 preallocationChunk = bytes

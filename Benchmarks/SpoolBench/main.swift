@@ -16,7 +16,7 @@ do {
 }
 let workloads: [(String, (Context) throws -> Void)] = [
     ("enqueue", runEnqueue), ("concurrent", runConcurrent), ("batch", runBatch), ("cycle", runCycle),
-    ("open", runOpen),
+    ("open", runOpen), ("compaction", runCompaction),
 ]
 do {
     context.note("baseline")

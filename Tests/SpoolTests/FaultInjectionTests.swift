@@ -6,7 +6,8 @@ import Testing
 /// sync of a log file fails with a chosen errno.
 final class FaultyFileSystem: FileSystem, @unchecked Sendable {
     // @unchecked: the fault plan is guarded by `plan`.
-    enum Fault { case write(Int32), sync(Int32), shortWriteThen(Int32) }
+    /// `snapshotWrite` fails only a write to a snapshot being written (`snap-*.tmp`).
+    enum Fault { case write(Int32), sync(Int32), shortWriteThen(Int32), snapshotWrite(Int32) }
     private let real = POSIXFileSystem()
     let plan = Locked<[Fault]>([])
 
@@ -41,8 +42,15 @@ final class FaultyFile: StorageFile, @unchecked Sendable {
     var path: String { inner.path }
     func read(at offset: Int64, count: Int) throws -> [UInt8] { try inner.read(at: offset, count: count) }
     func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws {
-        switch owner.take({ if case .sync = $0 { return false } else { return true } }) {
-        case .write(let code)?:
+        let isSnapshot = path.contains("snap-")
+        switch owner.take({
+            switch $0 {
+            case .sync: return false
+            case .snapshotWrite: return isSnapshot
+            default: return true
+            }
+        }) {
+        case .write(let code)?, .snapshotWrite(let code)?:
             throw SpoolError.system("pwrite", errno: code, path: path, offset: offset)
         case .shortWriteThen(let code)?:
             try inner.write(UnsafeRawBufferPointer(rebasing: bytes[0..<(bytes.count / 2)]), at: offset)
@@ -92,7 +100,7 @@ final class FaultyFile: StorageFile, @unchecked Sendable {
             Issue.record("an enqueue reported success although its write or sync failed")
         } catch let error as SpoolError {
             switch fault {
-            case .write(let code), .sync(let code), .shortWriteThen(let code):
+            case .write(let code), .sync(let code), .shortWriteThen(let code), .snapshotWrite(let code):
                 #expect(error.errno == code, "\(error)")
                 #expect(error.code == ((code == ENOSPC || code == EFBIG) ? .diskFull : .ioFailure))
                 #expect(error.path == logFilePath(temp.queue))

@@ -59,6 +59,7 @@ func checkInvariants(_ state: QueueState, sourceLocation: SourceLocation = #_sou
     #expect(state.uniqueKeys.count == keysSeen.count, "key index holds finished jobs", sourceLocation: sourceLocation)
     #expect(state.enqueuedCount == state.jobs.values.filter { $0.state == .enqueued }.count, sourceLocation: sourceLocation)
     #expect(state.runningCount == state.jobs.values.filter { $0.state == .running }.count, sourceLocation: sourceLocation)
+    #expect(state.failedCount == state.jobs.values.filter { $0.state == .failed }.count, sourceLocation: sourceLocation)
     #expect(state.runningIDs == Set(state.jobs.values.filter { $0.state == .running }.map(\.id)), sourceLocation: sourceLocation)
 }
 

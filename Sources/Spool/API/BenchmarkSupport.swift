@@ -32,4 +32,15 @@ extension JobQueue {
     public func waitUntilDurable() throws {
         try engine.writer.waitUntilDurable(engine.writer.lastAppendedLSN)
     }
+
+    /// Waits until no background compaction is scheduled or running; throws the
+    /// error of the last one that failed, if any.
+    @_spi(Benchmarks)
+    public func waitForBackgroundCompaction() throws {
+        if let error = engine.waitForBackgroundCompaction() { throw error }
+    }
+
+    /// Background compactions that wrote a snapshot since the queue was opened.
+    @_spi(Benchmarks)
+    public var backgroundCompactionCount: Int { engine.backgroundCompactionCount }
 }

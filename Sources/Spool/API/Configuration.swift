@@ -23,6 +23,9 @@ public struct Configuration: Sendable {
     public var retention: TimeInterval = 24 * 3600
     /// The source of time. Inject a ``ManualClock`` in tests.
     public var clock: any SpoolClock = SystemClock()
+    /// When the queue compacts itself in the background; `nil` turns automatic compaction off
+    /// (``JobQueue/compact()`` still works).
+    public var autoCompaction: AutoCompaction? = AutoCompaction()
 
     /// The file system; tests substitute a simulated one.
     var fileSystem: any FileSystem = POSIXFileSystem()
@@ -32,8 +35,9 @@ public struct Configuration: Sendable {
     public var preallocationChunk: Int64 = LogWriter.defaultPreallocationChunk
 
     /// The size past which the log rolls over to a new file (`wal-<n+1>.log`),
-    /// between two records; a record is never split. Tests use a small one.
-    var segmentSize: Int64 = 64 << 20
+    /// between two records; a record is never split. Tests and benchmarks use a small one.
+    @_spi(Benchmarks)
+    public var segmentSize: Int64 = 64 << 20
 
     /// The default configuration.
     public init() {}
@@ -48,5 +52,27 @@ public struct Configuration: Sendable {
         /// may complete them with its token (the `spool` command line works this way:
         /// `claim` and `complete` are separate processes). Expired leases are reclaimed.
         case keepUnexpiredLeases
+    }
+}
+
+/// When a queue starts a compaction by itself.
+///
+/// After each record the queue compares the bytes of its log files with an estimate of
+/// the bytes its live jobs would take in a snapshot. When the log holds at least
+/// ``minimumLogBytes`` and more than `(1 + obsoleteRatio)` times the live estimate (and
+/// more than `(1 + obsoleteRatio)` times what it held just after the previous compaction,
+/// so that finished jobs kept by ``Configuration/retention`` cannot make it compact over
+/// and over), one compaction starts on a background thread; writes go on meanwhile.
+/// A background compaction that fails leaves the queue refusing writes with
+/// ``SpoolError/Code/needsReopen``, as a failed ``JobQueue/compact()`` does.
+public struct AutoCompaction: Sendable, Equatable {
+    /// The log never compacts by itself below this many bytes.
+    public var minimumLogBytes: Int64
+    /// How much obsolete data the log may hold, as a multiple of the live data.
+    public var obsoleteRatio: Double
+
+    public init(minimumLogBytes: Int64 = 16 << 20, obsoleteRatio: Double = 1.0) {
+        self.minimumLogBytes = minimumLogBytes
+        self.obsoleteRatio = obsoleteRatio
     }
 }

@@ -390,12 +390,12 @@ public final class JobQueue: Sendable {
     /// - Throws: ``SpoolError`` when a write or sync fails; the log is then as
     ///   it was, or the snapshot is complete and only old files remain to delete
     ///   (open deletes them).
-    public func compact() throws -> CompactionReport { try engine.compact() }
+    public func compact() throws -> CompactionReport { try engine.compact()! }
 
     /// Rewrites the log as a snapshot of the live jobs (see the blocking variant).
     public func compact() async throws -> CompactionReport {
         let engine = self.engine
-        return try await Self.offload { try engine.compact() }
+        return try await Self.offload { try engine.compact()! }
     }
 
     /// What the queue's snapshots remember of its past: when it was created and

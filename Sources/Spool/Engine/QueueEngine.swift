@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Dispatch
 
 /// The live path: checks a request against the state, records it, applies it.
 ///
@@ -41,6 +42,26 @@ final class QueueEngine: @unchecked Sendable {
     /// Set when a roll-over or a compaction failed half way; every later write fails with it until a reopen.
     private var writeFailure: SpoolError?
 
+    // Automatic compaction (see ``AutoCompaction``); guarded by `lock`.
+    /// Bytes (up to the end of the last record) of each log file before the active one.
+    private var retiredFileBytes: [UInt64: Int64] = [:]
+    /// The sum of `retiredFileBytes`.
+    private var retiredBytes: Int64 = 0
+    /// The log's bytes just after the last compaction finished.
+    private var bytesAfterCompaction: Int64 = 0
+    /// The estimated bytes one live job takes in a snapshot: measured by the last
+    /// compaction, moved towards the size of each new job's enqueue meanwhile.
+    private var averageJobBytes: Double = 128
+    /// Whether a background compaction is scheduled or running.
+    private var backgroundCompactionScheduled = false
+    /// The error of the last background compaction that failed (the queue refuses writes after it).
+    private var lastBackgroundCompactionError: SpoolError?
+    /// Background compactions that wrote a snapshot since open.
+    private var completedBackgroundCompactions = 0
+    var backgroundCompactionCount: Int { lock.withLock { completedBackgroundCompactions } }
+    private let backgroundCompactions = DispatchGroup()
+    private let backgroundQueue = DispatchQueue(label: "spool.compaction")
+
     private var clock: any SpoolClock { configuration.clock }
 
     init(path: String, configuration: Configuration) throws {
@@ -66,6 +87,15 @@ final class QueueEngine: @unchecked Sendable {
         state = opened.replay.state
         recoveryReport = opened.replay.report
         do {
+            let activeSequence = opened.writer.fileSequence
+            for file in try LogReplay.logFiles(in: path, fileSystem: configuration.fileSystem)
+                where file.sequence < activeSequence {
+                let handle = try configuration.fileSystem.openFile(at: file.path, mode: .readOnly)
+                defer { handle.close() }
+                let size = try handle.size()
+                retiredFileBytes[file.sequence] = size
+                retiredBytes += size
+            }
             let (reclaimed, lsn) = try reclaimRunningJobsAtOpen()
             if let lsn { try writer.waitUntilDurable(lsn) }
             recoveryReport.reclaimedJobs = reclaimed
@@ -99,6 +129,8 @@ final class QueueEngine: @unchecked Sendable {
             case .enqueue(let new):
                 let range = payloadRanges[enqueues]
                 enqueues += 1
+                let jobBytes = Double(range.count + new.id.utf8.count + new.kind.utf8.count + 64)
+                averageJobBytes += (jobBytes - averageJobBytes) / 64
                 recorded.append(.enqueue(.init(
                     id: new.id, kind: new.kind,
                     payload: PayloadLocation(fileSequence: writer.fileSequence, offset: bodyOffset + Int64(range.lowerBound),
@@ -118,8 +150,61 @@ final class QueueEngine: @unchecked Sendable {
                 preconditionFailure("the live path validated an operation that apply refuses: \(error)")
             }
         }
+        if !backgroundCompactionScheduled, writeFailure == nil, needsCompaction() {
+            startBackgroundCompaction()
+        }
         return lsn
     }
+
+    // MARK: Automatic compaction
+
+    /// The bytes of the log files, up to the end of the last record of the active one. Call with `lock` held.
+    private var logBytes: Int64 { retiredBytes + activeWriter.appendedEnd }
+
+    /// Whether the log is due for a compaction by ``Configuration/autoCompaction``. O(1); call with `lock` held.
+    private func needsCompaction() -> Bool {
+        guard let auto = configuration.autoCompaction else { return false }
+        let bytes = logBytes
+        guard bytes >= auto.minimumLogBytes else { return false }
+        let liveJobs = state.enqueuedCount + state.runningCount + state.failedCount
+        let live = Double(liveJobs) * averageJobBytes
+        let limit = (1 + max(0, auto.obsoleteRatio)) * max(live, Double(bytesAfterCompaction))
+        return Double(bytes) > limit
+    }
+
+    /// Starts one compaction on the background queue. Call with `lock` held.
+    private func startBackgroundCompaction() {
+        backgroundCompactionScheduled = true
+        backgroundCompactions.enter()
+        backgroundQueue.async { [self] in
+            defer { backgroundCompactions.leave() }
+            var failure: SpoolError?
+            var compacted = false
+            do {
+                compacted = try compact(onlyIfNeeded: true) != nil
+            } catch let error as SpoolError {
+                if error.code != .closed { failure = error }
+            } catch {
+                failure = SpoolError(.ioFailure, "a background compaction failed: \(error)", path: path)
+            }
+            lock.withLock {
+                if let failure { lastBackgroundCompactionError = failure }
+                if compacted { completedBackgroundCompactions += 1 }
+                backgroundCompactionScheduled = false
+            }
+        }
+    }
+
+    /// Waits until no background compaction is scheduled or running (for tests and close);
+    /// returns the error of the last one that failed, if any.
+    @discardableResult
+    func waitForBackgroundCompaction() -> SpoolError? {
+        backgroundCompactions.wait()
+        return lock.withLock { lastBackgroundCompactionError }
+    }
+
+    /// The log's bytes as automatic compaction counts them (up to the end of each file's last record).
+    var currentLogBytes: Int64 { lock.withLock { logBytes } }
 
     /// Moves the log to a new file, `wal-<n+1>.log`. Call with `lock` held.
     ///
@@ -152,6 +237,8 @@ final class QueueEngine: @unchecked Sendable {
         let next = LogWriter(file: file, fileSequence: sequence, seed: old.seed, end: Int64(LogFormat.fileHeaderSize),
                              lastLSN: lastLSN, preallocationChunk: configuration.preallocationChunk)
         writerLock.withLock { activeWriter = next }
+        retiredFileBytes[old.fileSequence] = old.appendedEnd
+        retiredBytes += old.appendedEnd
         return lastLSN
     }
 
@@ -183,11 +270,16 @@ final class QueueEngine: @unchecked Sendable {
     /// A crash before the rename leaves files up to n and n+2 (one number free),
     /// which replay reads as before; after it, replay starts at the snapshot, and
     /// open deletes the older files.
-    func compact() throws -> CompactionReport {
+    ///
+    /// - Parameter onlyIfNeeded: Do nothing (and return `nil`) unless ``Configuration/autoCompaction``
+    ///   says the log is due, checked under the lock (a background compaction).
+    @discardableResult
+    func compact(onlyIfNeeded: Bool = false) throws -> CompactionReport? {
         try compactionLock.withLock {
             let now = nowMillis
             let cutoff = now - Millis.from(seconds: configuration.retention)
-            let (copy, summary, sequence, expired) = try withOpenState { () -> (QueueState, SnapshotSummary, UInt64, Int) in
+            let planned = try withOpenState { () -> (QueueState, SnapshotSummary, UInt64, Int)? in
+                if onlyIfNeeded, !needsCompaction() { return nil }
                 let expiredIDs = state.jobs.values
                     .filter { ($0.state == .succeeded || $0.state == .cancelled) && ($0.finishedAt ?? .max) <= cutoff }
                     .sorted { $0.sequence < $1.sequence }.map(\.id)
@@ -199,6 +291,7 @@ final class QueueEngine: @unchecked Sendable {
                                               expiredJobs: state.expiredJobs)
                 return (state, summary, snapshotSequence, expiredIDs.count)
             }
+            guard let (copy, summary, sequence, expired) = planned else { return nil }
             do {
                 return try finishCompaction(copy: copy, summary: summary, sequence: sequence, expired: expired)
             } catch let error as SpoolError {
@@ -231,6 +324,14 @@ final class QueueEngine: @unchecked Sendable {
         try withOpenState {
             state.relocatePayloads(outcome.moves)
             state.adoptSummary(summary)
+            for (fileSequence, bytes) in retiredFileBytes where fileSequence < sequence {
+                retiredFileBytes[fileSequence] = nil
+                retiredBytes -= bytes
+            }
+            retiredFileBytes[sequence] = outcome.bytes
+            retiredBytes += outcome.bytes
+            bytesAfterCompaction = logBytes
+            if !jobs.isEmpty { averageJobBytes = max(32, Double(outcome.bytes) / Double(jobs.count)) }
         }
         for file in replaced { try configuration.fileSystem.removeFile(at: file.path) }
         if !replaced.isEmpty { try configuration.fileSystem.syncDirectory(at: path) }
@@ -660,6 +761,9 @@ final class QueueEngine: @unchecked Sendable {
             return isClosed
         }
         guard !alreadyClosed else { return }
+        // A background compaction still writing its snapshot stops at its next step; the
+        // directory lock is kept until it has.
+        backgroundCompactions.wait()
         defer { directoryLock.release() }
         try writer.close()
     }

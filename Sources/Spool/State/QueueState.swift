@@ -14,6 +14,8 @@ struct QueueState: Sendable {
     private(set) var ready = ReadyIndex()
     private(set) var enqueuedCount = 0
     private(set) var runningCount = 0
+    /// Jobs in state failed (kept until deleted; automatic compaction counts them as live).
+    private(set) var failedCount = 0
     /// The ids of the running jobs, so that lease expiry looks at them only.
     private(set) var runningIDs: Set<String> = []
     /// The next enqueue's ``StoredJob/sequence``.
@@ -215,6 +217,7 @@ struct QueueState: Sendable {
         switch state {
         case .enqueued: enqueuedCount += delta
         case .running: runningCount += delta
+        case .failed: failedCount += delta
         default: break
         }
     }
