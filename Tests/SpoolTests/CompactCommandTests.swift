@@ -4,19 +4,6 @@ import Testing
 
 /// `spool compact` and `spool stats`, run as the built executable.
 @Suite struct CompactCommandTests {
-    private static func run(_ binary: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-    }
-
     @Test func compactThenStats() throws {
         let binary = try #require(ChildProcess.spoolExecutable(), "the spool executable was not built")
         let temporary = TemporaryDirectory()
@@ -27,10 +14,10 @@ import Testing
         _ = try queue.complete(try #require(try queue.claim()))
         try queue.close()
 
-        let compacted = try Self.run(binary, ["compact", temporary.queue])
+        let compacted = try ChildProcess.run(binary, ["compact", temporary.queue])
         #expect(compacted.status == 0)
         #expect(compacted.output.contains("20 jobs"), "\(compacted.output)")
-        let stats = try Self.run(binary, ["stats", temporary.queue])
+        let stats = try ChildProcess.run(binary, ["stats", temporary.queue])
         #expect(stats.status == 0)
         #expect(stats.output.contains("enqueued: 19"), "\(stats.output)")
         #expect(stats.output.contains("succeeded: 1"), "\(stats.output)")

@@ -75,6 +75,20 @@ enum ChildProcess {
         return nil
     }
 
+    /// Runs `binary` to its end; returns its exit status and what it printed on standard output.
+    static func run(_ binary: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
     /// Starts `binary`, reads its output until it has printed `count` lines, kills
     /// it with SIGKILL, and returns every complete line it printed.
     static func runAndKill(_ binary: String, _ arguments: [String], afterLines count: Int,

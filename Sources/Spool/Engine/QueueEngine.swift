@@ -589,13 +589,19 @@ final class QueueEngine: @unchecked Sendable {
     func reclaimExpiredLeases() throws -> ([JobID], UInt64?) {
         try withOpenState {
             let operations = expiredLeaseReclaims(now: nowMillis)
-            guard !operations.isEmpty else { return ([], nil) }
-            let ids = operations.compactMap { planned -> JobID? in
-                if case .other(let op) = planned { return JobID(op.jobID) }
-                return nil
-            }
-            return (ids, try commit(operations))
+            return try commitReclaims(operations)
         }
+    }
+
+    /// Records reclaims as one transaction; returns the reclaimed ids and the LSN, or none when there is nothing to reclaim.
+    /// Call with `lock` held.
+    private func commitReclaims(_ operations: [PlannedOperation]) throws -> ([JobID], UInt64?) {
+        guard !operations.isEmpty else { return ([], nil) }
+        let ids = operations.compactMap { planned -> JobID? in
+            if case .other(let op) = planned { return JobID(op.jobID) }
+            return nil
+        }
+        return (ids, try commit(operations))
     }
 
     private func reclaimRunningJobsAtOpen() throws -> ([JobID], UInt64?) {
@@ -611,12 +617,7 @@ final class QueueEngine: @unchecked Sendable {
             case .keepUnexpiredLeases:
                 operations = expiredLeaseReclaims(now: now)
             }
-            guard !operations.isEmpty else { return ([], nil) }
-            let ids = operations.compactMap { planned -> JobID? in
-                if case .other(let op) = planned { return JobID(op.jobID) }
-                return nil
-            }
-            return (ids, try commit(operations))
+            return try commitReclaims(operations)
         }
     }
 
