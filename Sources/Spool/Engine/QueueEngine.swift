@@ -34,6 +34,8 @@ final class QueueEngine: @unchecked Sendable {
     /// Set during init only; immutable afterwards.
     private(set) var recoveryReport: RecoveryReport
     private let directoryLock: any DirectoryLock
+    /// Publishes the ids of the jobs each committed transaction changed.
+    let changes = ChangeFeed()
     private let lock = Lock()
     private var state: QueueState
     private var isClosed = false
@@ -150,6 +152,7 @@ final class QueueEngine: @unchecked Sendable {
                 preconditionFailure("the live path validated an operation that apply refuses: \(error)")
             }
         }
+        changes.publish(jobIDs: recorded.lazy.map(\.jobID).filter { !$0.isEmpty })
         if !backgroundCompactionScheduled, writeFailure == nil, needsCompaction() {
             startBackgroundCompaction()
         }
@@ -762,6 +765,7 @@ final class QueueEngine: @unchecked Sendable {
             return isClosed
         }
         guard !alreadyClosed else { return }
+        changes.finish()
         // A background compaction still writing its snapshot stops at its next step; the
         // directory lock is kept until it has.
         backgroundCompactions.wait()
