@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+@_spi(Benchmarks) @testable import Spool
+
+/// The compatibility promise: every checked-in queue directory (``FormatFixture``) opens, in this
+/// build, to exactly the state the version that wrote it held.
+@Suite struct FormatFixtureTests {
+    /// Copies fixture `name`'s queue into a temporary directory: tests never open the checked-in files.
+    private func copyOfFixture(_ name: String, into temporary: TemporaryDirectory) throws -> String {
+        let copy = temporary.path + "/" + name
+        try FileManager.default.copyItem(atPath: FormatFixture.fixturesDirectory + "/" + name + "/queue", toPath: copy)
+        return copy
+    }
+
+    private func expectedState(_ name: String) throws -> FixtureState {
+        let url = URL(fileURLWithPath: FormatFixture.fixturesDirectory + "/" + name + "/expected.json")
+        return try JSONDecoder().decode(FixtureState.self, from: Data(contentsOf: url))
+    }
+
+    /// The bytes of every file in `directory`, by name.
+    private func contents(of directory: String) throws -> [String: [UInt8]] {
+        var files: [String: [UInt8]] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory) {
+            files[name] = try readFile(directory + "/" + name)
+        }
+        return files
+    }
+
+    @Test func theFixtureOfFormatOneIsCheckedIn() throws {
+        #expect(try FormatFixture.names().contains("format-1"))
+    }
+
+    @Test(arguments: try FormatFixture.names())
+    func everyFixtureOpensToTheStateItWasWrittenWith(_ name: String) throws {
+        let temporary = TemporaryDirectory("fixture")
+        defer { temporary.cleanup() }
+        let copy = try copyOfFixture(name, into: temporary)
+        let expected = try expectedState(name)
+        let clock = ManualClock(start: FormatFixture.start)
+        clock.advance(by: expected.clockAdvance)
+        var configuration = FormatFixture.configuration(clock: clock)
+        configuration.createIfMissing = false
+        let queue = try JobQueue(directory: copy, configuration: configuration)
+        defer { try? queue.close() }
+        #expect(queue.recoveryReport.reclaimedJobs.isEmpty)
+        #expect(queue.recoveryReport.tornTailOffset == nil)
+        checkInvariants(queue.engine.stateSnapshot)
+        let found = try FixtureState(queue: queue, clockAdvance: expected.clockAdvance)
+        #expect(found.jobs.count == expected.jobs.count)
+        for (foundJob, expectedJob) in zip(found.jobs, expected.jobs) {
+            #expect(foundJob == expectedJob)
+        }
+        #expect(found == expected)
+    }
+
+    @Test(arguments: try FormatFixture.names())
+    func everyFixtureVerifiesReadOnly(_ name: String) throws {
+        let temporary = TemporaryDirectory("fixture")
+        defer { temporary.cleanup() }
+        let copy = try copyOfFixture(name, into: temporary)
+        _ = try LogInspector.verify(directory: copy) // takes the lock file into existence, if absent
+        let before = try contents(of: copy)
+        let summary = try LogInspector.verify(directory: copy)
+        let records = try LogInspector.records(directory: copy)
+        #expect(summary.records > 0)
+        #expect(summary.filesRead >= 2)
+        #expect(summary.tornTail == nil)
+        #expect(records.count == summary.records)
+        #expect(try contents(of: copy) == before)
+        if name == "format-1" {
+            // Every operation of format 1 lies in it, but `expire`: compaction writes it into a file it then deletes.
+            let names = Set(records.flatMap { $0.operations.map(\.name) })
+            #expect(names == ["enqueue", "claim", "renewLease", "complete", "fail", "cancel", "retry", "reschedule",
+                              "delete", "reclaim", "restore", "snapshot"])
+        }
+    }
+
+    /// Writes a new fixture; runs only with `SPOOL_WRITE_FIXTURE=<name>` (see ``FormatFixture``).
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["SPOOL_WRITE_FIXTURE"] != nil))
+    func writeFixture() throws {
+        let name = try #require(ProcessInfo.processInfo.environment["SPOOL_WRITE_FIXTURE"])
+        let directory = FormatFixture.fixturesDirectory + "/" + name
+        #expect(!FileManager.default.fileExists(atPath: directory), "fixtures are never regenerated; choose a new name")
+        guard !FileManager.default.fileExists(atPath: directory) else { return }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try FormatFixture.generate(into: directory)
+    }
+}
