@@ -187,6 +187,27 @@ public struct LogOperation: Sendable, Equatable {
         case .expire:
             name = "expire"
             fields = []
+        case .migrationBegin(let number, let at):
+            name = "migrationBegin"
+            fields = [.init("number", .integer(Int64(clamping: number))), .init("atMs", .integer(at))]
+        case .migrateJob(let job):
+            name = "migrateJob"
+            fields = [.init("kind", .string(job.kind)), .init("state", .string(job.state.rawValue)),
+                      .init("attempts", .integer(Int64(job.attempts))), .init("lastError", .optional(job.lastError)),
+                      .init("payloadOffset", .optional(job.payload?.offset)),
+                      .init("payloadLength", .optional(job.payload.map { Int64($0.length) }))]
+        case .migrationRemove:
+            name = "migrationRemove"
+            fields = []
+        case .migrationCommit(let number):
+            name = "migrationCommit"
+            fields = [.init("number", .integer(Int64(clamping: number)))]
+        case .migrationsApplied(let number):
+            name = "migrationsApplied"
+            fields = [.init("number", .integer(Int64(clamping: number)))]
+        case .abandon(_, let at, let reason):
+            name = "abandon"
+            fields = [.init("atMs", .integer(at)), .init("reason", .string(reason))]
         }
     }
 }

@@ -50,6 +50,8 @@ struct QueueDirectory {
         _ = try checkIsQueue(mayCreate: createIfMissing)
         let lock = try fileSystem.lockDirectory(at: path, exclusive: true)
         do {
+            // Nothing may be changed (no leftover deleted, no tail cut) in a queue a newer version wrote.
+            try LogReplay(directory: path, fileSystem: fileSystem, mode: mode).refuseNewerFiles()
             if try LogReplay.logFiles(in: path, fileSystem: fileSystem).isEmpty {
                 try createLogFile(sequence: 1, instanceID: newInstanceID())
             }
