@@ -30,6 +30,8 @@ struct LogReplay {
         var lastFileCreationTorn = false
         /// Log format version of each file read.
         var versions: Set<UInt16> = []
+        /// Files read per format version.
+        var fileVersions: [UInt16: Int] = [:]
         /// Records read per body version.
         var bodyVersions: [UInt8: Int] = [:]
         /// Migrations begun in the log but never committed (a crash cut them short), discarded.
@@ -177,6 +179,7 @@ struct LogReplay {
             }
             result.instanceID = header.instanceID
             result.versions.insert(header.version)
+            result.fileVersions[header.version, default: 0] += 1
 
             let scanner = LogScanner(bytes: raw, seed: RecordFrame.checksumSeed(instanceID: header.instanceID),
                                      isLastFile: isLast, mode: mode)
