@@ -46,12 +46,13 @@ enum FormatFixture {
         return configuration
     }
 
-    /// Writes a queue covering every kind of record and job state this build writes into
+    /// Writes a queue covering every kind of record and job state this build writes (the workload grows
+    /// with the format: format-1 was written by the steps before the job migrations) into
     /// `directory/queue`, and the state it ended in into `directory/expected.json`.
     static func generate(into directory: String) throws {
         let clock = ManualClock(start: start)
         let queuePath = directory + "/queue"
-        let queue = try JobQueue(directory: queuePath, configuration: configuration(clock: clock))
+        var queue = try JobQueue(directory: queuePath, configuration: configuration(clock: clock))
         func step() { clock.advance(by: 1) }
 
         // Before the snapshot: a job that retention expires, jobs the snapshot restores.
@@ -108,6 +109,29 @@ enum FormatFixture {
         _ = try queue.enqueue(NewJob(kind: "email", payload: Data(#"{"to":"bo@example.com"}"#.utf8), id: "email-2",
                                      priority: 3, delay: 60))
 
+        try queue.close()
+
+        // Job migrations (since format-1-migrations): two applied, then a snapshot holding the applied
+        // number, then a third after it and jobs of a kind the build no longer runs abandoned.
+        step()
+        var migrating = configuration(clock: clock)
+        migrating.migrations = migrations
+        migrating.migrations.removeLast()
+        queue = try JobQueue(directory: queuePath, configuration: migrating)
+        step()
+        _ = try queue.compact()
+        step()
+        _ = try queue.enqueue(NewJob(kind: "thumbnail", payload: Data("t-1".utf8), id: "thumb-1", priority: 1))
+        _ = try queue.enqueue(NewJob(kind: "fax", payload: Data("+1 555 0100".utf8), id: "fax-1"))
+        try queue.close()
+        step()
+        migrating.migrations = migrations
+        migrating.knownKinds = ["email.v2", "upload", "report", "charge", "resize", "sync", "index", "item", "flaky",
+                                "export", "stuck", "thumbnail"]
+        queue = try JobQueue(directory: queuePath, configuration: migrating)
+        step()
+        _ = try queue.enqueue(NewJob(kind: "email.v2", payload: Data(#"{"to":["cy@example.com"]}"#.utf8), id: "email-3"))
+
         let expected = try FixtureState(queue: queue, clockAdvance: clock.now().timeIntervalSince(start))
         try queue.close()
         try? FileManager.default.removeItem(atPath: queuePath + "/" + QueueDirectoryLayout.lockFileName)
@@ -115,6 +139,29 @@ enum FormatFixture {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         try encoder.encode(expected).write(to: URL(fileURLWithPath: directory + "/expected.json"))
     }
+}
+
+extension FormatFixture {
+    /// The job migrations of the generator's app (a fixture opens without them, as a tool does).
+    static let migrations: [JobMigration] = [
+        .renameKind("email", to: "email.v2", number: 1),
+        JobMigration(number: 2, name: "index batches, charges in cents") { job, payload in
+            switch job.kind {
+            case "index":
+                return .split([.init(kind: "item", payload: payload + Data("#a".utf8)),
+                               .init(kind: "item", payload: payload + Data("#b".utf8), uniqueKey: "item:\(job.id)")])
+            case "charge": return .invalid(reason: "amounts are in cents since version 2")
+            case "cleanup": return .drop
+            default: return .keep
+            }
+        },
+        JobMigration(number: 3, name: "email recipients as a list") { job, payload in
+            guard job.kind == "email.v2" else { return job.kind == "flaky" ? .drop : .keep }
+            return .rewrite(payload: Data(String(decoding: payload, as: UTF8.self)
+                .replacingOccurrences(of: #""to":""#, with: #""to":[""#)
+                .replacingOccurrences(of: #".com""#, with: #".com"]"#).utf8))
+        },
+    ]
 }
 
 /// A queue's state as a fixture records it: every field of every job, and its payload bytes.
@@ -128,6 +175,8 @@ struct FixtureState: Codable, Equatable {
     var nextSequence: UInt64
     var expiredJobs: UInt64
     var createdAt: Int64?
+    /// The applied job migration, when above 0 (absent from fixtures written before job migrations).
+    var appliedMigration: UInt64?
     /// Unique key → holder.
     var uniqueKeys: [String: String]
     /// Jobs in enqueue order.
@@ -168,6 +217,7 @@ struct FixtureState: Codable, Equatable {
         nextSequence = state.nextSequence
         expiredJobs = state.expiredJobs
         createdAt = state.summary?.createdAt
+        appliedMigration = state.appliedMigration == 0 ? nil : state.appliedMigration
         uniqueKeys = state.uniqueKeys
         jobs = try state.jobs.values.sorted { $0.sequence < $1.sequence }.map { job in
             FixtureJob(id: job.id, kind: job.kind, state: job.state.rawValue, attempts: job.attempts,

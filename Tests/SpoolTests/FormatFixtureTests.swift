@@ -26,8 +26,10 @@ import Testing
         return files
     }
 
-    @Test func theFixtureOfFormatOneIsCheckedIn() throws {
-        #expect(try FormatFixture.names().contains("format-1"))
+    @Test func theFixturesOfEveryReleasedFormatAreCheckedIn() throws {
+        let names = try FormatFixture.names()
+        #expect(names.contains("format-1"))
+        #expect(names.contains("format-1-migrations"))
     }
 
     @Test(arguments: try FormatFixture.names())
@@ -73,6 +75,40 @@ import Testing
             #expect(names == ["enqueue", "claim", "renewLease", "complete", "fail", "cancel", "retry", "reschedule",
                               "delete", "reclaim", "restore", "snapshot"])
         }
+        if name == "format-1-migrations" {
+            let names = Set(records.flatMap { $0.operations.map(\.name) })
+            #expect(names.isSuperset(of: ["snapshot", "migrationsApplied", "restore", "migrationBegin", "migrateJob",
+                                          "migrationCommit", "abandon", "enqueue"]))
+            #expect(summary.appliedMigration == 3)
+            #expect(Set(summary.bodyVersions.keys) == [1, 2, 4])
+        }
+    }
+
+    /// A queue written before job migrations existed, opened by an app that registers them: all apply.
+    @Test func theAppsMigrationsUpgradeTheQueueOfFormatOne() throws {
+        let temporary = TemporaryDirectory("fixture")
+        defer { temporary.cleanup() }
+        let copy = try copyOfFixture("format-1", into: temporary)
+        let clock = ManualClock(start: FormatFixture.start)
+        clock.advance(by: try expectedState("format-1").clockAdvance)
+        var configuration = FormatFixture.configuration(clock: clock)
+        configuration.migrations = FormatFixture.migrations
+        var queue = try JobQueue(directory: copy, configuration: configuration)
+        #expect(queue.recoveryReport.appliedMigrations == [1, 2, 3])
+        #expect(try queue.job("email-1")?.kind == "email.v2")
+        #expect(String(decoding: try queue.payload(of: "email-1"), as: UTF8.self).contains(#""to":["ana@example.com"]"#))
+        #expect(try queue.job("charge-1")?.lastError == "invalid since migration 2: amounts are in cents since version 2")
+        #expect(try queue.job("batch-1") == nil && queue.job("batch-1/2")?.uniqueKey == "item:batch-1")
+        #expect(try queue.job("flaky-1")?.state == .cancelled)
+        checkInvariants(queue.engine.stateSnapshot)
+        try queue.close()
+        // An older build of the app (fewer migrations) refuses it, and changes nothing.
+        configuration.migrations.removeLast()
+        expectError(.newerMigrations) { try JobQueue(directory: copy, configuration: configuration) }
+        configuration.migrations = FormatFixture.migrations
+        queue = try JobQueue(directory: copy, configuration: configuration)
+        #expect(queue.recoveryReport.appliedMigrations.isEmpty && queue.appliedMigration == 3)
+        try queue.close()
     }
 
     /// Writes a new fixture; runs only with `SPOOL_WRITE_FIXTURE=<name>` (see ``FormatFixture``).
