@@ -184,4 +184,39 @@ import Testing
         #expect(job.lastError == "attempts spent (1 of 1) at migration 1")
         try queue.close()
     }
+
+    @Test func aDamagedRecordInsideAMigrationFailsStrictOpenAndSalvageDropsTheWholeMigration() throws {
+        let temporary = TemporaryDirectory("migration")
+        defer { temporary.cleanup() }
+        let clock = ManualClock()
+        var plain = configuration(clock)
+        plain.preallocationChunk = 0
+        var queue = try JobQueue(directory: temporary.queue, configuration: plain)
+        for index in 0..<8 { _ = try queue.enqueue(NewJob(kind: "a", payload: Data("job \(index)".utf8), id: JobID("j\(index)"))) }
+        try queue.close()
+        var migrating = plain
+        migrating.migrations = [JobMigration(number: 1) { _, payload in .rewrite(kind: "b", payload: payload + Data("!".utf8)) }]
+        migrating.migrationRecordBytes = 100
+        queue = try JobQueue(directory: temporary.queue, configuration: migrating)
+        _ = try queue.enqueue(NewJob(kind: "b", payload: Data("later".utf8), id: "later"))
+        try queue.close()
+        let records = try LogInspector.records(directory: temporary.queue)
+        let steps = records.filter { $0.operations.first?.name == "migrateJob" }
+        #expect(steps.count >= 2 && records.last?.operations.first?.name == "enqueue")
+        var bytes = try readFile(logFilePath(temporary.queue))
+        bytes[Int(steps[0].offset) + LogFormat.frameHeaderSize + 4] ^= 0x40
+        try writeFile(logFilePath(temporary.queue), bytes)
+
+        expectError(.corruption) { try JobQueue(directory: temporary.queue, configuration: plain) }
+        #expect(try readFile(logFilePath(temporary.queue)) == bytes)
+        var salvage = plain
+        salvage.recoveryMode = .salvage
+        queue = try JobQueue(directory: temporary.queue, configuration: salvage)
+        #expect(!queue.recoveryReport.skipped.isEmpty)
+        #expect(queue.appliedMigration == 0)
+        #expect(try queue.jobs().map(\.kind) == Array(repeating: "a", count: 8) + ["b"])
+        #expect(try queue.payload(of: "j3") == Data("job 3".utf8))
+        checkInvariants(queue.engine.stateSnapshot)
+        try queue.close()
+    }
 }
