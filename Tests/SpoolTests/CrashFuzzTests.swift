@@ -20,6 +20,8 @@ import Testing
         var runs = 0
         var compactions = 0
         var compactionCrashes = 0
+        var migrations = 0
+        var migrationCrashes = 0
         let started = Date()
         for seed in seeds {
             if explored >= Self.targetStates { break }
@@ -47,6 +49,7 @@ import Testing
                 }
                 if run.disk.hasCrashed || run.queue == nil {
                     if case .compact = op { compactionCrashes += 1 }
+                    if case .migrate = op { migrationCrashes += 1 }
                     let survival = Dictionary(uniqueKeysWithValues: run.disk.pendingChanges.map {
                         ($0.path, randomSurvival(for: $0.changes, using: &generator))
                     })
@@ -64,6 +67,7 @@ import Testing
             run.close()
             explored += run.statesChecked
             compactions += run.compactions
+            migrations += run.migrationsApplied
             runs += 1
             #expect(run.violations.isEmpty, """
                 seed \(seed): \(run.violations.prefix(3).joined(separator: "\n"))
@@ -71,7 +75,8 @@ import Testing
                 """)
             if !run.violations.isEmpty { break }
         }
-        print("crash fuzzer: \(explored) crash states in \(runs) workloads, \(String(format: "%.1f", Date().timeIntervalSince(started))) s; \(compactions) compactions completed, \(compactionCrashes) crashes during one")
+        print("crash fuzzer: \(explored) crash states in \(runs) workloads, \(String(format: "%.1f", Date().timeIntervalSince(started))) s; \(compactions) compactions completed, \(compactionCrashes) crashes during one; \(migrations) job migrations applied, \(migrationCrashes) crashes during one")
+        #expect(migrations > 0 && migrationCrashes > 0 || Self.targetStates < 1000, "the workloads hardly migrate")
         #expect(explored >= min(Self.targetStates, 1), "explored \(explored) states")
     }
 
@@ -79,6 +84,7 @@ import Testing
         let workloads = Int(Self.environment["SPOOL_EXHAUSTIVE_WORKLOADS"] ?? "") ?? 40
         var explored = 0
         var duringCompaction = 0
+        var duringMigration = 0
         var generator = SeededGenerator(seed: 4242)
         let started = Date()
         for workload in 0..<workloads {
@@ -116,6 +122,7 @@ import Testing
                                            context: "workload \(workload) crash at step \(crashStep) during \(inFlight), \(survival)")
                     explored += 1
                     if inFlight == "compact" { duringCompaction += 1 }
+                    if inFlight == "migrate" { duringMigration += 1 }
                     #expect(replay.violations.isEmpty, """
                         \(replay.violations.first ?? "")
                         reproduce: SPOOL_EXHAUSTIVE_WORKLOADS=\(workload + 1) swift test --filter CrashFuzzTests/everyCrashPointOfSmallWorkloadsRecovers
@@ -129,8 +136,9 @@ import Testing
                 }
             }
         }
-        print("exhaustive: \(explored) crash states from \(workloads) workloads of 12 operations (\(duringCompaction) during a compaction), \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
+        print("exhaustive: \(explored) crash states from \(workloads) workloads of 12 operations (\(duringCompaction) during a compaction, \(duringMigration) during a migration), \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
         #expect(duringCompaction > 0, "no crash point fell in a compaction")
+        #expect(duringMigration > 0, "no crash point fell in a migration")
         #expect(explored >= workloads)
     }
 }

@@ -27,6 +27,14 @@ public struct Configuration: Sendable {
     /// (``JobQueue/compact()`` still works).
     public var autoCompaction: AutoCompaction? = AutoCompaction()
 
+    /// The app's job migrations, applied at open in number order (see ``JobMigration``).
+    public var migrations: [JobMigration] = []
+    /// The kinds this build of the app can run, or `nil` (the default) for any kind. When set, open
+    /// ends every enqueued or running job of another kind failed for good, the reason recorded as its
+    /// last error (visible, never retried, never deleted); enqueueing or retrying a job of another
+    /// kind is refused.
+    public var knownKinds: Set<String>?
+
     /// The file system; tests substitute a simulated one.
     var fileSystem: any FileSystem = POSIXFileSystem()
     /// Bytes the log file grows by at a time; 0 turns preallocation off (every
@@ -38,6 +46,9 @@ public struct Configuration: Sendable {
     /// between two records; a record is never split. Tests and benchmarks use a small one.
     @_spi(Benchmarks)
     public var segmentSize: Int64 = 64 << 20
+
+    /// A migration's operations are cut into records of about this many bytes (tests use a small one).
+    var migrationRecordBytes = 4 << 20
 
     /// The default configuration.
     public init() {}

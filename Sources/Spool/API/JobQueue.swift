@@ -37,6 +37,8 @@ public final class JobQueue: Sendable {
     public var configuration: Configuration { engine.configuration }
     /// What open found: records replayed, a torn tail cut off, records skipped, jobs reclaimed.
     public var recoveryReport: RecoveryReport { engine.recoveryReport }
+    /// The number of the last job migration applied to the queue (see ``JobMigration``); 0 before the first.
+    public var appliedMigration: Int { engine.appliedMigration }
 
     /// Opens the queue in `directory`, creating it if the configuration allows.
     ///

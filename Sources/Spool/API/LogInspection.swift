@@ -84,8 +84,26 @@ public struct VerificationSummary: Sendable, Equatable {
     public var lastLSN: UInt64
     /// Jobs in each state after the replay; states with no jobs are absent.
     public var jobsByState: [JobState: Int]
+    /// Log files read, by the format version in their header.
+    public var fileVersions: [Int: Int]
+    /// Records replayed, by the version of their body.
+    public var bodyVersions: [Int: Int]
+    /// The number of the last job migration the queue applied; 0 before the first.
+    public var appliedMigration: Int
+    /// Migrations begun in the log that a crash cut short (never applied; the app's next open runs them again).
+    public var abandonedMigrations: Int
+
+    /// The file format versions this build reads.
+    public static let readableFileVersions = Int(LogFormat.oldestReadableVersion)...Int(LogFormat.currentVersion)
+    /// The record body versions this build reads.
+    public static let readableBodyVersions = (Int(TransactionCodec.baseBodyVersion)...Int(TransactionCodec.bodyVersion))
+        .filter { !TransactionCodec.unknownBodyVersions.contains(UInt8($0)) }
 
     init(_ result: LogReplay.Result) {
+        fileVersions = Dictionary(uniqueKeysWithValues: result.fileVersions.map { (Int($0.key), $0.value) })
+        bodyVersions = Dictionary(uniqueKeysWithValues: result.bodyVersions.map { (Int($0.key), $0.value) })
+        appliedMigration = Int(clamping: result.state.appliedMigration)
+        abandonedMigrations = result.abandonedMigrations
         filesRead = result.report.filesRead
         records = result.report.recordsReplayed
         lastLSN = result.lastLSN
@@ -187,6 +205,27 @@ public struct LogOperation: Sendable, Equatable {
         case .expire:
             name = "expire"
             fields = []
+        case .migrationBegin(let number, let at):
+            name = "migrationBegin"
+            fields = [.init("number", .integer(Int64(clamping: number))), .init("atMs", .integer(at))]
+        case .migrateJob(let job):
+            name = "migrateJob"
+            fields = [.init("kind", .string(job.kind)), .init("state", .string(job.state.rawValue)),
+                      .init("attempts", .integer(Int64(job.attempts))), .init("lastError", .optional(job.lastError)),
+                      .init("payloadOffset", .optional(job.payload?.offset)),
+                      .init("payloadLength", .optional(job.payload.map { Int64($0.length) }))]
+        case .migrationRemove:
+            name = "migrationRemove"
+            fields = []
+        case .migrationCommit(let number):
+            name = "migrationCommit"
+            fields = [.init("number", .integer(Int64(clamping: number)))]
+        case .migrationsApplied(let number):
+            name = "migrationsApplied"
+            fields = [.init("number", .integer(Int64(clamping: number)))]
+        case .abandon(_, let at, let reason):
+            name = "abandon"
+            fields = [.init("atMs", .integer(at)), .init("reason", .string(reason))]
         }
     }
 }

@@ -44,6 +44,12 @@ public struct RecoveryReport: Sendable, Equatable {
     public var skipped: [Skipped] = []
     /// Running jobs found at open and returned to enqueued or failed.
     public var reclaimedJobs: [JobID] = []
+    /// The job migrations this open applied, in order.
+    public var appliedMigrations: [Int] = []
+    /// Migrations a crash cut short before this open: they never happened, and ran again.
+    public var abandonedMigrations = 0
+    /// Jobs of a kind the build cannot run (``Configuration/knownKinds``) that this open ended failed.
+    public var unrunnableJobs: [JobID] = []
 
     /// Creates an empty report.
     public init() {}

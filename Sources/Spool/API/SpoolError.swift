@@ -27,6 +27,9 @@ public struct SpoolError: Error, Sendable, CustomStringConvertible {
         public static let corruption = Code("corruption")
         /// A file was written by a newer version of Spool than this one.
         public static let newerFormat = Code("newerFormat")
+        /// The queue's jobs were migrated by a newer build of the app: its applied job migration is
+        /// above the highest one in ``Configuration/migrations``. Nothing was changed.
+        public static let newerMigrations = Code("newerMigrations")
         /// The directory exists but does not hold a Spool queue.
         public static let notAQueue = Code("notAQueue")
         /// The queue does not exist and the open was not allowed to create it.

@@ -50,11 +50,15 @@ struct QueueDirectory {
         _ = try checkIsQueue(mayCreate: createIfMissing)
         let lock = try fileSystem.lockDirectory(at: path, exclusive: true)
         do {
+            // Nothing may be changed (no leftover deleted, no tail cut) in a queue a newer version wrote.
+            try LogReplay(directory: path, fileSystem: fileSystem, mode: mode).refuseNewerFiles()
             if try LogReplay.logFiles(in: path, fileSystem: fileSystem).isEmpty {
                 try createLogFile(sequence: 1, instanceID: newInstanceID())
             }
-            try removeUnfinishedSnapshots()
+            // Replay reads and changes nothing: what it refuses (a newer record, corruption) is refused
+            // before any repair below. Unfinished snapshots are never read, so they go after it.
             var replay = try LogReplay(directory: path, fileSystem: fileSystem, mode: mode).run()
+            try removeUnfinishedSnapshots()
             if !replay.obsoleteFiles.isEmpty {
                 // The newest snapshot replayed without error: what it replaces is left over from a
                 // compaction that ended before it removed the older files.

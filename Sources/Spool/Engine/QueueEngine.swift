@@ -41,6 +41,8 @@ final class QueueEngine: @unchecked Sendable {
     private var isClosed = false
     /// One compaction at a time.
     private let compactionLock = Lock()
+    /// True until init returns: no background compaction starts while open migrates and reclaims jobs.
+    private var isOpening = true
     /// Set when a roll-over or a compaction failed half way; every later write fails with it until a reopen.
     private var writeFailure: SpoolError?
 
@@ -98,9 +100,18 @@ final class QueueEngine: @unchecked Sendable {
                 retiredFileBytes[file.sequence] = size
                 retiredBytes += size
             }
+            recoveryReport.abandonedMigrations = opened.replay.abandonedMigrations
+            // Migrations first: the jobs then are as this build expects them, for the steps after.
+            let (migrated, migrationLSN) = try runMigrations()
+            if let migrationLSN { try writer.waitUntilDurable(migrationLSN) }
+            recoveryReport.appliedMigrations = migrated
+            let (unrunnable, unrunnableLSN) = try abandonUnrunnableJobs()
+            if let unrunnableLSN { try writer.waitUntilDurable(unrunnableLSN) }
+            recoveryReport.unrunnableJobs = unrunnable
             let (reclaimed, lsn) = try reclaimRunningJobsAtOpen()
             if let lsn { try writer.waitUntilDurable(lsn) }
             recoveryReport.reclaimedJobs = reclaimed
+            lock.withLock { isOpening = false }
         } catch {
             isClosed = true
             try? writer.close()
@@ -139,6 +150,14 @@ final class QueueEngine: @unchecked Sendable {
                                              length: Int32(range.count)),
                     priority: new.priority, createdAt: new.createdAt, runAt: new.runAt, maxAttempts: new.maxAttempts,
                     uniqueKey: new.uniqueKey)))
+            case .migrateJob(var job, let payload):
+                if payload != nil {
+                    let range = payloadRanges[enqueues]
+                    enqueues += 1
+                    job.payload = PayloadLocation(fileSequence: writer.fileSequence,
+                                                  offset: bodyOffset + Int64(range.lowerBound), length: Int32(range.count))
+                }
+                recorded.append(.migrateJob(job))
             case .other(let operation):
                 recorded.append(operation)
             }
@@ -166,7 +185,8 @@ final class QueueEngine: @unchecked Sendable {
 
     /// Whether the log is due for a compaction by ``Configuration/autoCompaction``. O(1); call with `lock` held.
     private func needsCompaction() -> Bool {
-        guard let auto = configuration.autoCompaction else { return false }
+        // A snapshot cannot hold a migration half written: none starts until its commit is applied.
+        guard let auto = configuration.autoCompaction, state.pendingMigration == nil, !isOpening else { return false }
         let bytes = logBytes
         guard bytes >= auto.minimumLogBytes else { return false }
         let liveJobs = state.enqueuedCount + state.runningCount + state.failedCount
@@ -323,7 +343,7 @@ final class QueueEngine: @unchecked Sendable {
         let jobs = copy.jobs.values.sorted { $0.sequence < $1.sequence }
         let writer = SnapshotWriter(directory: path, fileSystem: configuration.fileSystem, instanceID: instanceID,
                                     sequence: sequence)
-        let outcome = try writer.write(summary: summary, jobs: jobs) { try self.payload(at: $0.payload) }
+        let outcome = try writer.write(summary: summary, appliedMigration: copy.appliedMigration, jobs: jobs) { try self.payload(at: $0.payload) }
         try withOpenState {
             state.relocatePayloads(outcome.moves)
             state.adoptSummary(summary)
@@ -448,6 +468,7 @@ final class QueueEngine: @unchecked Sendable {
 
     private func validate(_ request: NewJob, now: Int64) throws -> NewEnqueue {
         try Self.checkText(request.kind, name: "kind", maxBytes: JobLimits.maxKindBytes)
+        try checkKnown(kind: request.kind, jobID: request.id)
         if let key = request.uniqueKey { try Self.checkText(key, name: "unique key", maxBytes: JobLimits.maxUniqueKeyBytes) }
         if let id = request.id { try Self.checkText(id.rawValue, name: "job id", maxBytes: JobLimits.maxIDBytes) }
         guard request.payload.count <= configuration.maximumPayloadSize else {
@@ -624,6 +645,123 @@ final class QueueEngine: @unchecked Sendable {
         }
     }
 
+    // MARK: Job migrations
+
+    /// Applies every registered migration above the queue's applied number, in order. Call during init only.
+    ///
+    /// Each is planned in full from the state (nothing is written when the app's transform gives an
+    /// answer that does not fit), then recorded as `migration_begin`, its steps in records of about
+    /// ``Configuration/migrationRecordBytes``, and `migration_commit` in the last record: replay applies
+    /// the steps only when it reads the commit, so a crash anywhere leaves the jobs as before or as after.
+    ///
+    /// - Returns: The numbers applied, and the LSN of the last commit.
+    private func runMigrations() throws -> ([Int], UInt64?) {
+        let registered = configuration.migrations.sorted { $0.number < $1.number }
+        guard let highest = registered.last else { return ([], nil) }
+        for (index, migration) in registered.enumerated() {
+            guard migration.number >= 1 else {
+                throw SpoolError.invalidArgument("job migration numbers start at 1; found \(migration.number)")
+            }
+            if index > 0, registered[index - 1].number == migration.number {
+                throw SpoolError.invalidArgument("job migration \(migration.number) is registered twice")
+            }
+        }
+        let applied = lock.withLock { state.appliedMigration }
+        guard applied <= UInt64(highest.number) else {
+            throw SpoolError(.newerMigrations,
+                             "the queue's jobs were migrated up to job migration \(applied); this build registers migrations up to \(highest.number)",
+                             path: path)
+        }
+        var done: [Int] = []
+        var lastLSN: UInt64?
+        for migration in registered where UInt64(migration.number) > applied {
+            lastLSN = try apply(migration)
+            done.append(migration.number)
+        }
+        return (done, lastLSN)
+    }
+
+    /// Plans, checks and records one migration; returns the LSN of its commit. Nothing else runs
+    /// meanwhile (open has not returned, background compaction waits for it), so the plan is made
+    /// from a copy of the state outside the lock (payload reads take it) and stays true.
+    private func apply(_ migration: JobMigration) throws -> UInt64 {
+        let now = nowMillis
+        let planner = MigrationPlanner(migration: migration, now: now,
+                                       maximumPayloadSize: configuration.maximumPayloadSize)
+        let steps = try planner.plan(lock.withLock { state }) { try self.payload(at: $0.payload) }
+        return try lock.withLock {
+            let number = UInt64(migration.number)
+            // The live path must never write what apply refuses: try the whole migration on a copy first.
+            var scratch = state
+            do {
+                try scratch.apply(.migrationBegin(number: number, at: now))
+                for step in steps {
+                    switch step {
+                    case .migrateJob(var job, let payload):
+                        if payload != nil { job.payload = PayloadLocation(fileSequence: 0, offset: 0, length: 0) }
+                        try scratch.apply(.migrateJob(job))
+                    case .other(let operation): try scratch.apply(operation)
+                    case .enqueue: preconditionFailure("a migration step is never an enqueue")
+                    }
+                }
+                try scratch.apply(.migrationCommit(number: number))
+            } catch {
+                throw planner.failure("\(error)")
+            }
+            var record: [PlannedOperation] = [.other(.migrationBegin(number: number, at: now))]
+            var recordBytes = 0
+            for step in steps {
+                let bytes = Self.estimatedBytes(step)
+                if recordBytes + bytes > configuration.migrationRecordBytes, !record.isEmpty {
+                    _ = try commit(record)
+                    record = []
+                    recordBytes = 0
+                }
+                record.append(step)
+                recordBytes += bytes
+            }
+            record.append(.other(.migrationCommit(number: number)))
+            return try commit(record)
+        }
+    }
+
+    private static func estimatedBytes(_ step: PlannedOperation) -> Int {
+        guard case .migrateJob(let job, let payload) = step else { return 64 }
+        return 96 + job.id.utf8.count + job.kind.utf8.count + (job.uniqueKey?.utf8.count ?? 0)
+            + (job.lastError?.utf8.count ?? 0) + (payload?.count ?? 0)
+    }
+
+    /// Ends failed every enqueued or running job whose kind is not in ``Configuration/knownKinds``. Call during init only.
+    private func abandonUnrunnableJobs() throws -> ([JobID], UInt64?) {
+        guard let known = configuration.knownKinds else { return ([], nil) }
+        return try lock.withLock {
+            let now = nowMillis
+            let unrunnable = state.jobs.values
+                .filter { !$0.state.isFinished && !known.contains($0.kind) }
+                .sorted { $0.sequence < $1.sequence }
+            var lastLSN: UInt64?
+            var start = 0
+            while start < unrunnable.count {
+                // Each operation is at most a few hundred bytes: far below the record limit in groups of 10 000.
+                let batch = unrunnable[start..<min(start + 10_000, unrunnable.count)]
+                lastLSN = try commit(batch.map {
+                    .other(.abandon(id: $0.id, at: now, reason: "this build cannot run jobs of kind \($0.kind)"))
+                })
+                start += batch.count
+            }
+            return (unrunnable.map { JobID($0.id) }, lastLSN)
+        }
+    }
+
+    /// Refuses a kind the build does not run, when ``Configuration/knownKinds`` is set.
+    private func checkKnown(kind: String, jobID: JobID? = nil) throws {
+        guard let known = configuration.knownKinds, !known.contains(kind) else { return }
+        throw SpoolError(.invalidArgument, "this build cannot run jobs of kind \(kind) (not in knownKinds)", jobID: jobID)
+    }
+
+    /// The number of the last job migration the queue applied; 0 before the first.
+    var appliedMigration: Int { lock.withLock { Int(clamping: state.appliedMigration) } }
+
     // MARK: Other transitions
 
     func cancel(_ id: JobID) throws -> (StoredJob, UInt64) {
@@ -647,6 +785,7 @@ final class QueueEngine: @unchecked Sendable {
             guard job.state != .running && job.state != .succeeded else {
                 throw SpoolError(.invalidState, "a \(job.state.rawValue) job cannot be retried", jobID: id)
             }
+            try checkKnown(kind: job.kind, jobID: id)
             if let key = job.uniqueKey, let holder = state.uniqueKeys[key], holder != job.id {
                 throw SpoolError(.uniqueKeyConflict, "unfinished job \(holder) holds the unique key \(key)", jobID: id)
             }

@@ -39,6 +39,14 @@ struct FileHeader: Equatable, Sendable {
 
     /// Decodes and checks a header from the first bytes of a file.
     static func decode(_ bytes: UnsafeRawBufferPointer) -> Result<FileHeader, Problem> {
+        // The version comes right after the magic and is judged first: a newer format may lay the
+        // rest of its header out differently (even shorter), and such a file must never be taken
+        // for damage or for a torn creation, which open repairs.
+        let versionEnd = LogFormat.magic.count + 2
+        if bytes.count >= versionEnd, zip(bytes, LogFormat.magic).allSatisfy({ $0 == $1 }) {
+            let version = UInt16(bytes[LogFormat.magic.count]) | UInt16(bytes[LogFormat.magic.count + 1]) << 8
+            if version > LogFormat.currentVersion { return .failure(.newerVersion(version)) }
+        }
         guard bytes.count >= LogFormat.fileHeaderSize else {
             // Only a prefix of a header (or zeroes) can be a creation cut short by a crash.
             let magicPrefix = zip(bytes, LogFormat.magic).allSatisfy({ $0 == $1 })
@@ -58,7 +66,6 @@ struct FileHeader: Equatable, Sendable {
             let storedChecksum = try reader.readUInt32()
             let actual = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<36]))
             guard storedChecksum == actual else { return .failure(.damaged("header checksum mismatch")) }
-            if version > LogFormat.currentVersion { return .failure(.newerVersion(version)) }
             guard version >= LogFormat.oldestReadableVersion, headerSize == LogFormat.fileHeaderSize else {
                 return .failure(.damaged("unsupported version \(version) or header size \(headerSize)"))
             }

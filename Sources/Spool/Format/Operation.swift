@@ -32,6 +32,18 @@ enum Operation: Equatable, Sendable {
     case snapshot(SnapshotSummary)
     /// Compaction drops a finished job past the retention period and counts it in the summary.
     case expire(id: String)
+    /// Starts job migration `number`: the migration operations up to its commit apply together, or not at all.
+    case migrationBegin(number: UInt64, at: Int64)
+    /// A job as the pending migration leaves it (replacing the job with its id, or a new one).
+    case migrateJob(MigratedJob)
+    /// The pending migration removes a job (the original of a split).
+    case migrationRemove(id: String)
+    /// Applies the pending migration `number` and records it as the queue's applied migration.
+    case migrationCommit(number: UInt64)
+    /// In a snapshot: the number of the last job migration the queue applied.
+    case migrationsApplied(number: UInt64)
+    /// A job this build cannot run ends failed for good, with the reason.
+    case abandon(id: String, at: Int64, reason: String)
 
     struct Enqueue: Equatable, Sendable {
         var id: String
@@ -60,10 +72,21 @@ enum Operation: Equatable, Sendable {
         case .claim(let op): return op.id
         case .renewLease(let id, _, _, _), .complete(let id, _, _), .fail(let id, _, _, _, _),
              .cancel(let id, _), .retry(let id, _), .reschedule(let id, _, _), .delete(let id),
-             .reclaim(let id, _, _, _), .expire(let id):
+             .reclaim(let id, _, _, _), .expire(let id), .migrationRemove(let id), .abandon(let id, _, _):
             return id
         case .restore(let job): return job.id
-        case .snapshot: return ""
+        case .migrateJob(let job): return job.id
+        case .snapshot, .migrationBegin, .migrationCommit, .migrationsApplied: return ""
+        }
+    }
+}
+
+extension Operation {
+    /// Whether the operation belongs inside a pending migration (a step or its commit).
+    var continuesMigration: Bool {
+        switch self {
+        case .migrateJob, .migrationRemove, .migrationCommit: return true
+        default: return false
         }
     }
 }
@@ -84,6 +107,8 @@ struct NewEnqueue: Sendable {
 /// but an enqueue carries its payload bytes rather than their location.
 enum PlannedOperation: Sendable {
     case enqueue(NewEnqueue)
+    /// A migrated job with new payload bytes (`nil`: the job keeps its payload).
+    case migrateJob(MigratedJob, payload: [UInt8]?)
     case other(Operation)
 }
 
@@ -102,22 +127,41 @@ enum TransactionCodec {
     /// The body version of records holding any of the compaction operations (11 to 13), so that a
     /// build that reads only version 1 refuses them as newer rather than as corrupt.
     static let compactionBodyVersion: UInt8 = 2
+    /// Version 3 belongs to job constraints, dependencies and periodic jobs (opcodes 14 to 19),
+    /// which this build does not have: it refuses such a record as newer.
+    static let unknownBodyVersions: Set<UInt8> = [3]
+    /// The body version of records holding any of the migration operations (20 to 25).
+    static let migrationBodyVersion: UInt8 = 4
     /// The newest body version this build reads.
-    static let bodyVersion: UInt8 = compactionBodyVersion
+    static let bodyVersion: UInt8 = migrationBodyVersion
 
-    /// The body version a record holding `operations` is written in.
+    /// The body version a record holding `operations` is written in: the lowest that can express them.
     static func version(for operations: [PlannedOperation]) -> UInt8 {
-        operations.contains {
-            switch $0 {
-            case .other(.expire), .other(.snapshot), .other(.restore): return true
-            default: return false
+        var version = baseBodyVersion
+        for operation in operations {
+            switch operation {
+            case .enqueue: break
+            case .migrateJob: return migrationBodyVersion
+            case .other(let op): version = max(version, minimumBodyVersion(of: op))
             }
-        } ? compactionBodyVersion : baseBodyVersion
+        }
+        return version
+    }
+
+    /// The lowest body version that can hold `operation`.
+    static func minimumBodyVersion(of operation: Operation) -> UInt8 {
+        switch operation {
+        case .expire, .snapshot, .restore: return compactionBodyVersion
+        case .migrationBegin, .migrateJob, .migrationRemove, .migrationCommit, .migrationsApplied, .abandon:
+            return migrationBodyVersion
+        default: return baseBodyVersion
+        }
     }
 
     enum Opcode: UInt8 {
         case enqueue = 1, claim, renewLease, complete, fail, cancel, retry, reschedule, delete, reclaim
         case restore, snapshot, expire
+        case migrationBegin = 20, migrateJob, migrationRemove, migrationCommit, migrationsApplied, abandon
     }
 
     static func encode(_ operations: [PlannedOperation]) -> [UInt8] {
@@ -131,6 +175,9 @@ enum TransactionCodec {
         for operation in operations {
             if case .enqueue(let op) = operation {
                 capacity += 64 + op.id.utf8.count + op.kind.utf8.count + (op.uniqueKey?.utf8.count ?? 0) + op.payload.count
+            } else if case .migrateJob(let job, let payload) = operation {
+                capacity += 96 + job.id.utf8.count + job.kind.utf8.count + (job.uniqueKey?.utf8.count ?? 0)
+                    + (job.lastError?.utf8.count ?? 0) + (job.lease?.bootID.utf8.count ?? 0) + (payload?.count ?? 0)
             } else {
                 capacity += 64
             }
@@ -152,6 +199,8 @@ enum TransactionCodec {
                 writer.writeVarint(UInt64(op.payload.count))
                 payloadRanges.append(writer.count..<(writer.count + op.payload.count))
                 writer.writeRaw(op.payload)
+            case .migrateJob(let job, let payload):
+                if let range = MigrationCodec.encodeJob(job, payload: payload, into: &writer) { payloadRanges.append(range) }
             case .other(let op):
                 encode(op, into: &writer)
             }
@@ -218,6 +267,8 @@ enum TransactionCodec {
         case .expire(let id):
             writer.writeUInt8(Opcode.expire.rawValue)
             writer.writeString(id)
+        case .migrationBegin, .migrateJob, .migrationRemove, .migrationCommit, .migrationsApplied, .abandon:
+            MigrationCodec.encode(operation, into: &writer)
         }
     }
 
@@ -235,8 +286,8 @@ enum TransactionCodec {
         var reader = ByteReader(body)
         do {
             let version = try reader.readUInt8()
-            guard (baseBodyVersion...bodyVersion).contains(version) else {
-                if version > bodyVersion { throw Failure.newerBodyVersion(version) }
+            guard (baseBodyVersion...bodyVersion).contains(version), !unknownBodyVersions.contains(version) else {
+                if version > bodyVersion || unknownBodyVersions.contains(version) { throw Failure.newerBodyVersion(version) }
                 throw Failure.malformed("body version \(version) is not readable")
             }
             // Every operation takes at least two bytes, which bounds the count.
@@ -245,9 +296,10 @@ enum TransactionCodec {
             operations.reserveCapacity(count)
             for _ in 0..<count {
                 let operation = try decodeOperation(&reader, fileSequence: fileSequence, bodyOffset: bodyOffset)
-                if version < compactionBodyVersion, case .restore = operation { throw Failure.malformed("restore in a version 1 body") }
-                if version < compactionBodyVersion, case .snapshot = operation { throw Failure.malformed("snapshot in a version 1 body") }
-                if version < compactionBodyVersion, case .expire = operation { throw Failure.malformed("expire in a version 1 body") }
+                let needed = minimumBodyVersion(of: operation)
+                if version < needed {
+                    throw Failure.malformed("opcode of body version \(needed) in a version \(version) body")
+                }
                 operations.append(operation)
             }
             guard reader.isAtEnd else { throw Failure.malformed("\(reader.remaining) bytes after the last operation") }
@@ -309,6 +361,8 @@ enum TransactionCodec {
             return .snapshot(try SnapshotCodec.decodeSummary(&reader))
         case .expire:
             return .expire(id: try reader.readString())
+        case .migrationBegin, .migrateJob, .migrationRemove, .migrationCommit, .migrationsApplied, .abandon:
+            return try MigrationCodec.decode(opcode, &reader, fileSequence: fileSequence, bodyOffset: bodyOffset)
         }
     }
 }

@@ -51,16 +51,7 @@ enum SnapshotCodec {
         writer.writeOptionalSignedVarint(job.finishedAt)
         writer.writeOptionalString(job.uniqueKey)
         writer.writeOptionalString(job.lastError)
-        if let lease = job.lease {
-            writer.writeUInt8(1)
-            writer.writeUInt64(lease.token)
-            writer.writeSignedVarint(lease.claimedAt)
-            writer.writeSignedVarint(lease.expiresAt)
-            writer.writeVarint(lease.monotonicExpiry)
-            writer.writeString(lease.bootID)
-        } else {
-            writer.writeUInt8(0)
-        }
+        encodeLease(job.lease, into: &writer)
         writer.writeVarint(UInt64(payload.count))
         let start = writer.count
         writer.writeRaw(payload)
@@ -93,15 +84,7 @@ enum SnapshotCodec {
         let finishedAt = try reader.readOptionalSignedVarint()
         let uniqueKey = try reader.readOptionalString()
         let lastError = try reader.readOptionalString()
-        var lease: StoredLease?
-        switch try reader.readUInt8() {
-        case 0: break
-        case 1:
-            lease = StoredLease(token: try reader.readUInt64(), claimedAt: try reader.readSignedVarint(),
-                                expiresAt: try reader.readSignedVarint(), monotonicExpiry: try reader.readVarint(),
-                                bootID: try reader.readString())
-        case let other: throw TransactionCodec.Failure.malformed("lease presence byte \(other)")
-        }
+        let lease = try decodeLease(&reader)
         let payload = try reader.readByteRange()
         return StoredJob(id: id, kind: kind, state: stateCodes[code - 1], attempts: attempts32, maxAttempts: max32,
                          priority: priority32, sequence: sequence, createdAt: createdAt, runAt: runAt,
@@ -109,5 +92,30 @@ enum SnapshotCodec {
                          payload: PayloadLocation(fileSequence: fileSequence, offset: bodyOffset + Int64(payload.lowerBound),
                                                   length: Int32(payload.count)),
                          lease: lease)
+    }
+
+    /// `lease := presence:u8 (token:u64 claimed_at:svarint expires_at:svarint monotonic_expiry:varint boot_id:string)?`
+    static func encodeLease(_ lease: StoredLease?, into writer: inout ByteWriter) {
+        guard let lease else {
+            writer.writeUInt8(0)
+            return
+        }
+        writer.writeUInt8(1)
+        writer.writeUInt64(lease.token)
+        writer.writeSignedVarint(lease.claimedAt)
+        writer.writeSignedVarint(lease.expiresAt)
+        writer.writeVarint(lease.monotonicExpiry)
+        writer.writeString(lease.bootID)
+    }
+
+    static func decodeLease(_ reader: inout ByteReader) throws -> StoredLease? {
+        switch try reader.readUInt8() {
+        case 0: return nil
+        case 1:
+            return StoredLease(token: try reader.readUInt64(), claimedAt: try reader.readSignedVarint(),
+                               expiresAt: try reader.readSignedVarint(), monotonicExpiry: try reader.readVarint(),
+                               bootID: try reader.readString())
+        case let other: throw TransactionCodec.Failure.malformed("lease presence byte \(other)")
+        }
     }
 }

@@ -30,6 +30,12 @@ struct LogReplay {
         var lastFileCreationTorn = false
         /// Log format version of each file read.
         var versions: Set<UInt16> = []
+        /// Files read per format version.
+        var fileVersions: [UInt16: Int] = [:]
+        /// Records read per body version.
+        var bodyVersions: [UInt8: Int] = [:]
+        /// Migrations begun in the log but never committed (a crash cut them short), discarded.
+        var abandonedMigrations = 0
         /// The newest snapshot, where replay started.
         var snapshotSequence: UInt64?
         /// Files before the newest snapshot: obsolete, not read.
@@ -81,7 +87,31 @@ struct LogReplay {
             }
             result.report.filesRead += 1
         }
+        if result.state.pendingMigration != nil {
+            result.abandonedMigrations += 1
+            result.state.abandonPendingMigration()
+        }
         return result
+    }
+
+    /// Reads the header of every log file and refuses, before anything is changed, a queue holding a
+    /// file written in a newer format version: open must not repair or delete anything in it.
+    func refuseNewerFiles() throws {
+        for logFile in try Self.logFiles(in: directory, fileSystem: fileSystem) {
+            guard try fileSystem.entryKind(at: logFile.path) == .file else { continue }
+            let file = try fileSystem.openFile(at: logFile.path, mode: .readOnly)
+            defer { file.close() }
+            let head = try file.read(at: 0, count: LogFormat.fileHeaderSize)
+            if case .failure(.newerVersion(let version)) = head.withUnsafeBytes({ FileHeader.decode($0) }) {
+                throw Self.newerFileError(version: version, path: logFile.path)
+            }
+        }
+    }
+
+    static func newerFileError(version: UInt16, path: String) -> SpoolError {
+        SpoolError(.newerFormat,
+                   "written in file format version \(version); this build reads versions \(LogFormat.oldestReadableVersion) to \(LogFormat.currentVersion)",
+                   path: path, offset: 8)
     }
 
     /// Whether the file is a snapshot: its first record holds the single operation `snapshot`.
@@ -135,9 +165,7 @@ struct LogReplay {
             case .failure(.notASpoolFile):
                 throw SpoolError(.notAQueue, "not a Spool log file (wrong magic)", path: logFile.path, offset: 0)
             case .failure(.newerVersion(let version)):
-                throw SpoolError(.newerFormat,
-                                 "written in format version \(version); this build reads versions \(LogFormat.oldestReadableVersion) to \(LogFormat.currentVersion)",
-                                 path: logFile.path, offset: 8)
+                throw Self.newerFileError(version: version, path: logFile.path)
             case .failure(.damaged(let reason)):
                 throw SpoolError(.corruption, "damaged file header: \(reason)", path: logFile.path, offset: 0)
             }
@@ -151,6 +179,7 @@ struct LogReplay {
             }
             result.instanceID = header.instanceID
             result.versions.insert(header.version)
+            result.fileVersions[header.version, default: 0] += 1
 
             let scanner = LogScanner(bytes: raw, seed: RecordFrame.checksumSeed(instanceID: header.instanceID),
                                      isLastFile: isLast, mode: mode)
@@ -160,6 +189,8 @@ struct LogReplay {
                 outcome = try scanner.scan(from: LogFormat.fileHeaderSize, expectedLSN: expectedLSN) { event in
                     switch event {
                     case .skipped(let offset, let length, let reason):
+                        // A migration missing a record cannot apply whole: it is discarded.
+                        result.state.abandonPendingMigration()
                         result.report.skipped.append(.init(path: logFile.path, offset: Int64(offset),
                                                            length: Int64(length), reason: reason))
                     case .record(let found):
@@ -185,9 +216,11 @@ struct LogReplay {
                                                      fileSequence: file.sequence,
                                                      bodyOffset: Int64(found.bodyRange.lowerBound))
         } catch .newerBodyVersion(let version) {
-            throw SpoolError(.newerFormat, "record body version \(version) is newer than this build reads",
+            throw SpoolError(.newerFormat,
+                             "record \(found.header.lsn) has body version \(version); this build reads body versions \(TransactionCodec.baseBodyVersion) to \(TransactionCodec.bodyVersion)\(TransactionCodec.unknownBodyVersions.isEmpty ? "" : " except \(TransactionCodec.unknownBodyVersions.sorted().map(String.init).joined(separator: ", "))")",
                              path: file.path, offset: Int64(found.offset))
         } catch .malformed(let reason) {
+            result.state.abandonPendingMigration()
             guard mode == .salvage else {
                 throw SpoolError(.corruption, "record \(found.header.lsn) has an intact checksum but cannot be decoded: \(reason)",
                                  path: file.path, offset: Int64(found.offset))
@@ -198,6 +231,7 @@ struct LogReplay {
             return
         }
         inspect?(file.path, found.offset, found.header.lsn, operations)
+        result.bodyVersions[raw[found.bodyRange.lowerBound], default: 0] += 1
         for operation in operations {
             do {
                 try result.state.apply(operation)
@@ -206,6 +240,7 @@ struct LogReplay {
                     throw SpoolError(.corruption, "record \(found.header.lsn) does not apply: \(error)",
                                      path: file.path, offset: Int64(found.offset))
                 }
+                result.state.abandonPendingMigration()
                 result.report.skipped.append(.init(path: file.path, offset: Int64(found.offset), length: 0,
                                                    reason: "operation skipped: \(error)"))
             }

@@ -23,8 +23,9 @@ struct SnapshotWriter {
         var records = 0
     }
 
-    /// Writes `jobs` (in sequence order) and `summary`; `payload` reads a job's bytes.
-    func write(summary: SnapshotSummary, jobs: [StoredJob],
+    /// Writes `jobs` (in sequence order) and `summary`, then, when the queue has applied a job
+    /// migration, its number in a record of its own; `payload` reads a job's bytes.
+    func write(summary: SnapshotSummary, appliedMigration: UInt64 = 0, jobs: [StoredJob],
                payload: (StoredJob) throws -> [UInt8]) throws -> Outcome {
         let temporary = directory + "/" + QueueDirectoryLayout.snapshotTempName(sequence: sequence)
         if try fileSystem.entryKind(at: temporary) != nil { try fileSystem.removeFile(at: temporary) }
@@ -42,9 +43,10 @@ struct SnapshotWriter {
                 written += Int64(pending.count)
                 pending = []
             }
-            func appendRecord(_ operations: ByteWriter, count: Int) -> Int64 {
+            func appendRecord(_ operations: ByteWriter, count: Int,
+                              version: UInt8 = TransactionCodec.compactionBodyVersion) -> Int64 {
                 var body = ByteWriter(capacity: operations.count + 12)
-                body.writeUInt8(TransactionCodec.compactionBodyVersion)
+                body.writeUInt8(version)
                 body.writeVarint(UInt64(count))
                 let prefix = body.count
                 body.writeRaw(operations.bytes)
@@ -59,6 +61,11 @@ struct SnapshotWriter {
             var first = ByteWriter()
             SnapshotCodec.encode(summary, into: &first)
             _ = appendRecord(first, count: 1)
+            if appliedMigration > 0 {
+                var applied = ByteWriter()
+                MigrationCodec.encode(.migrationsApplied(number: appliedMigration), into: &applied)
+                _ = appendRecord(applied, count: 1, version: TransactionCodec.migrationBodyVersion)
+            }
 
             var operations = ByteWriter(capacity: Self.recordTarget + 4096)
             var batch: [(job: StoredJob, range: Range<Int>)] = []

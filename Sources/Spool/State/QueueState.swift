@@ -26,6 +26,16 @@ struct QueueState: Sendable {
     private(set) var expiredSinceSnapshot: UInt64 = 0
     /// Jobs expired in all compactions.
     var expiredJobs: UInt64 { (summary?.expiredJobs ?? 0) + expiredSinceSnapshot }
+    /// The number of the last job migration applied; 0 before the first.
+    private(set) var appliedMigration: UInt64 = 0
+    /// A migration begun but not committed yet: its operations wait here until its commit applies
+    /// them all at once. Any other operation, a new begin or the end of the log abandons it.
+    private(set) var pendingMigration: PendingMigration?
+
+    struct PendingMigration: Sendable {
+        var number: UInt64
+        var steps: [Operation]
+    }
 
     /// Why an operation did not fit the state.
     struct Inapplicable: Error, Equatable, CustomStringConvertible {
@@ -38,6 +48,10 @@ struct QueueState: Sendable {
 
     /// Applies one operation, or changes nothing and throws when it does not fit.
     mutating func apply(_ operation: Operation) throws(Inapplicable) {
+        if pendingMigration != nil, !operation.continuesMigration {
+            // Only a crash in the middle of a migration leaves one pending: it never happened.
+            pendingMigration = nil
+        }
         switch operation {
         case .enqueue(let op):
             try applyEnqueue(op)
@@ -104,11 +118,89 @@ struct QueueState: Sendable {
             expiredSinceSnapshot += 1
         case .delete(let id):
             guard let job = jobs[id] else { throw Inapplicable(jobID: id, reason: "delete: no such job") }
-            releaseUniqueKey(of: job)
-            count(job.state, by: -1)
-            if job.state == .running { runningIDs.remove(id) }
-            jobs[id] = nil
+            remove(job)
+        case .abandon(let id, let at, let reason):
+            var job = try existing(id, in: [.enqueued, .running], for: "abandon")
+            job.lastError = reason
+            finish(&job, as: .failed, at: at)
+            store(job)
+        case .migrationBegin(let number, _):
+            guard number > appliedMigration else {
+                throw Inapplicable(jobID: "", reason: "migration \(number) begins after migration \(appliedMigration) was applied")
+            }
+            pendingMigration = PendingMigration(number: number, steps: [])
+        case .migrateJob, .migrationRemove:
+            guard pendingMigration != nil else {
+                throw Inapplicable(jobID: operation.jobID, reason: "a migration step outside a migration")
+            }
+            pendingMigration!.steps.append(operation)
+        case .migrationCommit(let number):
+            guard let pending = pendingMigration, pending.number == number else {
+                throw Inapplicable(jobID: "", reason: "commit of migration \(number), which is not the one begun")
+            }
+            // All or nothing: the steps go to a copy, which replaces the state once every one applied.
+            var next = self
+            next.pendingMigration = nil
+            for step in pending.steps { try next.applyMigrationStep(step) }
+            next.appliedMigration = number
+            self = next
+        case .migrationsApplied(let number):
+            guard summary != nil, jobs.isEmpty, appliedMigration == 0 else {
+                throw Inapplicable(jobID: "", reason: "migrations applied: only at the start of a snapshot")
+            }
+            appliedMigration = number
         }
+    }
+
+    /// The end of the log: a migration still pending was cut short by a crash and never happened.
+    mutating func abandonPendingMigration() {
+        pendingMigration = nil
+    }
+
+    /// One step of a committed migration.
+    private mutating func applyMigrationStep(_ step: Operation) throws(Inapplicable) {
+        switch step {
+        case .migrationRemove(let id):
+            guard let job = jobs[id] else { throw Inapplicable(jobID: id, reason: "migration remove: no such job") }
+            remove(job)
+        case .migrateJob(let image):
+            let previous = jobs[image.id]
+            guard let payload = image.payload ?? previous?.payload else {
+                throw Inapplicable(jobID: image.id, reason: "migrated job: a new job without a payload")
+            }
+            guard (image.state == .running) == (image.lease != nil), image.maxAttempts >= 1,
+                  !(image.state.isFinished && image.nextRetryAt != nil) else {
+                throw Inapplicable(jobID: image.id, reason: "migrated job: inconsistent state, lease or deadline")
+            }
+            if let previous { remove(previous) }
+            if let key = image.uniqueKey, !image.state.isFinished, let holder = uniqueKeys[key] {
+                throw Inapplicable(jobID: image.id, reason: "migrated job: unique key \(key) is held by job \(holder)")
+            }
+            var job = StoredJob(id: image.id, kind: image.kind, state: image.state, attempts: image.attempts,
+                                maxAttempts: image.maxAttempts, priority: image.priority,
+                                sequence: previous?.sequence ?? nextSequence, createdAt: image.createdAt,
+                                runAt: image.runAt, nextRetryAt: image.nextRetryAt, finishedAt: image.finishedAt,
+                                uniqueKey: image.uniqueKey, lastError: image.lastError, payload: payload,
+                                lease: image.lease)
+            if previous == nil { nextSequence += 1 }
+            // Entries of the ready index for the job's previous image must not match the new one.
+            job.scheduleVersion = (previous?.scheduleVersion ?? 0) &+ 1
+            if let key = job.uniqueKey, !job.state.isFinished { uniqueKeys[key] = job.id }
+            count(job.state, by: 1)
+            if job.state == .running { runningIDs.insert(job.id) }
+            jobs[job.id] = job
+            if job.state == .enqueued { ready.insert(job) }
+        default:
+            throw Inapplicable(jobID: step.jobID, reason: "not a migration step")
+        }
+    }
+
+    /// Removes a job with its unique key, counts and running index.
+    private mutating func remove(_ job: StoredJob) {
+        releaseUniqueKey(of: job)
+        count(job.state, by: -1)
+        if job.state == .running { runningIDs.remove(job.id) }
+        jobs[job.id] = nil
     }
 
     private mutating func applyEnqueue(_ op: Operation.Enqueue) throws(Inapplicable) {

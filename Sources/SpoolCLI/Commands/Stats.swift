@@ -12,7 +12,8 @@ enum StatsCommand {
         Opens the queue (as every command that reads jobs does) and prints one line per
         fact: jobs in each state, the number of log files and their bytes, and, once the
         queue has been compacted, when it was created and how many finished jobs
-        retention dropped.
+        retention dropped; the file format and record body versions in the log, and the
+        number of the last job migration applied.
         """,
         spec: ArgumentSpec(positionals: ["DIR"]),
         run: run)
@@ -20,7 +21,10 @@ enum StatsCommand {
     /// Does the work with the parsed arguments; returns the exit status.
     private static func run(_ arguments: ParsedArguments, _ console: Console) throws -> Int32 {
         let directory = arguments.positionals[0]
-        let (counts, history) = try QueueAccess.withQueue(directory) { queue in (try queue.counts(), queue.history) }
+        let (counts, history, migration) = try QueueAccess.withQueue(directory) { queue in
+            (try queue.counts(), queue.history, queue.appliedMigration)
+        }
+        let versions = try QueueAccess.waitingForLock { try LogInspector.verify(directory: directory) }
         let logs = try FileManager.default.contentsOfDirectory(atPath: directory)
             .filter { $0.hasPrefix("wal-") && $0.hasSuffix(".log") }
         var bytes: Int64 = 0
@@ -35,6 +39,8 @@ enum StatsCommand {
             console.out("created: \(ISO8601.string(from: created))")
         }
         console.out("expired by retention: \(history.expiredJobs)")
+        console.out(FormatVersionsText.found(versions))
+        console.out("applied job migration: \(migration)")
         return ExitStatus.success
     }
 }

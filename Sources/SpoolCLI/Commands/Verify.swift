@@ -13,6 +13,8 @@ enum VerifyCommand {
         the queue open) exactly as opening it would, but cuts and reclaims nothing.
         A torn tail, the unfinished last write of a process that died, is reported as a
         warning and exits 0: it was never acknowledged, and the next open cuts it off.
+        Prints the file format and record body versions found (each is checked; a version
+        newer than this build reads fails with newerFormat) and the applied job migration.
         """,
         spec: ArgumentSpec(positionals: ["DIR"]),
         run: run)
@@ -27,6 +29,12 @@ enum VerifyCommand {
         let total = summary.jobsByState.values.reduce(0, +)
         let jobText = "\(total) job" + (total == 1 ? "" : "s") + (jobs.isEmpty ? "" : " (" + jobs.joined(separator: ", ") + ")")
         console.out("ok: \(directory): \(files), \(records) sound, last LSN \(summary.lastLSN); \(jobText)")
+        console.out(FormatVersionsText.found(summary))
+        console.out("applied job migration: \(summary.appliedMigration)")
+        if summary.abandonedMigrations > 0 {
+            console.err("warning: \(summary.abandonedMigrations) job migration(s) cut short by a crash "
+                        + "(never applied; the app's next open runs them again)")
+        }
         if let torn = summary.tornTail {
             console.err("warning: torn tail of \(torn.bytes) bytes at offset \(torn.offset) in \(torn.path) "
                         + "(an unfinished write, never acknowledged; the next open cuts it off)")

@@ -113,6 +113,58 @@ struct QueueModel: Equatable {
 
     mutating func delete(_ id: String) { jobs[id] = nil }
 
+    /// What the simulations' migration `number` does to a job (see ``SimulationRun/migration(_:)``).
+    enum MigrationChoice: Int { case keep, rewrite, split, invalid, drop }
+
+    static func migrationChoice(id: String, number: Int) -> MigrationChoice {
+        MigrationChoice(rawValue: (id.utf8.reduce(0) { $0 + Int($1) } + number) % 5)!
+    }
+
+    /// Job migration `number`: every job but the succeeded ones, in enqueue order, kept, rewritten
+    /// (kind `k<number>`, payload + `+m<number>`), split in two (`<id>/1`, `<id>/2`, enqueued when the
+    /// original could run), made invalid (failed) or dropped (cancelled).
+    mutating func migrate(number: Int) {
+        for original in jobs.values.filter({ $0.state != .succeeded }).sorted(by: { $0.sequence < $1.sequence }) {
+            var job = original
+            switch Self.migrationChoice(id: original.id, number: number) {
+            case .keep:
+                continue
+            case .rewrite:
+                job.kind = "k\(number)"
+                job.payload += Array("+m\(number)".utf8)
+                jobs[job.id] = job
+            case .split:
+                jobs[original.id] = nil
+                for part in 1...2 {
+                    var replacement = original
+                    replacement.id = "\(original.id)/\(part)"
+                    replacement.kind = "k"
+                    replacement.payload = original.payload + Array("/\(part)".utf8)
+                    replacement.uniqueKey = nil
+                    if replacement.state == .running { replacement.state = .enqueued }
+                    if replacement.state == .enqueued && replacement.attempts >= replacement.maxAttempts {
+                        replacement.state = .failed
+                        replacement.nextRetryAt = nil
+                        replacement.lastError = "attempts spent (\(replacement.attempts) of \(replacement.maxAttempts)) at migration \(number)"
+                    }
+                    nextSequence += 1
+                    replacement.sequence = nextSequence
+                    jobs[replacement.id] = replacement
+                }
+            case .invalid:
+                job.state = .failed
+                job.nextRetryAt = nil
+                job.lastError = "invalid since migration \(number): fuzz"
+                jobs[job.id] = job
+            case .drop:
+                job.state = .cancelled
+                job.nextRetryAt = nil
+                job.lastError = "dropped by migration \(number) (fuzz \(number))"
+                jobs[job.id] = job
+            }
+        }
+    }
+
     /// Differences between the model and a queue's jobs and payloads; empty when they agree.
     func differences(from queue: JobQueue) throws -> [String] {
         var problems: [String] = []

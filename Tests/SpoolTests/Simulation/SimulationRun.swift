@@ -16,6 +16,8 @@ enum WorkloadOp: CustomStringConvertible, Sendable {
     case reopen
     /// Compaction: the model does not change (the retention is longer than any run).
     case compact
+    /// Close, register the next job migration, open: the open applies it.
+    case migrate
 
     var description: String {
         switch self {
@@ -31,6 +33,7 @@ enum WorkloadOp: CustomStringConvertible, Sendable {
         case .advance(let ms): return "advance \(ms)ms"
         case .reopen: return "reopen"
         case .compact: return "compact"
+        case .migrate: return "migrate"
         }
     }
 
@@ -57,6 +60,7 @@ enum WorkloadOp: CustomStringConvertible, Sendable {
             case 85..<87: ops.append(.delete(pick: pick))
             case 87..<95: ops.append(.advance(Int64(1 + pick % 4) * 500))
             case 95..<97: ops.append(.compact)
+            case 97: ops.append(.migrate)
             default: ops.append(.reopen)
             }
         }
@@ -88,6 +92,11 @@ final class SimulationRun {
     var faultInjected = false
     /// The error the last operation threw, for reports.
     private(set) var lastError: (any Error)?
+    /// The job migrations registered so far (each `.migrate` adds one). A run that replays another's
+    /// crash starts with none, as a tool that does not interpret jobs would.
+    private(set) var migrations: [JobMigration] = []
+    /// Migrations that completed.
+    private(set) var migrationsApplied = 0
 
     init(disk: SimulatedDisk = SimulatedDisk()) { self.disk = disk }
 
@@ -107,7 +116,24 @@ final class SimulationRun {
         configuration.retention = 1e9
         // Leases never expire in a simulation, so a recovered running job must still be running.
         configuration.runningJobsAtOpen = .keepUnexpiredLeases
+        configuration.migrations = migrations
+        // Small records: a migration spans several, and several files.
+        configuration.migrationRecordBytes = 300
         return configuration
+    }
+
+    /// The simulations' job migration `number`, as ``QueueModel/migrate(number:)`` describes it.
+    static func migration(_ number: Int) -> JobMigration {
+        JobMigration(number: number, name: "fuzz \(number)") { job, payload in
+            switch QueueModel.migrationChoice(id: job.id.rawValue, number: number) {
+            case .keep: return .keep
+            case .rewrite: return .rewrite(kind: "k\(number)", payload: payload + Data("+m\(number)".utf8))
+            case .split:
+                return .split((1...2).map { .init(kind: "k", payload: payload + Data("/\($0)".utf8)) })
+            case .invalid: return .invalid(reason: "fuzz")
+            case .drop: return .drop
+            }
+        }
     }
 
     private var now: Int64 { Millis.from(clock.now()) }
@@ -193,6 +219,24 @@ final class SimulationRun {
                 let report = try queue.compact()
                 compactions += 1
                 if report.jobsExpired != 0 { violations.append("compaction expired \(report.jobsExpired) jobs") }
+            case .migrate:
+                do {
+                    try queue.close()
+                } catch where faultInjected && !disk.hasCrashed {
+                    faultInjected = false
+                    disk.clearFaults()
+                }
+                self.queue = nil
+                let number = migrations.count + 1
+                migrations.append(Self.migration(number))
+                next.migrate(number: number)
+                open()
+                guard self.queue != nil else { return [before, next] }
+                model = next
+                migrationsApplied += 1
+                leases = leases.filter { model.jobs[$0.key]?.state == .running }
+                compare("migrate")
+                return [model]
             case .reopen:
                 do {
                     try queue.close()

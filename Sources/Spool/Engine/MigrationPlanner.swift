@@ -1,0 +1,123 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Turns one ``JobMigration`` into the steps it records (`migrate_job`, `migration_remove`), from
+/// the state as it is: reads each visited job's payload, asks the app's transform, checks its
+/// answer. It writes nothing; the engine records the steps between a begin and a commit.
+struct MigrationPlanner {
+    let migration: JobMigration
+    let now: Int64
+    let maximumPayloadSize: Int
+
+    /// The steps of the migration over `state`, in enqueue order of the jobs they come from.
+    func plan(_ state: QueueState, payload: (StoredJob) throws -> [UInt8]) throws -> [PlannedOperation] {
+        var steps: [PlannedOperation] = []
+        var takenIDs = Set(state.jobs.keys)
+        let visited = state.jobs.values.filter { $0.state != .succeeded }.sorted { $0.sequence < $1.sequence }
+        for job in visited {
+            let bytes = try payload(job)
+            let action = migration.transform(Job(job), Data(bytes))
+            switch action {
+            case .keep:
+                if let ended = overBudget(MigratedJob(job)) { steps.append(.migrateJob(ended, payload: nil)) }
+            case .rewrite(let kind, let newPayload):
+                var image = MigratedJob(job)
+                if let kind {
+                    try check { try QueueEngine.checkText(kind, name: "kind", maxBytes: JobLimits.maxKindBytes) }
+                    image.kind = kind
+                }
+                if let newPayload { try checkPayload(newPayload, of: job.id) }
+                steps.append(.migrateJob(overBudget(image) ?? image, payload: newPayload.map { Array($0) }))
+            case .split(let replacements) where replacements.isEmpty:
+                steps.append(.migrateJob(dropped(job), payload: nil))
+            case .split(let replacements):
+                steps.append(.other(.migrationRemove(id: job.id)))
+                takenIDs.remove(job.id)
+                for (index, replacement) in replacements.enumerated() {
+                    let id = replacement.id?.rawValue ?? "\(job.id)/\(index + 1)"
+                    try check {
+                        try QueueEngine.checkText(id, name: "job id", maxBytes: JobLimits.maxIDBytes)
+                        try QueueEngine.checkText(replacement.kind, name: "kind", maxBytes: JobLimits.maxKindBytes)
+                        if let key = replacement.uniqueKey {
+                            try QueueEngine.checkText(key, name: "unique key", maxBytes: JobLimits.maxUniqueKeyBytes)
+                        }
+                    }
+                    guard takenIDs.insert(id).inserted else {
+                        throw failure("a replacement of job \(job.id) takes the id \(id), which is taken")
+                    }
+                    try checkPayload(replacement.payload, of: job.id)
+                    guard let priority = Int32(exactly: replacement.priority ?? Int(job.priority)) else {
+                        throw failure("a replacement of job \(job.id) has a priority that does not fit in 32 bits")
+                    }
+                    var image = MigratedJob(job)
+                    image.id = id
+                    image.kind = replacement.kind
+                    image.priority = priority
+                    image.uniqueKey = replacement.uniqueKey
+                    if job.state == .running {
+                        image.state = .enqueued
+                        image.lease = nil
+                    }
+                    steps.append(.migrateJob(overBudget(image) ?? image, payload: Array(replacement.payload)))
+                }
+            case .drop:
+                steps.append(.migrateJob(dropped(job), payload: nil))
+            case .invalid(let reason):
+                var image = MigratedJob(job)
+                image.state = .failed
+                image.lease = nil
+                image.nextRetryAt = nil
+                image.finishedAt = now
+                image.lastError = truncated("invalid since migration \(migration.number): \(reason)")
+                steps.append(.migrateJob(image, payload: nil))
+            }
+        }
+        return steps
+    }
+
+    /// An enqueued job whose attempts are spent ends failed for good (it could never run again).
+    private func overBudget(_ image: MigratedJob) -> MigratedJob? {
+        guard image.state == .enqueued, image.attempts >= image.maxAttempts else { return nil }
+        var ended = image
+        ended.state = .failed
+        ended.nextRetryAt = nil
+        ended.finishedAt = now
+        ended.lastError = truncated("attempts spent (\(image.attempts) of \(image.maxAttempts)) at migration \(migration.number)")
+        return ended
+    }
+
+    private func dropped(_ job: StoredJob) -> MigratedJob {
+        var image = MigratedJob(job)
+        image.state = .cancelled
+        image.lease = nil
+        image.nextRetryAt = nil
+        image.finishedAt = now
+        image.lastError = truncated("dropped by migration \(migration.number)" + (migration.name.isEmpty ? "" : " (\(migration.name))"))
+        return image
+    }
+
+    private func checkPayload(_ payload: Data, of id: String) throws {
+        guard payload.count <= maximumPayloadSize else {
+            throw failure("the new payload of job \(id) is \(payload.count) bytes, over the limit of \(maximumPayloadSize)")
+        }
+    }
+
+    private func check(_ body: () throws -> Void) throws {
+        do { try body() } catch let error as SpoolError { throw failure(error.message) }
+    }
+
+    func failure(_ message: String) -> SpoolError {
+        SpoolError(.invalidArgument, "job migration \(migration.number)"
+                   + (migration.name.isEmpty ? "" : " (\(migration.name))") + ": \(message); nothing was written")
+    }
+
+    private func truncated(_ text: String) -> String {
+        guard text.utf8.count > JobLimits.maxErrorBytes else { return text }
+        var cut = String(decoding: text.utf8.prefix(JobLimits.maxErrorBytes), as: UTF8.self)
+        while cut.utf8.count > JobLimits.maxErrorBytes { cut.removeLast() }
+        return cut
+    }
+}

@@ -1,0 +1,235 @@
+import Foundation
+@_spi(Benchmarks) @testable import Spool
+
+/// Checked-in queue directories: the compatibility promise of `FORMAT.md`.
+///
+/// Each fixture is a directory under `Tests/SpoolTests/Fixtures/` holding `queue/` (a queue directory
+/// exactly as some version of Spool wrote it) and `expected.json` (the state that version held when
+/// it closed the queue). Every later version must open a copy of `queue/` to exactly that state
+/// (``FormatFixtureTests``). Fixtures are never regenerated: a version that writes something new adds
+/// a fixture under a new name, with
+///
+/// ```
+/// SPOOL_WRITE_FIXTURE=<name> swift test --filter FormatFixtureTests/writeFixture
+/// ```
+///
+/// which runs ``FormatFixture/generate(into:)`` (a deterministic workload on a ``ManualClock``) and
+/// refuses to overwrite an existing fixture.
+enum FormatFixture {
+    /// `Tests/SpoolTests/Fixtures`, found from this source file.
+    static var fixturesDirectory: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().path + "/Fixtures"
+    }
+
+    /// The names of the checked-in fixtures (directories holding `expected.json`).
+    static func names() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: fixturesDirectory)
+            .filter { FileManager.default.fileExists(atPath: fixturesDirectory + "/" + $0 + "/expected.json") }
+            .sorted()
+    }
+
+    /// The wall-clock start of every fixture's ``ManualClock`` (its default start).
+    static let start = Date(timeIntervalSince1970: 1_800_000_000)
+
+    /// The configuration the generator writes with and the test opens with: no background
+    /// compaction, tiny segments, no preallocation (small files), running jobs kept.
+    static func configuration(clock: ManualClock) -> Configuration {
+        var configuration = Configuration()
+        configuration.clock = clock
+        configuration.segmentSize = 1024
+        configuration.preallocationChunk = 0
+        configuration.autoCompaction = nil
+        configuration.retention = 3600
+        configuration.runningJobsAtOpen = .keepUnexpiredLeases
+        configuration.retryPolicy = .table([30, 60], maxAttempts: 3)
+        configuration.createIfMissing = true
+        return configuration
+    }
+
+    /// Writes a queue covering every kind of record and job state this build writes (the workload grows
+    /// with the format: format-1 was written by the steps before the job migrations) into
+    /// `directory/queue`, and the state it ended in into `directory/expected.json`.
+    static func generate(into directory: String) throws {
+        let clock = ManualClock(start: start)
+        let queuePath = directory + "/queue"
+        var queue = try JobQueue(directory: queuePath, configuration: configuration(clock: clock))
+        func step() { clock.advance(by: 1) }
+
+        // Before the snapshot: a job that retention expires, jobs the snapshot restores.
+        _ = try queue.enqueue(NewJob(kind: "cleanup", payload: Data("tmp/*".utf8), id: "old-done"))
+        step()
+        _ = try queue.complete(try queue.claim(kind: "cleanup")!)
+        step()
+        _ = try queue.enqueue(NewJob(kind: "email", payload: Data(#"{"to":"ana@example.com","subject":"Welcome"}"#.utf8),
+                                     id: "email-1"))
+        _ = try queue.enqueue(NewJob(kind: "upload", payload: Data((0...255).map { UInt8($0) }), id: "upload-1",
+                                     priority: 5, uniqueKey: "upload:photo-1"))
+        _ = try queue.enqueue(NewJob(kind: "report", id: "report-1", priority: -3, delay: 3600))
+        _ = try queue.enqueue(NewJob(kind: "charge", payload: Data(#"{"amount":1200}"#.utf8), id: "charge-1",
+                                     maxAttempts: 1))
+        step()
+        _ = try queue.fail(try queue.claim(kind: "charge")!, error: "card declined")
+        clock.advance(by: 7200)
+        _ = try queue.compact()
+
+        // After the snapshot, over several segments.
+        step()
+        _ = try queue.enqueue(NewJob(kind: "resize", payload: Data((0..<1500).map { UInt8(truncatingIfNeeded: $0 &* 7) }),
+                                     id: "resize-1"))
+        step()
+        _ = try queue.enqueue(NewJob(kind: "sync", payload: Data("inbox".utf8), id: "sync-1",
+                                     runAt: start.addingTimeInterval(3 * 3600), uniqueKey: "sync:inbox"))
+        _ = try queue.enqueue(NewJob(kind: "sync", payload: Data("inbox, again".utf8), id: "sync-2",
+                                     uniqueKey: "sync:inbox", uniquePolicy: .replace))
+        step()
+        _ = try queue.enqueue(contentsOf: [
+            NewJob(kind: "index", payload: Data("doc-1".utf8), id: "batch-1", priority: 1),
+            NewJob(kind: "index", payload: Data("doc-2".utf8), id: "batch-2", priority: 2),
+        ])
+        step()
+        _ = try queue.complete(try queue.claim(kind: "index")!)
+        _ = try queue.enqueue(NewJob(kind: "flaky", payload: Data("retry me".utf8), id: "flaky-1"))
+        step()
+        _ = try queue.fail(try queue.claim(kind: "flaky")!, error: "timeout")
+        _ = try queue.enqueue(NewJob(kind: "temp", id: "deleted-1"))
+        try queue.delete("deleted-1")
+        _ = try queue.reschedule("report-1", runAt: start.addingTimeInterval(4 * 3600))
+        _ = try queue.enqueue(NewJob(kind: "export", payload: Data("csv".utf8), id: "export-1", maxAttempts: 1))
+        step()
+        _ = try queue.fail(try queue.claim(kind: "export")!, error: "disk full", terminal: true)
+        _ = try queue.retry("export-1")
+        _ = try queue.enqueue(NewJob(kind: "stuck", payload: Data("lost worker".utf8), id: "stuck-1"))
+        _ = try queue.claim(kind: "stuck", leaseDuration: 60)
+        clock.advance(by: 120)
+        _ = try queue.reclaimExpiredLeases()
+        step()
+        let lease = try queue.claim(kind: "upload", leaseDuration: 3600)!
+        step()
+        _ = try queue.renew(lease, for: 86_400)
+        _ = try queue.enqueue(NewJob(kind: "email", payload: Data(#"{"to":"bo@example.com"}"#.utf8), id: "email-2",
+                                     priority: 3, delay: 60))
+
+        try queue.close()
+
+        // Job migrations (since format-1-migrations): two applied, then a snapshot holding the applied
+        // number, then a third after it and jobs of a kind the build no longer runs abandoned.
+        step()
+        var migrating = configuration(clock: clock)
+        migrating.migrations = migrations
+        migrating.migrations.removeLast()
+        queue = try JobQueue(directory: queuePath, configuration: migrating)
+        step()
+        _ = try queue.compact()
+        step()
+        _ = try queue.enqueue(NewJob(kind: "thumbnail", payload: Data("t-1".utf8), id: "thumb-1", priority: 1))
+        _ = try queue.enqueue(NewJob(kind: "fax", payload: Data("+1 555 0100".utf8), id: "fax-1"))
+        try queue.close()
+        step()
+        migrating.migrations = migrations
+        migrating.knownKinds = ["email.v2", "upload", "report", "charge", "resize", "sync", "index", "item", "flaky",
+                                "export", "stuck", "thumbnail"]
+        queue = try JobQueue(directory: queuePath, configuration: migrating)
+        step()
+        _ = try queue.enqueue(NewJob(kind: "email.v2", payload: Data(#"{"to":["cy@example.com"]}"#.utf8), id: "email-3"))
+
+        let expected = try FixtureState(queue: queue, clockAdvance: clock.now().timeIntervalSince(start))
+        try queue.close()
+        try? FileManager.default.removeItem(atPath: queuePath + "/" + QueueDirectoryLayout.lockFileName)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try encoder.encode(expected).write(to: URL(fileURLWithPath: directory + "/expected.json"))
+    }
+}
+
+extension FormatFixture {
+    /// The job migrations of the generator's app (a fixture opens without them, as a tool does).
+    static let migrations: [JobMigration] = [
+        .renameKind("email", to: "email.v2", number: 1),
+        JobMigration(number: 2, name: "index batches, charges in cents") { job, payload in
+            switch job.kind {
+            case "index":
+                return .split([.init(kind: "item", payload: payload + Data("#a".utf8)),
+                               .init(kind: "item", payload: payload + Data("#b".utf8), uniqueKey: "item:\(job.id)")])
+            case "charge": return .invalid(reason: "amounts are in cents since version 2")
+            case "cleanup": return .drop
+            default: return .keep
+            }
+        },
+        JobMigration(number: 3, name: "email recipients as a list") { job, payload in
+            guard job.kind == "email.v2" else { return job.kind == "flaky" ? .drop : .keep }
+            return .rewrite(payload: Data(String(decoding: payload, as: UTF8.self)
+                .replacingOccurrences(of: #""to":""#, with: #""to":[""#)
+                .replacingOccurrences(of: #".com""#, with: #".com"]"#).utf8))
+        },
+    ]
+}
+
+/// A queue's state as a fixture records it: every field of every job, and its payload bytes.
+///
+/// Where a payload lies on disk is left out: a later version may move it (a compaction at open,
+/// say) without changing the job.
+struct FixtureState: Codable, Equatable {
+    /// Seconds the generator's ``ManualClock`` advanced from ``FormatFixture/start``: the test opens there,
+    /// so that the running job's lease has not expired and open writes nothing.
+    var clockAdvance: Double
+    var nextSequence: UInt64
+    var expiredJobs: UInt64
+    var createdAt: Int64?
+    /// The applied job migration, when above 0 (absent from fixtures written before job migrations).
+    var appliedMigration: UInt64?
+    /// Unique key → holder.
+    var uniqueKeys: [String: String]
+    /// Jobs in enqueue order.
+    var jobs: [FixtureJob]
+    /// The ids of the jobs a claim would take, in order, at a time when every enqueued job is due.
+    var claimOrder: [String]
+
+    struct FixtureJob: Codable, Equatable {
+        var id: String
+        var kind: String
+        var state: String
+        var attempts: Int32
+        var maxAttempts: Int32
+        var priority: Int32
+        var sequence: UInt64
+        var createdAt: Int64
+        var runAt: Int64
+        var nextRetryAt: Int64?
+        var finishedAt: Int64?
+        var uniqueKey: String?
+        var lastError: String?
+        var lease: FixtureLease?
+        /// Base64.
+        var payload: String
+    }
+
+    struct FixtureLease: Codable, Equatable {
+        var token: UInt64
+        var claimedAt: Int64
+        var expiresAt: Int64
+        var monotonicExpiry: UInt64
+        var bootID: String
+    }
+
+    init(queue: JobQueue, clockAdvance: Double) throws {
+        let state = queue.engine.stateSnapshot
+        self.clockAdvance = clockAdvance
+        nextSequence = state.nextSequence
+        expiredJobs = state.expiredJobs
+        createdAt = state.summary?.createdAt
+        appliedMigration = state.appliedMigration == 0 ? nil : state.appliedMigration
+        uniqueKeys = state.uniqueKeys
+        jobs = try state.jobs.values.sorted { $0.sequence < $1.sequence }.map { job in
+            FixtureJob(id: job.id, kind: job.kind, state: job.state.rawValue, attempts: job.attempts,
+                       maxAttempts: job.maxAttempts, priority: job.priority, sequence: job.sequence,
+                       createdAt: job.createdAt, runAt: job.runAt, nextRetryAt: job.nextRetryAt,
+                       finishedAt: job.finishedAt, uniqueKey: job.uniqueKey, lastError: job.lastError,
+                       lease: job.lease.map {
+                           FixtureLease(token: $0.token, claimedAt: $0.claimedAt, expiresAt: $0.expiresAt,
+                                        monotonicExpiry: $0.monotonicExpiry, bootID: $0.bootID)
+                       },
+                       payload: try queue.payload(of: JobID(job.id)).base64EncodedString())
+        }
+        claimOrder = try queue.readyJobs(at: Date(timeIntervalSince1970: 4_000_000_000)).map(\.id.rawValue)
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import Testing
+@_spi(Benchmarks) @testable import Spool
+
+/// `spool stats` and `spool verify` report the format versions and the applied job migration, run
+/// as the built executable.
+@Suite struct VersionCommandTests {
+    @Test func statsAndVerifyShowTheVersionsFoundAndTheAppliedMigration() throws {
+        let binary = try #require(ChildProcess.spoolExecutable(), "the spool executable was not built")
+        let temporary = TemporaryDirectory()
+        defer { temporary.cleanup() }
+        var configuration = Configuration()
+        configuration.autoCompaction = nil
+        var queue = try JobQueue(directory: temporary.queue, configuration: configuration)
+        for index in 0..<3 { _ = try queue.enqueue(NewJob(kind: "mail", payload: Data("job \(index)".utf8))) }
+        try queue.close()
+        configuration.migrations = [.renameKind("mail", to: "email", number: 1), .dropKind("none", number: 2)]
+        queue = try JobQueue(directory: temporary.queue, configuration: configuration)
+        try queue.close()
+
+        let stats = try ChildProcess.run(binary, ["stats", temporary.queue])
+        #expect(stats.status == 0)
+        #expect(stats.output.contains("format: file version 1 (1 file); record bodies 1 (3 records), 4 (2 records); "
+                                      + "this build reads files 1-1, bodies 1, 2, 4"), "\(stats.output)")
+        #expect(stats.output.contains("applied job migration: 2"), "\(stats.output)")
+        let verify = try ChildProcess.run(binary, ["verify", temporary.queue])
+        #expect(verify.status == 0)
+        #expect(verify.output.contains("record bodies 1 (3 records), 4 (2 records)"), "\(verify.output)")
+        #expect(verify.output.contains("applied job migration: 2"), "\(verify.output)")
+
+        // A record of a newer body version: verify fails (the message, on standard error, names it).
+        let path = logFilePath(temporary.queue)
+        var bytes = try readFile(path)
+        let lastLSN = try LogInspector.verify(directory: temporary.queue).lastLSN
+        let body: [UInt8] = [TransactionCodec.bodyVersion + 1, 0]
+        body.withUnsafeBytes { raw in
+            _ = RecordFrame.append(body: raw, type: .transaction, lsn: lastLSN + 1, groupIndex: 0,
+                                   seed: RecordFrame.checksumSeed(instanceID: Array(bytes[12..<28])), to: &bytes)
+        }
+        try writeFile(path, bytes)
+        let refused = try ChildProcess.run(binary, ["verify", temporary.queue])
+        #expect(refused.status != 0 && !refused.output.contains("ok:"), "\(refused.output)")
+        expectError(.newerFormat) { try LogInspector.verify(directory: temporary.queue) }
+    }
+}
