@@ -8,7 +8,7 @@
 /// not; the live path checks the same before it writes, so a refusal here means
 /// a damaged or hand-edited log.
 struct QueueState: Sendable {
-    private(set) var jobs: [String: StoredJob] = [:]
+    private(set) var jobs = JobTable()
     /// Unique key → id of the unfinished job holding it.
     private(set) var uniqueKeys: [String: String] = [:]
     private(set) var ready = ReadyIndex()
