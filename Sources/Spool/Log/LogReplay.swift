@@ -81,6 +81,7 @@ struct LogReplay {
             }
             result.report.filesRead += 1
         }
+        result.state.finishReplay()
         return result
     }
 
@@ -117,6 +118,7 @@ struct LogReplay {
         defer { file.close() }
         let size = try file.size()
         let bytes = try file.read(at: 0, count: Int(size))
+        result.state.reserveJobs(forLogBytes: bytes.count)
         if isLast {
             result.lastFile = logFile
             result.lastFileSize = size

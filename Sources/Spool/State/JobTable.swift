@@ -16,6 +16,8 @@ struct JobTable: Sendable {
     private var positions: [String: Int32] = [:]
 
     var count: Int { slots.count }
+    /// Jobs the index holds room for.
+    var indexCapacity: Int { positions.capacity }
     var isEmpty: Bool { slots.isEmpty }
 
     /// Every job, in no particular order.
@@ -30,11 +32,11 @@ struct JobTable: Sendable {
         set {
             if let job = newValue {
                 precondition(job.id == id, "a job stored under another id")
-                if let position = positions[id] {
+                precondition(slots.count < Int(Int32.max), "more jobs than a job table holds")
+                // One hash lookup: the default subscript's modify accessor finds or inserts the entry.
+                if let position = Self.existingPosition(&positions[id, default: -1], orNew: Int32(slots.count)) {
                     slots[Int(position)] = job
                 } else {
-                    precondition(slots.count < Int(Int32.max), "more jobs than a job table holds")
-                    positions[id] = Int32(slots.count)
                     slots.append(job)
                 }
             } else if let position = positions.removeValue(forKey: id).map(Int.init) {
@@ -47,10 +49,25 @@ struct JobTable: Sendable {
         }
     }
 
-    /// Makes room for `count` jobs in all, so that growing to it moves nothing.
-    mutating func reserveCapacity(_ count: Int) {
-        slots.reserveCapacity(count)
+    /// The position in `entry` if it holds one; otherwise stores `new` there and returns `nil`.
+    @inline(__always)
+    private static func existingPosition(_ entry: inout Int32, orNew new: Int32) -> Int32? {
+        if entry >= 0 { return entry }
+        entry = new
+        return nil
+    }
+
+    /// Makes room in the index for `count` jobs in all, so that growing to it
+    /// rehashes nothing (replay sizes it from the log's bytes; see ``shrinkIndexIfSparse()``).
+    mutating func reserveIndexCapacity(_ count: Int) {
         positions.reserveCapacity(count)
+    }
+
+    /// Rebuilds the index at the size of the jobs it holds when it was sized for
+    /// over four times as many (a log of mostly obsolete records, after replay).
+    mutating func shrinkIndexIfSparse() {
+        guard positions.capacity > 4 * Swift.max(positions.count, 1024) else { return }
+        positions = Dictionary(uniqueKeysWithValues: positions.map { ($0.key, $0.value) })
     }
 
     /// The jobs' values transformed, by id.

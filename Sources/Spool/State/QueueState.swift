@@ -152,6 +152,18 @@ struct QueueState: Sendable {
         if job.state == .enqueued { ready.insert(job) }
     }
 
+    /// Sizes the job index ahead of a replay of `bytes` more log bytes (a job
+    /// takes at least ~128 of them in a log written by this build), so that it
+    /// does not rehash as it grows.
+    mutating func reserveJobs(forLogBytes bytes: Int) {
+        jobs.reserveIndexCapacity(jobs.count + bytes / 128)
+    }
+
+    /// Gives back an index sized for far more jobs than the replay found.
+    mutating func finishReplay() {
+        jobs.shrinkIndexIfSparse()
+    }
+
     /// Points the payloads of jobs at their copies in a snapshot, for those
     /// whose payload has not changed since (compaction, once the snapshot is durable).
     mutating func relocatePayloads(_ moves: [String: (from: PayloadLocation, to: PayloadLocation)]) {
