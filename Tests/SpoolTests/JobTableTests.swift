@@ -13,8 +13,8 @@ import Testing
         var table = JobTable()
         var model: [String: StoredJob] = [:]
         var generator = SystemRandomNumberGenerator()
-        for step in 0..<5_000 {
-            let id = "j\(UInt8.random(in: 0..<200, using: &generator))"
+        for step in 0..<20_000 {
+            let id = "j\(Int.random(in: 0..<3_000, using: &generator))"
             switch Int.random(in: 0..<3, using: &generator) {
             case 0, 1:
                 let value = job(id, sequence: UInt64(step))
@@ -28,6 +28,8 @@ import Testing
             #expect(table[id] == model[id])
         }
         #expect(Dictionary(uniqueKeysWithValues: table.map { ($0.key, $0.value) }) == model)
+        // Every id is found through the index after all the removals' shifts, and no removed one.
+        #expect((0..<3_000).allSatisfy { table["j\($0)"] == model["j\($0)"] })
         #expect(table.values.count == model.count && table.isEmpty == model.isEmpty)
         #expect(table.mapValues(\.sequence) == model.mapValues(\.sequence))
     }
