@@ -400,7 +400,7 @@ final class QueueEngine: @unchecked Sendable {
                     operations.append(.other(.cancel(id: holderID, at: planned.createdAt)))
                 }
             }
-            guard state.jobs[planned.id] == nil else {
+            guard !state.jobs.contains(planned.id) else {
                 throw SpoolError(.invalidArgument, "a job with this id exists", jobID: JobID(planned.id))
             }
             operations.append(.enqueue(planned))
@@ -446,7 +446,7 @@ final class QueueEngine: @unchecked Sendable {
                         operations.append(.other(.cancel(id: holderID, at: job.createdAt)))
                     }
                 }
-                guard state.jobs[job.id] == nil, batchIDs.insert(job.id).inserted else {
+                guard !state.jobs.contains(job.id), batchIDs.insert(job.id).inserted else {
                     throw SpoolError(.invalidArgument, "a job with this id exists", jobID: JobID(job.id))
                 }
                 if let key = job.uniqueKey { batchKeyHolders[key] = job.id }

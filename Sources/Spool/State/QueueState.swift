@@ -112,7 +112,7 @@ struct QueueState: Sendable {
     }
 
     private mutating func applyEnqueue(_ op: Operation.Enqueue) throws(Inapplicable) {
-        guard jobs[op.id] == nil else { throw Inapplicable(jobID: op.id, reason: "enqueue: the id exists") }
+        guard !jobs.contains(op.id) else { throw Inapplicable(jobID: op.id, reason: "enqueue: the id exists") }
         if let key = op.uniqueKey, let holder = uniqueKeys[key] {
             throw Inapplicable(jobID: op.id, reason: "enqueue: unique key \(key) is held by job \(holder)")
         }
@@ -135,7 +135,7 @@ struct QueueState: Sendable {
     private mutating func applyRestore(_ restored: StoredJob) throws(Inapplicable) {
         var job = restored
         job.scheduleVersion = 0
-        guard jobs[job.id] == nil else { throw Inapplicable(jobID: job.id, reason: "restore: the id exists") }
+        guard !jobs.contains(job.id) else { throw Inapplicable(jobID: job.id, reason: "restore: the id exists") }
         guard (job.state == .running) == (job.lease != nil), job.maxAttempts >= 1 else {
             throw Inapplicable(jobID: job.id, reason: "restore: a lease without running, or running without a lease")
         }
