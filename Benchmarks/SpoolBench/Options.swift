@@ -1,4 +1,5 @@
 import Foundation
+import Spool
 
 /// Command-line options of `spool-bench`.
 struct Options {
@@ -12,7 +13,7 @@ struct Options {
           workloads: \(workloads.joined(separator: ", ")); the baseline always runs, since every
           Spool figure is printed as a ratio to it.
           --churn-jobs: jobs the compaction workload enqueues, claims and completes (default 1000000);
-          --obsolete-ratio: its AutoCompaction.obsoleteRatio (default 1, the library's default).
+          --obsolete-ratio: its AutoCompaction.obsoleteRatio (default: the library's, 0.5).
           --prealloc-chunk: the log file's preallocation chunk (0: none; default: Spool's own).
           --dir: the directory under test (default: a new temporary directory under the current
           directory, so on the same file system as the checkout; removed afterwards).
@@ -29,7 +30,7 @@ struct Options {
     var batches = 10
     var openRecords = [100_000, 1_000_000]
     var churnJobs = 1_000_000
-    var obsoleteRatio = 1.0
+    var obsoleteRatio = AutoCompaction().obsoleteRatio
     var directory: String?
     var json = false
     var preallocationChunk: Int64?

@@ -31,6 +31,26 @@ import Testing
         try reopened.close()
     }
 
+    @Test func reservationsStartSmallAndDoubleWithTheFileUpToTheChunk() throws {
+        let temp = TemporaryDirectory()
+        defer { temp.cleanup() }
+        var configuration = testConfiguration()
+        configuration.preallocationChunk = 1 << 20
+        let queue = try JobQueue(directory: temp.queue, configuration: configuration)
+        try queue.enqueue(NewJob(kind: "k", id: "first"))
+        #expect(try fileSize(logFilePath(temp.queue)) == LogWriter.firstReservation)
+        var sizes: [Int64] = []
+        for index in 0..<50 {
+            try queue.enqueue(NewJob(kind: "k", payload: Data(repeating: 1, count: 60_000), id: JobID("j\(index)")))
+            let size = try fileSize(logFilePath(temp.queue))
+            if sizes.last != size { sizes.append(size) }
+        }
+        let first = LogWriter.firstReservation
+        #expect(sizes == [first, 2 * first, 4 * first, 8 * first, 12 * first], "file sizes \(sizes)")
+        #expect(queue.engine.writer.currentStatistics.fullSyncs == 5)
+        try queue.close()
+    }
+
     @Test func aCrashImageWithAZeroedTailOpensAndTheWriterReservesAgainAfterATornTail() throws {
         let temp = TemporaryDirectory()
         defer { temp.cleanup() }
@@ -40,7 +60,7 @@ import Testing
         // What the disk holds at a crash: the records, then the reserved zeroes.
         var image = try readFile(logFilePath(temp.queue))
         let records = queue.engine.writer.currentStatistics.records
-        #expect(records == 2 && image.count == Int(LogWriter.defaultPreallocationChunk))
+        #expect(records == 2 && image.count == Int(LogWriter.firstReservation))
         try queue.close()
         let closedSize = try readFile(logFilePath(temp.queue)).count
 
@@ -58,7 +78,7 @@ import Testing
         #expect(try fileSize(logFilePath(temp.queue)) == Int64(closedSize))
         try repaired.enqueue(NewJob(kind: "k", id: "c"))
         #expect(repaired.engine.writer.currentStatistics.fullSyncs == 1)
-        #expect(try fileSize(logFilePath(temp.queue)) == LogWriter.defaultPreallocationChunk)
+        #expect(try fileSize(logFilePath(temp.queue)) == LogWriter.firstReservation)
         try repaired.close()
         let reopened = try JobQueue(directory: temp.queue, configuration: testConfiguration())
         #expect(try reopened.jobs().map(\.id.rawValue) == ["a", "b", "c"])

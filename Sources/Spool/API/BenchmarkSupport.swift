@@ -43,4 +43,9 @@ extension JobQueue {
     /// Background compactions that wrote a snapshot since the queue was opened.
     @_spi(Benchmarks)
     public var backgroundCompactionCount: Int { engine.backgroundCompactionCount }
+
+    /// How many more bytes the log may take before automatic compaction starts
+    /// (`nil` when it is off or a compaction is under way).
+    @_spi(Benchmarks)
+    public var bytesBeforeAutoCompaction: Int64? { engine.bytesBeforeAutoCompaction }
 }

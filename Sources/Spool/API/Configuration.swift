@@ -76,13 +76,23 @@ public struct Configuration: Sendable {
 /// and over), one compaction starts on a background thread; writes go on meanwhile.
 /// A background compaction that fails leaves the queue refusing writes with
 /// ``SpoolError/Code/needsReopen``, as a failed ``JobQueue/compact()`` does.
+///
+/// The ratio also bounds open: replay reads the last snapshot plus at most
+/// `obsoleteRatio` times its size of later records (once the log is past
+/// ``minimumLogBytes``). Small claim and complete records cost up to about 1.6 times
+/// as much per byte to replay as a snapshot, so the default of 0.5 keeps open within
+/// about 2 times the open of a queue holding only the live jobs, at the cost of
+/// rewriting the live jobs once per half their size of new records.
 public struct AutoCompaction: Sendable, Equatable {
     /// The log never compacts by itself below this many bytes.
     public var minimumLogBytes: Int64
     /// How much obsolete data the log may hold, as a multiple of the live data.
     public var obsoleteRatio: Double
 
-    public init(minimumLogBytes: Int64 = 16 << 20, obsoleteRatio: Double = 1.0) {
+    /// - Parameters:
+    ///   - minimumLogBytes: The log never compacts by itself below this many bytes.
+    ///   - obsoleteRatio: How much obsolete data the log may hold, as a multiple of the live data.
+    public init(minimumLogBytes: Int64 = 16 << 20, obsoleteRatio: Double = 0.5) {
         self.minimumLogBytes = minimumLogBytes
         self.obsoleteRatio = obsoleteRatio
     }

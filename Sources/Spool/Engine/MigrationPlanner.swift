@@ -15,7 +15,7 @@ struct MigrationPlanner {
     /// The steps of the migration over `state`, in enqueue order of the jobs they come from.
     func plan(_ state: QueueState, payload: (StoredJob) throws -> [UInt8]) throws -> [PlannedOperation] {
         var steps: [PlannedOperation] = []
-        var takenIDs = Set(state.jobs.keys)
+        var takenIDs = Set(state.jobs.values.lazy.map(\.id))
         let visited = state.jobs.values.filter { $0.state != .succeeded }.sorted { $0.sequence < $1.sequence }
         for job in visited {
             let bytes = try payload(job)

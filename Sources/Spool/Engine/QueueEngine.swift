@@ -142,7 +142,9 @@ final class QueueEngine: @unchecked Sendable {
             case .enqueue(let new):
                 let range = payloadRanges[enqueues]
                 enqueues += 1
-                let jobBytes = Double(range.count + new.id.utf8.count + new.kind.utf8.count + 64)
+                // What its restore operation takes in a snapshot: the strings, the payload, ~30 bytes of fields.
+                let jobBytes = Double(range.count + new.id.utf8.count + new.kind.utf8.count
+                                      + (new.uniqueKey?.utf8.count ?? 0) + 32)
                 averageJobBytes += (jobBytes - averageJobBytes) / 64
                 recorded.append(.enqueue(.init(
                     id: new.id, kind: new.kind,
@@ -186,13 +188,26 @@ final class QueueEngine: @unchecked Sendable {
     /// Whether the log is due for a compaction by ``Configuration/autoCompaction``. O(1); call with `lock` held.
     private func needsCompaction() -> Bool {
         // A snapshot cannot hold a migration half written: none starts until its commit is applied.
-        guard let auto = configuration.autoCompaction, state.pendingMigration == nil, !isOpening else { return false }
-        let bytes = logBytes
-        guard bytes >= auto.minimumLogBytes else { return false }
+        guard state.pendingMigration == nil, !isOpening, let limit = compactionLimit else { return false }
+        return logBytes > limit
+    }
+
+    /// The log's bytes past which automatic compaction starts (`nil`: off). O(1); call with `lock` held.
+    private var compactionLimit: Int64? {
+        guard let auto = configuration.autoCompaction else { return nil }
         let liveJobs = state.enqueuedCount + state.runningCount + state.failedCount
         let live = Double(liveJobs) * averageJobBytes
         let limit = (1 + max(0, auto.obsoleteRatio)) * max(live, Double(bytesAfterCompaction))
-        return Double(bytes) > limit
+        return max(auto.minimumLogBytes - 1, Int64(min(limit, Double(Int64.max / 2))))
+    }
+
+    /// How many more bytes the log may take before automatic compaction starts
+    /// (`nil`: off, or a compaction is under way), for the benchmark's worst case.
+    var bytesBeforeAutoCompaction: Int64? {
+        lock.withLock {
+            guard !backgroundCompactionScheduled, let limit = compactionLimit else { return nil }
+            return limit - logBytes
+        }
     }
 
     /// Starts one compaction on the background queue. Call with `lock` held.
@@ -408,7 +423,7 @@ final class QueueEngine: @unchecked Sendable {
                     operations.append(.other(.cancel(id: holderID, at: planned.createdAt)))
                 }
             }
-            guard state.jobs[planned.id] == nil else {
+            guard !state.jobs.contains(planned.id) else {
                 throw SpoolError(.invalidArgument, "a job with this id exists", jobID: JobID(planned.id))
             }
             operations.append(.enqueue(planned))
@@ -454,7 +469,7 @@ final class QueueEngine: @unchecked Sendable {
                         operations.append(.other(.cancel(id: holderID, at: job.createdAt)))
                     }
                 }
-                guard state.jobs[job.id] == nil, batchIDs.insert(job.id).inserted else {
+                guard !state.jobs.contains(job.id), batchIDs.insert(job.id).inserted else {
                     throw SpoolError(.invalidArgument, "a job with this id exists", jobID: JobID(job.id))
                 }
                 if let key = job.uniqueKey { batchKeyHolders[key] = job.id }

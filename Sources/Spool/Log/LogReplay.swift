@@ -91,6 +91,7 @@ struct LogReplay {
             result.abandonedMigrations += 1
             result.state.abandonPendingMigration()
         }
+        result.state.finishReplay()
         return result
     }
 
@@ -147,6 +148,7 @@ struct LogReplay {
         defer { file.close() }
         let size = try file.size()
         let bytes = try file.read(at: 0, count: Int(size))
+        result.state.reserveJobs(forLogBytes: bytes.count)
         if isLast {
             result.lastFile = logFile
             result.lastFileSize = size

@@ -8,7 +8,7 @@
 /// not; the live path checks the same before it writes, so a refusal here means
 /// a damaged or hand-edited log.
 struct QueueState: Sendable {
-    private(set) var jobs: [String: StoredJob] = [:]
+    private(set) var jobs = JobTable()
     /// Unique key → id of the unfinished job holding it.
     private(set) var uniqueKeys: [String: String] = [:]
     private(set) var ready = ReadyIndex()
@@ -204,7 +204,7 @@ struct QueueState: Sendable {
     }
 
     private mutating func applyEnqueue(_ op: Operation.Enqueue) throws(Inapplicable) {
-        guard jobs[op.id] == nil else { throw Inapplicable(jobID: op.id, reason: "enqueue: the id exists") }
+        guard !jobs.contains(op.id) else { throw Inapplicable(jobID: op.id, reason: "enqueue: the id exists") }
         if let key = op.uniqueKey, let holder = uniqueKeys[key] {
             throw Inapplicable(jobID: op.id, reason: "enqueue: unique key \(key) is held by job \(holder)")
         }
@@ -227,7 +227,7 @@ struct QueueState: Sendable {
     private mutating func applyRestore(_ restored: StoredJob) throws(Inapplicable) {
         var job = restored
         job.scheduleVersion = 0
-        guard jobs[job.id] == nil else { throw Inapplicable(jobID: job.id, reason: "restore: the id exists") }
+        guard !jobs.contains(job.id) else { throw Inapplicable(jobID: job.id, reason: "restore: the id exists") }
         guard (job.state == .running) == (job.lease != nil), job.maxAttempts >= 1 else {
             throw Inapplicable(jobID: job.id, reason: "restore: a lease without running, or running without a lease")
         }
@@ -242,6 +242,18 @@ struct QueueState: Sendable {
         if job.state == .running { runningIDs.insert(job.id) }
         jobs[job.id] = job
         if job.state == .enqueued { ready.insert(job) }
+    }
+
+    /// Sizes the job index ahead of a replay of `bytes` more log bytes (a job
+    /// takes at least ~128 of them in a log written by this build), so that it
+    /// does not rehash as it grows.
+    mutating func reserveJobs(forLogBytes bytes: Int) {
+        jobs.reserveIndexCapacity(jobs.count + bytes / 128)
+    }
+
+    /// Gives back an index sized for far more jobs than the replay found.
+    mutating func finishReplay() {
+        jobs.shrinkIndexIfSparse()
     }
 
     /// Points the payloads of jobs at their copies in a snapshot, for those

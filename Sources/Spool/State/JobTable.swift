@@ -1,0 +1,191 @@
+/// The jobs of a ``QueueState``, by id: a dense array of jobs plus an index from
+/// id to position.
+///
+/// Laid out for memory and replay speed: a `[String: StoredJob]` dictionary
+/// keeps every ~130-byte job in a hash slot, and its slots run 1.3 to 2.7 times
+/// the job count (load factor and power-of-two growth), so each job paid for
+/// the empty slots too, and every growth moved whole jobs. Here the jobs sit
+/// packed in an array, and the index is an open-addressing table of 8-byte
+/// entries (the id's 32-bit hash and the job's position): a probe compares
+/// hashes, not strings, and growing it moves entries without hashing any id
+/// again. Removal moves the last job into the hole, so the array stays dense;
+/// the order of ``values`` is therefore arbitrary, as a dictionary's was.
+///
+/// It reads like the dictionary it replaced: `table[id]` gets, sets and (with
+/// `nil`) removes a job.
+struct JobTable: Sendable {
+    private var slots: [StoredJob] = []
+    private var index = HashIndex()
+
+    var count: Int { slots.count }
+    /// Jobs the index holds room for.
+    var indexCapacity: Int { index.capacity }
+    var isEmpty: Bool { slots.isEmpty }
+
+    /// Every job, in no particular order.
+    var values: [StoredJob] { slots }
+
+    /// Whether a job has this id (without copying the job out, as `table[id] != nil` would).
+    func contains(_ id: String) -> Bool {
+        find(id, hash: HashIndex.hash(id)) != nil
+    }
+
+    /// The job with this id; setting `nil` removes it.
+    subscript(id: String) -> StoredJob? {
+        get {
+            guard let position = find(id, hash: HashIndex.hash(id))?.position else { return nil }
+            return slots[position]
+        }
+        set {
+            let hash = HashIndex.hash(id)
+            if let job = newValue {
+                precondition(job.id == id, "a job stored under another id")
+                if let position = find(id, hash: hash)?.position {
+                    slots[position] = job
+                } else {
+                    precondition(slots.count < Int(UInt32.max - 1), "more jobs than a job table holds")
+                    index.insert(hash: hash, position: slots.count, growingFor: slots.count + 1)
+                    slots.append(job)
+                }
+            } else if let (bucket, position) = find(id, hash: hash) {
+                index.remove(at: bucket)
+                let last = slots.removeLast()
+                if position < slots.count {
+                    slots[position] = last
+                    let moved = find(last.id, hash: HashIndex.hash(last.id), at: slots.count)!
+                    index.move(bucket: moved.bucket, to: position)
+                }
+            }
+        }
+    }
+
+    /// The bucket and position of the job with `id`; with `at`, the entry
+    /// pointing at that position instead (a job about to move).
+    private func find(_ id: String, hash: UInt32, at: Int? = nil) -> (bucket: Int, position: Int)? {
+        index.firstMatch(hash: hash) { position in
+            if let at { return position == at }
+            return slots[position].id == id
+        }
+    }
+
+    /// Makes room in the index for `count` jobs in all, so that growing to it
+    /// moves nothing (replay sizes it from the log's bytes; see ``shrinkIndexIfSparse()``).
+    mutating func reserveIndexCapacity(_ count: Int) {
+        index.reserve(count)
+    }
+
+    /// Rebuilds the index at the size of the jobs it holds when it was sized for
+    /// over four times as many (a log of mostly obsolete records, after replay).
+    mutating func shrinkIndexIfSparse() {
+        guard index.capacity > 4 * Swift.max(slots.count, 1024) else { return }
+        var smaller = HashIndex()
+        smaller.reserve(slots.count)
+        for (position, job) in slots.enumerated() {
+            smaller.insert(hash: HashIndex.hash(job.id), position: position, growingFor: position + 1)
+        }
+        index = smaller
+    }
+
+    /// The jobs' values transformed, by id.
+    func mapValues<T>(_ transform: (StoredJob) throws -> T) rethrows -> [String: T] {
+        var result: [String: T] = [:]
+        result.reserveCapacity(slots.count)
+        for job in slots { result[job.id] = try transform(job) }
+        return result
+    }
+}
+
+extension JobTable: Sequence {
+    /// (id, job) pairs, as a dictionary's iteration gives them.
+    struct Iterator: IteratorProtocol {
+        fileprivate var jobs: IndexingIterator<[StoredJob]>
+
+        mutating func next() -> (key: String, value: StoredJob)? {
+            jobs.next().map { (key: $0.id, value: $0) }
+        }
+    }
+
+    func makeIterator() -> Iterator { Iterator(jobs: slots.makeIterator()) }
+}
+
+/// An open-addressing hash table (linear probing, backward-shift removal) of
+/// positions, keyed by a 32-bit hash; the caller tells which of the positions
+/// with a matching hash is the one it wants.
+///
+/// An entry packs the hash (high 32 bits) and position + 1 (low 32 bits);
+/// zero is an empty bucket. The bucket count is a power of two, at most half full,
+/// so that a probe for a missing id (every enqueue checks one) ends in ~2.5 steps.
+struct HashIndex: Sendable {
+    private var buckets: [UInt64] = []
+    private var mask = -1
+
+    /// Entries the table takes before it grows.
+    var capacity: Int { buckets.count / 2 }
+
+    /// The 32-bit hash of an id (the standard library's seeded hash, folded).
+    @inline(__always)
+    static func hash(_ id: String) -> UInt32 {
+        let full = UInt64(bitPattern: Int64(id.hashValue))
+        return UInt32(truncatingIfNeeded: full ^ (full >> 32))
+    }
+
+    /// The first entry with `hash` whose position `matches`.
+    @inline(__always)
+    func firstMatch(hash: UInt32, matches: (Int) -> Bool) -> (bucket: Int, position: Int)? {
+        guard !buckets.isEmpty else { return nil }
+        var bucket = Int(hash) & mask
+        while true {
+            let entry = buckets[bucket]
+            if entry == 0 { return nil }
+            if UInt32(truncatingIfNeeded: entry >> 32) == hash {
+                let position = Int(truncatingIfNeeded: UInt32(truncatingIfNeeded: entry)) - 1
+                if matches(position) { return (bucket, position) }
+            }
+            bucket = (bucket + 1) & mask
+        }
+    }
+
+    /// Adds an entry, first growing the table if `count` entries would fill it past half.
+    mutating func insert(hash: UInt32, position: Int, growingFor count: Int) {
+        if count > capacity { reserve(Swift.max(count, 2 * capacity)) }
+        place(UInt64(hash) << 32 | UInt64(position + 1))
+    }
+
+    /// Points the entry in `bucket` at another position.
+    mutating func move(bucket: Int, to position: Int) {
+        buckets[bucket] = buckets[bucket] & 0xFFFF_FFFF_0000_0000 | UInt64(position + 1)
+    }
+
+    /// Removes the entry in `bucket`, shifting back the entries of its probe run.
+    mutating func remove(at bucket: Int) {
+        var hole = bucket
+        var next = (hole + 1) & mask
+        while buckets[next] != 0 {
+            let home = Int(truncatingIfNeeded: buckets[next] >> 32) & mask
+            // The entry may fill the hole if its home is not in the (cyclic) range (hole, next].
+            if (next - home) & mask >= (next - hole) & mask {
+                buckets[hole] = buckets[next]
+                hole = next
+            }
+            next = (next + 1) & mask
+        }
+        buckets[hole] = 0
+    }
+
+    /// Grows the table so that it takes `count` entries.
+    mutating func reserve(_ count: Int) {
+        guard count > capacity else { return }
+        var size = 16
+        while size / 2 < count { size *= 2 }
+        let old = buckets
+        buckets = Array(repeating: 0, count: size)
+        mask = size - 1
+        for entry in old where entry != 0 { place(entry) }
+    }
+
+    private mutating func place(_ entry: UInt64) {
+        var bucket = Int(truncatingIfNeeded: entry >> 32) & mask
+        while buckets[bucket] != 0 { bucket = (bucket + 1) & mask }
+        buckets[bucket] = entry
+    }
+}
