@@ -32,6 +32,9 @@ enum Operation: Equatable, Sendable {
     case snapshot(SnapshotSummary)
     /// Compaction drops a finished job past the retention period and counts it in the summary.
     case expire(id: String)
+    /// A periodic job whose occurrence just ended (succeeded or failed, earlier in the same record)
+    /// goes back to enqueued for its next occurrence, due at `runAt`, with a fresh attempt budget.
+    case nextOccurrence(id: String, at: Int64, runAt: Int64)
 
     struct Enqueue: Equatable, Sendable {
         var id: String
@@ -42,6 +45,7 @@ enum Operation: Equatable, Sendable {
         var runAt: Int64
         var maxAttempts: Int64
         var uniqueKey: String?
+        var options = EnqueueOptions()
     }
 
     struct Claim: Equatable, Sendable {
@@ -53,6 +57,16 @@ enum Operation: Equatable, Sendable {
         var bootID: String
     }
 
+    /// Whether the operation exists only in body version 3 and later (opcodes 14 to 16).
+    var needsOptionsVersion: Bool {
+        switch self {
+        case .enqueue(let op): return !op.options.isEmpty
+        case .nextOccurrence: return true
+        case .restore(let job): return job.hasOptions
+        default: return false
+        }
+    }
+
     /// The id of the job the operation changes.
     var jobID: String {
         switch self {
@@ -60,11 +74,29 @@ enum Operation: Equatable, Sendable {
         case .claim(let op): return op.id
         case .renewLease(let id, _, _, _), .complete(let id, _, _), .fail(let id, _, _, _, _),
              .cancel(let id, _), .retry(let id, _), .reschedule(let id, _, _), .delete(let id),
-             .reclaim(let id, _, _, _), .expire(let id):
+             .reclaim(let id, _, _, _), .expire(let id), .nextOccurrence(let id, _, _):
             return id
         case .restore(let job): return job.id
         case .snapshot: return ""
         }
+    }
+}
+
+/// The fields an enqueue gained in body version 3 (opcode 14, `enqueue_with_options`):
+/// all empty for a plain enqueue, which is written as opcode 1 in body version 1.
+struct EnqueueOptions: Equatable, Sendable {
+    /// What the job needs of the device; `nil` for nothing.
+    var constraints: JobConstraints?
+    /// The ids of the job's prerequisites, in the order given.
+    var dependencies: [String] = []
+    /// Milliseconds between boundaries and of the flex window; `nil` for a one-off job.
+    var periodic: (interval: Int64, flex: Int64)?
+
+    var isEmpty: Bool { constraints == nil && dependencies.isEmpty && periodic == nil }
+
+    static func == (a: EnqueueOptions, b: EnqueueOptions) -> Bool {
+        a.constraints == b.constraints && a.dependencies == b.dependencies
+            && a.periodic?.interval == b.periodic?.interval && a.periodic?.flex == b.periodic?.flex
     }
 }
 
@@ -78,6 +110,7 @@ struct NewEnqueue: Sendable {
     var runAt: Int64
     var maxAttempts: Int64
     var uniqueKey: String?
+    var options = EnqueueOptions()
 }
 
 /// An operation as the live path hands it to the encoder: like ``Operation``,
@@ -102,22 +135,31 @@ enum TransactionCodec {
     /// The body version of records holding any of the compaction operations (11 to 13), so that a
     /// build that reads only version 1 refuses them as newer rather than as corrupt.
     static let compactionBodyVersion: UInt8 = 2
+    /// The body version of records holding any of the job-options operations (14 to 16: an enqueue
+    /// with constraints, prerequisites or a periodic schedule, a next occurrence, a restore of such a job).
+    static let optionsBodyVersion: UInt8 = 3
     /// The newest body version this build reads.
-    static let bodyVersion: UInt8 = compactionBodyVersion
+    static let bodyVersion: UInt8 = optionsBodyVersion
 
-    /// The body version a record holding `operations` is written in.
+    /// The body version a record holding `operations` is written in: the lowest that can express them.
     static func version(for operations: [PlannedOperation]) -> UInt8 {
-        operations.contains {
-            switch $0 {
-            case .other(.expire), .other(.snapshot), .other(.restore): return true
-            default: return false
+        var version = baseBodyVersion
+        for operation in operations {
+            switch operation {
+            case .enqueue(let op) where !op.options.isEmpty: return optionsBodyVersion
+            case .other(.nextOccurrence): return optionsBodyVersion
+            case .other(.restore(let job)) where job.hasOptions: return optionsBodyVersion
+            case .other(.expire), .other(.snapshot), .other(.restore): version = compactionBodyVersion
+            default: break
             }
-        } ? compactionBodyVersion : baseBodyVersion
+        }
+        return version
     }
 
     enum Opcode: UInt8 {
         case enqueue = 1, claim, renewLease, complete, fail, cancel, retry, reschedule, delete, reclaim
         case restore, snapshot, expire
+        case enqueueWithOptions = 14, nextOccurrence, restoreWithOptions
     }
 
     static func encode(_ operations: [PlannedOperation]) -> [UInt8] {
@@ -141,7 +183,7 @@ enum TransactionCodec {
         for operation in operations {
             switch operation {
             case .enqueue(let op):
-                writer.writeUInt8(Opcode.enqueue.rawValue)
+                writer.writeUInt8(op.options.isEmpty ? Opcode.enqueue.rawValue : Opcode.enqueueWithOptions.rawValue)
                 writer.writeString(op.id)
                 writer.writeString(op.kind)
                 writer.writeSignedVarint(op.priority)
@@ -149,6 +191,17 @@ enum TransactionCodec {
                 writer.writeSignedVarint(op.runAt)
                 writer.writeSignedVarint(op.maxAttempts)
                 writer.writeOptionalString(op.uniqueKey)
+                if !op.options.isEmpty {
+                    OptionsCodec.encodeOptional(op.options.constraints, into: &writer)
+                    OptionsCodec.encode(ids: op.options.dependencies, into: &writer)
+                    if let periodic = op.options.periodic {
+                        writer.writeUInt8(1)
+                        writer.writeVarint(UInt64(periodic.interval))
+                        writer.writeVarint(UInt64(periodic.flex))
+                    } else {
+                        writer.writeUInt8(0)
+                    }
+                }
                 writer.writeVarint(UInt64(op.payload.count))
                 payloadRanges.append(writer.count..<(writer.count + op.payload.count))
                 writer.writeRaw(op.payload)
@@ -218,6 +271,11 @@ enum TransactionCodec {
         case .expire(let id):
             writer.writeUInt8(Opcode.expire.rawValue)
             writer.writeString(id)
+        case .nextOccurrence(let id, let at, let runAt):
+            writer.writeUInt8(Opcode.nextOccurrence.rawValue)
+            writer.writeString(id)
+            writer.writeSignedVarint(at)
+            writer.writeSignedVarint(runAt)
         }
     }
 
@@ -248,6 +306,9 @@ enum TransactionCodec {
                 if version < compactionBodyVersion, case .restore = operation { throw Failure.malformed("restore in a version 1 body") }
                 if version < compactionBodyVersion, case .snapshot = operation { throw Failure.malformed("snapshot in a version 1 body") }
                 if version < compactionBodyVersion, case .expire = operation { throw Failure.malformed("expire in a version 1 body") }
+                if version < optionsBodyVersion, operation.needsOptionsVersion {
+                    throw Failure.malformed("opcode 14 to 16 in a version \(version) body")
+                }
                 operations.append(operation)
             }
             guard reader.isAtEnd else { throw Failure.malformed("\(reader.remaining) bytes after the last operation") }
@@ -266,7 +327,7 @@ enum TransactionCodec {
         let rawOpcode = try reader.readUInt8()
         guard let opcode = Opcode(rawValue: rawOpcode) else { throw Failure.malformed("unknown opcode \(rawOpcode)") }
         switch opcode {
-        case .enqueue:
+        case .enqueue, .enqueueWithOptions:
             let id = try reader.readString()
             let kind = try reader.readString()
             let priority = try reader.readSignedVarint()
@@ -274,11 +335,18 @@ enum TransactionCodec {
             let runAt = try reader.readSignedVarint()
             let maxAttempts = try reader.readSignedVarint()
             let uniqueKey = try reader.readOptionalString()
+            var options = EnqueueOptions()
+            if opcode == .enqueueWithOptions {
+                options.constraints = try OptionsCodec.decodeOptionalConstraints(&reader)
+                options.dependencies = try OptionsCodec.decodeIDs(&reader)
+                options.periodic = try OptionsCodec.decodeOptionalSchedule(&reader)
+                guard !options.isEmpty else { throw Failure.malformed("an enqueue with options has none") }
+            }
             let payload = try reader.readByteRange()
             let location = PayloadLocation(fileSequence: fileSequence, offset: bodyOffset + Int64(payload.lowerBound),
                                            length: Int32(payload.count))
             return .enqueue(.init(id: id, kind: kind, payload: location, priority: priority, createdAt: createdAt,
-                                  runAt: runAt, maxAttempts: maxAttempts, uniqueKey: uniqueKey))
+                                  runAt: runAt, maxAttempts: maxAttempts, uniqueKey: uniqueKey, options: options))
         case .claim:
             return .claim(.init(id: try reader.readString(), token: try reader.readUInt64(),
                                 claimedAt: try reader.readSignedVarint(), expiresAt: try reader.readSignedVarint(),
@@ -303,12 +371,16 @@ enum TransactionCodec {
         case .reclaim:
             return .reclaim(id: try reader.readString(), at: try reader.readSignedVarint(),
                             reason: try reader.readString(), nextRetryAt: try reader.readOptionalSignedVarint())
-        case .restore:
-            return .restore(try SnapshotCodec.decodeRestore(&reader, fileSequence: fileSequence, bodyOffset: bodyOffset))
+        case .restore, .restoreWithOptions:
+            return .restore(try SnapshotCodec.decodeRestore(&reader, withOptions: opcode == .restoreWithOptions,
+                                                            fileSequence: fileSequence, bodyOffset: bodyOffset))
         case .snapshot:
             return .snapshot(try SnapshotCodec.decodeSummary(&reader))
         case .expire:
             return .expire(id: try reader.readString())
+        case .nextOccurrence:
+            return .nextOccurrence(id: try reader.readString(), at: try reader.readSignedVarint(),
+                                   runAt: try reader.readSignedVarint())
         }
     }
 }
