@@ -23,7 +23,7 @@ func reopenedTwice(_ queue: JobQueue, clock: ManualClock,
     var current = try JobQueue(directory: directory, configuration: semanticsConfiguration(clock))
     for round in 0..<2 {
         if round == 1 {
-            try current.compact()
+            _ = try current.compact()
             try current.close()
             current = try JobQueue(directory: directory, configuration: semanticsConfiguration(clock))
         }
