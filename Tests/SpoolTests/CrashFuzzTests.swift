@@ -20,6 +20,7 @@ import Testing
         var runs = 0
         var compactions = 0
         var compactionCrashes = 0
+        var blocked = 0, cascades = 0, occurrences = 0
         let started = Date()
         for seed in seeds {
             if explored >= Self.targetStates { break }
@@ -64,6 +65,9 @@ import Testing
             run.close()
             explored += run.statesChecked
             compactions += run.compactions
+            blocked += run.blockedEnqueues
+            cascades += run.cascades
+            occurrences += run.occurrences
             runs += 1
             #expect(run.violations.isEmpty, """
                 seed \(seed): \(run.violations.prefix(3).joined(separator: "\n"))
@@ -71,7 +75,10 @@ import Testing
                 """)
             if !run.violations.isEmpty { break }
         }
-        print("crash fuzzer: \(explored) crash states in \(runs) workloads, \(String(format: "%.1f", Date().timeIntervalSince(started))) s; \(compactions) compactions completed, \(compactionCrashes) crashes during one")
+        print("crash fuzzer: \(explored) crash states in \(runs) workloads, \(String(format: "%.1f", Date().timeIntervalSince(started))) s; \(compactions) compactions completed, \(compactionCrashes) crashes during one; \(blocked) blocked enqueues, \(cascades) cascades, \(occurrences) periodic occurrences")
+        if fixedSeed == nil {
+            #expect(blocked > 0 && cascades > 0 && occurrences > 0, "the workload exercises chains and periodic jobs")
+        }
         #expect(explored >= min(Self.targetStates, 1), "explored \(explored) states")
     }
 
