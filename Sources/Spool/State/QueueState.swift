@@ -7,6 +7,12 @@
 /// in the right state, the lease token matches) and changes nothing when it does
 /// not; the live path checks the same before it writes, so a refusal here means
 /// a damaged or hand-edited log.
+///
+/// Chains are derived here, deterministically, so replay and the live path agree
+/// without extra operations: a job that succeeds unblocks the jobs waiting for
+/// it; a job that fails for good or is cancelled cancels every unfinished job
+/// waiting for it, transitively, at its own `finishedAt` (see ``propagate(from:)``).
+/// The ids a cascade changed are kept in ``cascadedIDs`` for the engine to publish.
 struct QueueState: Sendable {
     private(set) var jobs: [String: StoredJob] = [:]
     /// Unique key → id of the unfinished job holding it: the last enqueued of the unfinished jobs carrying the key.
