@@ -46,7 +46,8 @@ public struct NewJob: Sendable {
     /// Jobs that must succeed before this one may run (its prerequisites). The rule, as
     /// Android's WorkManager: the job is *blocked* (``Job/isBlocked``) until every prerequisite
     /// succeeded; when one fails for good (terminal failure or attempts spent), is cancelled or
-    /// is deleted, the job is cancelled, and so are the jobs that depend on it, transitively.
+    /// is deleted, the job is cancelled, and so are the jobs that depend on it, transitively
+    /// (WorkManager marks them failed after a failure; here failed means "ran, waiting for a person").
     /// A prerequisite that already succeeded is satisfied; one that already failed or was
     /// cancelled makes the new job cancelled at once; an unknown id is an
     /// ``SpoolError/Code/invalidArgument`` error. Earlier jobs of the same batch may be named.
