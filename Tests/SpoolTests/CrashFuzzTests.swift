@@ -22,6 +22,7 @@ import Testing
         var compactionCrashes = 0
         var migrations = 0
         var migrationCrashes = 0
+        var blocked = 0, cascades = 0, occurrences = 0
         let started = Date()
         for seed in seeds {
             if explored >= Self.targetStates { break }
@@ -68,6 +69,9 @@ import Testing
             explored += run.statesChecked
             compactions += run.compactions
             migrations += run.migrationsApplied
+            blocked += run.blockedEnqueues
+            cascades += run.cascades
+            occurrences += run.occurrences
             runs += 1
             #expect(run.violations.isEmpty, """
                 seed \(seed): \(run.violations.prefix(3).joined(separator: "\n"))
@@ -75,8 +79,11 @@ import Testing
                 """)
             if !run.violations.isEmpty { break }
         }
-        print("crash fuzzer: \(explored) crash states in \(runs) workloads, \(String(format: "%.1f", Date().timeIntervalSince(started))) s; \(compactions) compactions completed, \(compactionCrashes) crashes during one; \(migrations) job migrations applied, \(migrationCrashes) crashes during one")
+        print("crash fuzzer: \(explored) crash states in \(runs) workloads, \(String(format: "%.1f", Date().timeIntervalSince(started))) s; \(compactions) compactions completed, \(compactionCrashes) crashes during one; \(migrations) job migrations applied, \(migrationCrashes) crashes during one; \(blocked) blocked enqueues, \(cascades) cascades, \(occurrences) periodic occurrences")
         #expect(migrations > 0 && migrationCrashes > 0 || Self.targetStates < 1000, "the workloads hardly migrate")
+        if fixedSeed == nil {
+            #expect(blocked > 0 && cascades > 0 && occurrences > 0, "the workload exercises chains and periodic jobs")
+        }
         #expect(explored >= min(Self.targetStates, 1), "explored \(explored) states")
     }
 

@@ -79,7 +79,7 @@ import Testing
         try expectRefused(temporary.queue) { $0.message.contains("version 7") && $0.path == last }
     }
 
-    @Test(arguments: [UInt8(3), TransactionCodec.bodyVersion + 1, 0xFF])
+    @Test(arguments: [TransactionCodec.bodyVersion + 1, TransactionCodec.bodyVersion + 2, 0xFF])
     func aRecordOfANewerBodyVersionIsRefusedWithBothVersionsAndItsOffset(_ version: UInt8) throws {
         let temporary = TemporaryDirectory("newer")
         defer { temporary.cleanup() }

@@ -22,13 +22,18 @@ import Testing
                 switch choice {
                 case 0..<30:
                     let key = Bool.random(using: &generator) ? "key-\(Int.random(in: 0..<5, using: &generator))" : nil
+                    let options = Int.random(in: 0..<8, using: &generator)
+                    let dependency = options == 1 || options == 2 ? ids.randomElement(using: &generator) : nil
                     let id = try queue.enqueue(NewJob(
                         kind: ["a", "b"].randomElement(using: &generator)!,
                         payload: Data((0..<Int.random(in: 0..<40, using: &generator)).map { UInt8($0 & 0xFF) }),
                         priority: Int.random(in: -1...1, using: &generator),
                         delay: Double(Int.random(in: 0...3, using: &generator)),
                         uniqueKey: key,
-                        uniquePolicy: Bool.random(using: &generator) ? .keep : .replace))
+                        uniquePolicy: [.keep, .replace, .append].randomElement(using: &generator)!,
+                        dependencies: dependency.map { [$0] } ?? [],
+                        constraints: options == 3 ? JobConstraints(requiresNetwork: true) : .none,
+                        periodic: options == 4 ? PeriodicSchedule(interval: 900) : nil))
                     ids.append(id)
                 case 30..<50:
                     if let lease = try queue.claim(leaseDuration: Double(Int.random(in: 1...10, using: &generator))) {
@@ -53,14 +58,23 @@ import Testing
                     if let id = ids.randomElement(using: &generator) { try queue.delete(id) }
                 case 89..<93:
                     if let lease = leases.randomElement(using: &generator) { try queue.renew(lease, for: 5) }
-                case 93..<97:
+                case 93..<95:
                     try queue.reclaimExpiredLeases()
+                case 95:
+                    try queue.updateDeviceConditions(DeviceConditions(isNetworkAvailable: Bool.random(using: &generator)))
+                case 96:
+                    if Bool.random(using: &generator) {
+                        try queue.cancel(kind: ["a", "b"].randomElement(using: &generator)!)
+                    } else {
+                        try queue.cancel(uniqueKey: "key-\(Int.random(in: 0..<5, using: &generator))")
+                    }
                 default:
                     clock.advance(by: Double(Int.random(in: 1...4, using: &generator)))
                 }
             } catch let error as SpoolError {
                 // Refusals of operations that do not fit (a stale lease, a finished job) are expected.
-                let expected: Set<String> = ["leaseLost", "invalidState", "jobNotFound", "uniqueKeyConflict"]
+                // invalidArgument: a prerequisite that was deleted, or a periodic job in a chain.
+                let expected: Set<String> = ["leaseLost", "invalidState", "jobNotFound", "uniqueKeyConflict", "invalidArgument"]
                 #expect(expected.contains(error.code.name), "step \(step): \(error)")
             }
             if step % 50 == 49 {
@@ -69,8 +83,11 @@ import Testing
                 let replayed = try LogReplay(directory: temp.queue, fileSystem: POSIXFileSystem(), mode: .strict).run()
                 #expect(comparableJobs(replayed.state) == comparableJobs(live), "seed \(seed) step \(step)")
                 #expect(replayed.state.uniqueKeys == live.uniqueKeys)
+                #expect(replayed.state.earlierKeyCarriers == live.earlierKeyCarriers)
+                #expect(replayed.state.dependents == live.dependents)
                 #expect(replayed.state.nextSequence == live.nextSequence)
                 var liveCopy = live, replayedCopy = replayed.state
+                replayedCopy.deviceConditions = live.deviceConditions
                 #expect(liveCopy.bestReadyJob(at: Millis.from(clock.now()), kind: nil)?.id
                         == replayedCopy.bestReadyJob(at: Millis.from(clock.now()), kind: nil)?.id)
             }

@@ -39,10 +39,14 @@ func writeFile(_ path: String, _ bytes: [UInt8]) throws {
 }
 
 /// Checks the invariants every queue state must hold, whatever happened before:
-/// one state per job, unique keys held only by unfinished jobs and by at most one,
-/// attempts within the budget, leases exactly on running jobs, failed jobs without deadline.
+/// one state per job, each unique key held by the last (in enqueue order) of the unfinished jobs
+/// carrying it, attempts within the budget, leases exactly on running jobs, failed jobs without
+/// deadline; chains: an unfinished job waits only for unfinished prerequisites (so no job runs or
+/// is ready before its prerequisites succeeded, and the dependents of a failed or cancelled job
+/// are finished), and the dependents index is exactly what the jobs' prerequisites say.
 func checkInvariants(_ state: QueueState, sourceLocation: SourceLocation = #_sourceLocation) {
-    var keysSeen: [String: String] = [:]
+    var carriers: [String: [StoredJob]] = [:]
+    var derivedDependents: [String: Set<String>] = [:]
     for (id, job) in state.jobs {
         #expect(id == job.id, sourceLocation: sourceLocation)
         #expect(job.attempts >= 0 && job.attempts <= job.maxAttempts, "attempts \(job.attempts) of \(job.maxAttempts)", sourceLocation: sourceLocation)
@@ -50,13 +54,25 @@ func checkInvariants(_ state: QueueState, sourceLocation: SourceLocation = #_sou
         if job.state.isFinished {
             #expect(job.nextRetryAt == nil, "finished job \(id) has a deadline", sourceLocation: sourceLocation)
         }
-        if let key = job.uniqueKey, !job.state.isFinished {
-            #expect(keysSeen[key] == nil, "two unfinished jobs hold key \(key)", sourceLocation: sourceLocation)
-            keysSeen[key] = id
-            #expect(state.uniqueKeys[key] == id, "key index misses \(key)", sourceLocation: sourceLocation)
+        if let key = job.uniqueKey, !job.state.isFinished { carriers[key, default: []].append(job) }
+        for prerequisite in job.waitingFor {
+            derivedDependents[prerequisite, default: []].insert(id)
+            if !job.state.isFinished {
+                #expect(state.jobs[prerequisite]?.state.isFinished == false,
+                        "unfinished job \(id) waits for \(prerequisite), which is \(state.jobs[prerequisite]?.state.rawValue ?? "gone")",
+                        sourceLocation: sourceLocation)
+            }
         }
+        if job.state == .running { #expect(job.waitingFor.isEmpty, "job \(id) runs before its prerequisites", sourceLocation: sourceLocation) }
     }
-    #expect(state.uniqueKeys.count == keysSeen.count, "key index holds finished jobs", sourceLocation: sourceLocation)
+    for (key, jobs) in carriers {
+        let ordered = jobs.sorted { $0.sequence < $1.sequence }.map(\.id)
+        #expect(state.uniqueKeys[key] == ordered.last, "key \(key) held by \(state.uniqueKeys[key] ?? "nobody"), carriers \(ordered)", sourceLocation: sourceLocation)
+        #expect((state.earlierKeyCarriers[key] ?? []) == Array(ordered.dropLast()), "earlier carriers of \(key)", sourceLocation: sourceLocation)
+    }
+    #expect(state.uniqueKeys.count == carriers.count, "key index holds finished jobs", sourceLocation: sourceLocation)
+    #expect(state.earlierKeyCarriers.keys.allSatisfy { carriers[$0] != nil }, sourceLocation: sourceLocation)
+    #expect(state.dependents.mapValues(Set.init) == derivedDependents, "dependents index", sourceLocation: sourceLocation)
     #expect(state.enqueuedCount == state.jobs.values.filter { $0.state == .enqueued }.count, sourceLocation: sourceLocation)
     #expect(state.runningCount == state.jobs.values.filter { $0.state == .running }.count, sourceLocation: sourceLocation)
     #expect(state.failedCount == state.jobs.values.filter { $0.state == .failed }.count, sourceLocation: sourceLocation)

@@ -9,7 +9,13 @@ public enum UniquePolicy: String, Sendable, CaseIterable {
     /// Keep the existing job; the enqueue writes nothing and returns the existing job's id.
     case keep
     /// Cancel the existing job (a running one's late result is then discarded) and enqueue the new one.
+    /// With a chain built by ``append``, every unfinished job carrying the key is cancelled.
     case replace
+    /// Chain the new job after the existing one: the new job gets the existing job as a
+    /// prerequisite (it runs only after that job succeeded, and is cancelled if it fails or is
+    /// cancelled) and holds the key from then on, so the next `append` chains after it.
+    /// Without an unfinished holder, the job is enqueued plainly. Not for periodic jobs.
+    case append
 }
 
 /// A job to enqueue.
@@ -37,11 +43,28 @@ public struct NewJob: Sendable {
     public var uniqueKey: String?
     /// What happens when ``uniqueKey`` is already held.
     public var uniquePolicy: UniquePolicy
+    /// Jobs that must succeed before this one may run (its prerequisites). The rule, as
+    /// Android's WorkManager: the job is *blocked* (``Job/isBlocked``) until every prerequisite
+    /// succeeded; when one fails for good (terminal failure or attempts spent), is cancelled or
+    /// is deleted, the job is cancelled, and so are the jobs that depend on it, transitively
+    /// (WorkManager marks them failed after a failure; here failed means "ran, waiting for a person").
+    /// A prerequisite that already succeeded is satisfied; one that already failed or was
+    /// cancelled makes the new job cancelled at once; an unknown id is an
+    /// ``SpoolError/Code/invalidArgument`` error. Earlier jobs of the same batch may be named.
+    public var dependencies: [JobID]
+    /// What the job needs of the device (network, charging…) before it may start.
+    public var constraints: JobConstraints
+    /// Makes the job repeat (see ``PeriodicSchedule``); `nil` for a one-off job.
+    public var periodic: PeriodicSchedule?
 
     /// Describes a job to enqueue. Only `kind` is required.
     public init(kind: String, payload: Data = Data(), id: JobID? = nil, priority: Int = 0, runAt: Date? = nil,
                 delay: TimeInterval = 0, maxAttempts: Int? = nil, uniqueKey: String? = nil,
-                uniquePolicy: UniquePolicy = .keep) {
+                uniquePolicy: UniquePolicy = .keep, dependencies: [JobID] = [], constraints: JobConstraints = .none,
+                periodic: PeriodicSchedule? = nil) {
+        self.dependencies = dependencies
+        self.constraints = constraints
+        self.periodic = periodic
         self.kind = kind
         self.payload = payload
         self.id = id
@@ -86,6 +109,20 @@ public struct Job: Sendable, Equatable, Identifiable {
     public var payloadSize: Int
     /// The current lease's expiry, while the job is running.
     public var leaseExpiresAt: Date?
+    /// What the job needs of the device before it may start.
+    public var constraints: JobConstraints
+    /// The job's prerequisites that have not succeeded (yet). While the job is enqueued and this
+    /// is not empty, it is blocked; after a cascade cancelled it, it names the prerequisite that
+    /// failed or was cancelled.
+    public var blockingPrerequisites: [JobID]
+    /// How the job repeats; `nil` for a one-off job.
+    public var periodic: PeriodicSchedule?
+    /// Which occurrence of a periodic job this is, from 1 (always 1 for a one-off job). With the
+    /// id it makes an idempotency key for one run.
+    public var occurrence: Int
+
+    /// Whether the job is enqueued but waits for prerequisites to succeed: no claim takes it yet.
+    public var isBlocked: Bool { state == .enqueued && !blockingPrerequisites.isEmpty }
 
     /// When the job may next run: the later of ``runAt`` and ``nextRetryAt``; `nil` unless enqueued.
     public var dueAt: Date? {
@@ -111,6 +148,12 @@ public struct Job: Sendable, Equatable, Identifiable {
         lastError = stored.lastError
         payloadSize = Int(stored.payload.length)
         leaseExpiresAt = stored.lease.map { Millis.date($0.expiresAt) }
+        constraints = stored.constraints ?? .none
+        blockingPrerequisites = stored.waitingFor.map { JobID($0) }
+        periodic = stored.periodic.map {
+            PeriodicSchedule(interval: Double($0.interval) / 1000, flex: Double($0.flex) / 1000)
+        }
+        occurrence = Int(stored.periodic?.occurrence ?? 1)
     }
 }
 

@@ -271,7 +271,8 @@ public final class JobQueue: Sendable {
 
     // MARK: Manual changes
 
-    /// Cancels an enqueued or running job. A running job's handler learns it when
+    /// Cancels an enqueued or running job, and by the chain rule every unfinished job that
+    /// depends on it, transitively (see ``NewJob/dependencies``). A running job's handler learns it when
     /// its ``complete(_:)-(Lease)`` or ``fail(_:error:terminal:)-(Lease,String,Bool)``
     /// throws ``SpoolError/Code/leaseLost``; its result is discarded. Cancelling a
     /// cancelled job changes nothing.
@@ -293,9 +294,12 @@ public final class JobQueue: Sendable {
     }
 
     /// A person's retry: the job goes back to enqueued, due now, with its
-    /// attempts reset to 0 — a full budget, not "attempt 6 of 5".
+    /// attempts reset to 0 — a full budget, not "attempt 6 of 5". A job cancelled because a
+    /// prerequisite failed can be retried once that prerequisite is unfinished again (retried
+    /// itself); it then waits for it. Retrying a prerequisite does not bring back its dependents.
     ///
-    /// - Throws: ``SpoolError/Code/invalidState`` for a running or succeeded job;
+    /// - Throws: ``SpoolError/Code/invalidState`` for a running or succeeded job, or one whose
+    ///   prerequisite failed, was cancelled or is gone;
     ///   ``SpoolError/Code/uniqueKeyConflict`` when another unfinished job holds its unique key.
     @discardableResult
     public func retry(_ id: JobID) throws -> Job {
@@ -328,12 +332,13 @@ public final class JobQueue: Sendable {
         return Job(job)
     }
 
-    /// Removes a job in any state. A running job's lease becomes invalid.
+    /// Removes a job in any state. A running job's lease becomes invalid. The unfinished jobs
+    /// depending on it are cancelled, in the same record (see ``NewJob/dependencies``).
     public func delete(_ id: JobID) throws {
         try engine.waitUntilDurable(try engine.delete(id))
     }
 
-    /// Removes a job in any state. See ``delete(_:)-(JobID)``.
+    /// Removes a job in any state, cancelling its dependents. See ``delete(_:)-(JobID)``.
     public func delete(_ id: JobID) async throws {
         try await engine.waitUntilDurable(try engine.delete(id))
     }
@@ -364,9 +369,11 @@ public final class JobQueue: Sendable {
         try engine.readyJobs(at: instant, kind: kind).map(Job.init)
     }
 
-    /// The earliest time an enqueued job (optionally of `kind`) becomes due, or
-    /// `nil` when none is enqueued. A time in the past means a job is due now.
-    /// A scheduler sleeps until this instant, or until the next enqueue, instead of polling.
+    /// The earliest time an enqueued job (optionally of `kind`) that a claim could take becomes
+    /// due, or `nil` when there is none. A time in the past means a job is due now. Jobs
+    /// blocked by prerequisites, and jobs whose constraints the current ``deviceConditions``
+    /// do not satisfy, do not count (see ``nextDeadlines()`` for those).
+    /// A scheduler sleeps until this instant, or until the next change, instead of polling.
     public func nextDeadline(kind: String? = nil) throws -> Date? {
         try engine.earliestDue(kind: kind).map(Millis.date)
     }

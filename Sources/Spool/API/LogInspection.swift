@@ -96,8 +96,7 @@ public struct VerificationSummary: Sendable, Equatable {
     /// The file format versions this build reads.
     public static let readableFileVersions = Int(LogFormat.oldestReadableVersion)...Int(LogFormat.currentVersion)
     /// The record body versions this build reads.
-    public static let readableBodyVersions = (Int(TransactionCodec.baseBodyVersion)...Int(TransactionCodec.bodyVersion))
-        .filter { !TransactionCodec.unknownBodyVersions.contains(UInt8($0)) }
+    public static let readableBodyVersions = Array(Int(TransactionCodec.baseBodyVersion)...Int(TransactionCodec.bodyVersion))
 
     init(_ result: LogReplay.Result) {
         fileVersions = Dictionary(uniqueKeysWithValues: result.fileVersions.map { (Int($0.key), $0.value) })
@@ -136,8 +135,9 @@ public struct LogRecordSummary: Sendable, Equatable {
 /// One state change recorded in the log, in a neutral form for display.
 public struct LogOperation: Sendable, Equatable {
     /// The operation's name: `enqueue`, `claim`, `renewLease`, `complete`, `fail`,
-    /// `cancel`, `retry`, `reschedule`, `delete`, `reclaim`, or in a snapshot
-    /// `snapshot` and `restore`; `expire` drops a job past its retention.
+    /// `cancel`, `retry`, `reschedule`, `delete`, `reclaim`, `nextOccurrence` (a periodic
+    /// job's next run), or in a snapshot `snapshot` and `restore`; `expire` drops a job past
+    /// its retention. An enqueue with options adds `constraints`, `dependencies`, `intervalMs`, `flexMs`.
     public var name: String
     /// The job the operation changes.
     public var jobID: JobID
@@ -157,6 +157,16 @@ public struct LogOperation: Sendable, Equatable {
                       .init("maxAttempts", .integer(op.maxAttempts)), .init("uniqueKey", .optional(op.uniqueKey)),
                       .init("payloadOffset", .integer(op.payload.offset)),
                       .init("payloadLength", .integer(Int64(op.payload.length)))]
+            if let constraints = op.options.constraints {
+                fields.append(.init("constraints", .string(Self.describe(constraints))))
+            }
+            if !op.options.dependencies.isEmpty {
+                fields.append(.init("dependencies", .string(op.options.dependencies.joined(separator: ","))))
+            }
+            if let periodic = op.options.periodic {
+                fields.append(.init("intervalMs", .integer(periodic.interval)))
+                fields.append(.init("flexMs", .integer(periodic.flex)))
+            }
         case .claim(let op):
             name = "claim"
             fields = [.token(op.token), .init("claimedAtMs", .integer(op.claimedAt)),
@@ -226,7 +236,22 @@ public struct LogOperation: Sendable, Equatable {
         case .abandon(_, let at, let reason):
             name = "abandon"
             fields = [.init("atMs", .integer(at)), .init("reason", .string(reason))]
+        case .nextOccurrence(_, let at, let runAt):
+            name = "nextOccurrence"
+            fields = [.init("atMs", .integer(at)), .init("runAtMs", .integer(runAt))]
         }
+    }
+
+    /// Constraints as text: the flags set, then the app-named conditions, comma-separated.
+    static func describe(_ constraints: JobConstraints) -> String {
+        var parts: [String] = []
+        if constraints.requiresNetwork { parts.append("network") }
+        if constraints.requiresUnmeteredNetwork { parts.append("unmeteredNetwork") }
+        if constraints.requiresCharging { parts.append("charging") }
+        if constraints.requiresDeviceIdle { parts.append("deviceIdle") }
+        if constraints.requiresBatteryNotLow { parts.append("batteryNotLow") }
+        parts += constraints.requiredConditions.sorted().map { "condition:" + $0 }
+        return parts.joined(separator: ",")
     }
 }
 

@@ -34,6 +34,13 @@ struct MigrationPlanner {
             case .split(let replacements) where replacements.isEmpty:
                 steps.append(.migrateJob(dropped(job), payload: nil))
             case .split(let replacements):
+                // Replacements are new jobs: they would not carry the original's constraints, prerequisites,
+                // schedule or dependents, so such a job is rewritten or dropped, never split.
+                let hasDependents = state.dependents[job.id]?.contains { state.jobs[$0]?.state.isFinished == false } ?? false
+                guard !job.hasOptions, !hasDependents else {
+                    throw failure("job \(job.id) has constraints, prerequisites, dependents or a periodic schedule, "
+                                  + "which its replacements would lose: rewrite or drop it instead of splitting it")
+                }
                 steps.append(.other(.migrationRemove(id: job.id)))
                 takenIDs.remove(job.id)
                 for (index, replacement) in replacements.enumerated() {

@@ -151,7 +151,7 @@ final class QueueEngine: @unchecked Sendable {
                     payload: PayloadLocation(fileSequence: writer.fileSequence, offset: bodyOffset + Int64(range.lowerBound),
                                              length: Int32(range.count)),
                     priority: new.priority, createdAt: new.createdAt, runAt: new.runAt, maxAttempts: new.maxAttempts,
-                    uniqueKey: new.uniqueKey)))
+                    uniqueKey: new.uniqueKey, options: new.options)))
             case .migrateJob(var job, let payload):
                 if payload != nil {
                     let range = payloadRanges[enqueues]
@@ -173,7 +173,8 @@ final class QueueEngine: @unchecked Sendable {
                 preconditionFailure("the live path validated an operation that apply refuses: \(error)")
             }
         }
-        changes.publish(jobIDs: recorded.lazy.map(\.jobID).filter { !$0.isEmpty })
+        // Jobs a cascade changed inside apply (dependents unblocked or cancelled) are published too.
+        changes.publish(jobIDs: recorded.lazy.map(\.jobID).filter { !$0.isEmpty } + state.takeCascadedIDs())
         if !backgroundCompactionScheduled, writeFailure == nil, needsCompaction() {
             startBackgroundCompaction()
         }
@@ -414,20 +415,10 @@ final class QueueEngine: @unchecked Sendable {
     func enqueue(_ request: NewJob) throws -> (JobID, UInt64) {
         let planned = try validate(request, now: nowMillis)
         return try withOpenState {
-            var operations: [PlannedOperation] = []
-            if let key = planned.uniqueKey, let holderID = state.uniqueKeys[key] {
-                switch request.uniquePolicy {
-                case .keep:
-                    return (JobID(holderID), writer.lastAppendedLSN)
-                case .replace:
-                    operations.append(.other(.cancel(id: holderID, at: planned.createdAt)))
-                }
-            }
-            guard !state.jobs.contains(planned.id) else {
-                throw SpoolError(.invalidArgument, "a job with this id exists", jobID: JobID(planned.id))
-            }
-            operations.append(.enqueue(planned))
-            return (JobID(planned.id), try commit(operations))
+            var plan = EnqueuePlan()
+            let id = try plan.add(request, planned, to: state)
+            guard !plan.operations.isEmpty else { return (id, writer.lastAppendedLSN) }
+            return (id, try commit(plan.operations))
         }
     }
 
@@ -436,8 +427,9 @@ final class QueueEngine: @unchecked Sendable {
     /// Every job is validated before anything is written. Unique keys are
     /// resolved in order, as if the jobs were enqueued one by one: a job whose
     /// key is held — by an unfinished job or by an earlier job of the batch —
-    /// keeps the holder (its id is returned, nothing is written for it) or
-    /// replaces it (a cancel of the holder goes into the same record).
+    /// keeps the holder (its id is returned, nothing is written for it),
+    /// replaces it (cancels of the key's unfinished jobs go into the same record)
+    /// or is chained after it (append).
     ///
     /// - Returns: One id per request, in order, and the record's LSN.
     func enqueue(contentsOf requests: [NewJob]) throws -> ([JobID], UInt64) {
@@ -452,32 +444,15 @@ final class QueueEngine: @unchecked Sendable {
             }
         }
         return try withOpenState {
-            var operations: [PlannedOperation] = []
-            operations.reserveCapacity(planned.count)
+            var plan = EnqueuePlan()
+            plan.operations.reserveCapacity(planned.count)
             var ids: [JobID] = []
             ids.reserveCapacity(planned.count)
-            /// Unique keys taken by jobs of this batch, and by whom.
-            var batchKeyHolders: [String: String] = [:]
-            var batchIDs = Set<String>(minimumCapacity: planned.count)
             for (request, job) in zip(requests, planned) {
-                if let key = job.uniqueKey, let holderID = batchKeyHolders[key] ?? state.uniqueKeys[key] {
-                    switch request.uniquePolicy {
-                    case .keep:
-                        ids.append(JobID(holderID))
-                        continue
-                    case .replace:
-                        operations.append(.other(.cancel(id: holderID, at: job.createdAt)))
-                    }
-                }
-                guard !state.jobs.contains(job.id), batchIDs.insert(job.id).inserted else {
-                    throw SpoolError(.invalidArgument, "a job with this id exists", jobID: JobID(job.id))
-                }
-                if let key = job.uniqueKey { batchKeyHolders[key] = job.id }
-                operations.append(.enqueue(job))
-                ids.append(JobID(job.id))
+                ids.append(try plan.add(request, job, to: state))
             }
-            guard !operations.isEmpty else { return (ids, writer.lastAppendedLSN) }
-            return (ids, try commit(operations))
+            guard !plan.operations.isEmpty else { return (ids, writer.lastAppendedLSN) }
+            return (ids, try commit(plan.operations))
         }
     }
 
@@ -504,11 +479,34 @@ final class QueueEngine: @unchecked Sendable {
                 throw SpoolError.invalidArgument("runAt must be a finite date between the years 1 and 9999")
             }
         }
+        var options = EnqueueOptions()
+        for name in request.constraints.requiredConditions {
+            try Self.checkText(name, name: "condition name", maxBytes: JobLimits.maxKindBytes)
+        }
+        options.constraints = request.constraints.isEmpty ? nil : request.constraints
+        var seen = Set<String>()
+        for dependency in request.dependencies {
+            try Self.checkText(dependency.rawValue, name: "prerequisite id", maxBytes: JobLimits.maxIDBytes)
+            if seen.insert(dependency.rawValue).inserted { options.dependencies.append(dependency.rawValue) }
+        }
+        if let periodic = request.periodic {
+            guard periodic.interval.isFinite, periodic.interval >= PeriodicSchedule.minimumInterval,
+                  periodic.interval < 1e9 else {
+                throw SpoolError.invalidArgument("a periodic interval must be at least \(Int(PeriodicSchedule.minimumInterval)) seconds")
+            }
+            guard periodic.flex == 0 || (periodic.flex >= PeriodicSchedule.minimumFlex && periodic.flex <= periodic.interval) else {
+                throw SpoolError.invalidArgument("a periodic flex must be 0 or from \(Int(PeriodicSchedule.minimumFlex)) seconds to the interval")
+            }
+            guard request.dependencies.isEmpty, request.uniquePolicy != .append else {
+                throw SpoolError.invalidArgument("a periodic job cannot have prerequisites nor be appended to a chain")
+            }
+            options.periodic = (Millis.from(seconds: periodic.interval), Millis.from(seconds: periodic.flex))
+        }
         let base = request.runAt.map(Millis.from) ?? now
         return NewEnqueue(id: request.id?.rawValue ?? RandomPool.shared.nextUUIDString(), kind: request.kind,
                           payload: Array(request.payload), priority: Int64(priority), createdAt: now,
                           runAt: base + Millis.from(seconds: request.delay), maxAttempts: Int64(maxAttempts),
-                          uniqueKey: request.uniqueKey)
+                          uniqueKey: request.uniqueKey, options: options)
     }
 
     static func checkText(_ text: String, name: String, maxBytes: Int) throws {
@@ -570,8 +568,10 @@ final class QueueEngine: @unchecked Sendable {
 
     func complete(id: JobID, token: LeaseToken) throws -> (StoredJob, UInt64) {
         try withOpenState {
-            _ = try leasedJob(id, token: token)
-            let lsn = try commit([.other(.complete(id: id.rawValue, token: token.rawValue, at: nowMillis))])
+            let job = try leasedJob(id, token: token)
+            let now = nowMillis
+            let lsn = try commit([.other(.complete(id: id.rawValue, token: token.rawValue, at: now))]
+                                 + nextOccurrence(of: job, endingWith: nil, at: now))
             return (state.jobs[id.rawValue]!, lsn)
         }
     }
@@ -582,9 +582,25 @@ final class QueueEngine: @unchecked Sendable {
             let now = nowMillis
             let nextRetryAt = terminal ? nil : nextRetry(after: job, now: now)
             let lsn = try commit([.other(.fail(id: id.rawValue, token: token.rawValue, at: now,
-                                               error: Self.truncated(error), nextRetryAt: nextRetryAt))])
+                                               error: Self.truncated(error), nextRetryAt: nextRetryAt))]
+                                 + nextOccurrence(of: job, endingWith: nextRetryAt, at: now))
             return (state.jobs[id.rawValue]!, lsn)
         }
+    }
+
+    /// For a periodic job whose occurrence ends now — it succeeded, or failed with no retry
+    /// left (`nextRetryAt == nil` after a failure) — the operation that schedules the next
+    /// occurrence, to go into the same record. Empty for a one-off job or a retry.
+    private func nextOccurrence(of job: StoredJob, endingWith nextRetryAt: Int64?, at now: Int64) -> [PlannedOperation] {
+        guard let periodic = job.periodic, nextRetryAt == nil else { return [] }
+        return [.other(.nextOccurrence(id: job.id, at: now, runAt: periodic.nextRunAt(after: now)))]
+    }
+
+    /// A reclaim of `job`, followed by its next occurrence when it is periodic and out of attempts.
+    private func reclaim(_ job: StoredJob, reason: String, now: Int64) -> [PlannedOperation] {
+        let nextRetryAt = nextRetry(after: job, now: now)
+        return [.other(.reclaim(id: job.id, at: now, reason: reason, nextRetryAt: nextRetryAt))]
+            + nextOccurrence(of: job, endingWith: nextRetryAt, at: now)
     }
 
     /// The deadline after the job's current attempt failed, or `nil` when its attempts are spent.
@@ -622,7 +638,7 @@ final class QueueEngine: @unchecked Sendable {
         return state.runningJobs
             .filter { $0.lease?.isExpired(wallNow: now, monotonicNow: monotonic, bootID: boot) ?? true }
             .sorted { $0.sequence < $1.sequence }
-            .map { .other(.reclaim(id: $0.id, at: now, reason: "lease expired", nextRetryAt: nextRetry(after: $0, now: now))) }
+            .flatMap { reclaim($0, reason: "lease expired", now: now) }
     }
 
     func reclaimExpiredLeases() throws -> ([JobID], UInt64?) {
@@ -637,7 +653,7 @@ final class QueueEngine: @unchecked Sendable {
     private func commitReclaims(_ operations: [PlannedOperation]) throws -> ([JobID], UInt64?) {
         guard !operations.isEmpty else { return ([], nil) }
         let ids = operations.compactMap { planned -> JobID? in
-            if case .other(let op) = planned { return JobID(op.jobID) }
+            if case .other(.reclaim(let id, _, _, _)) = planned { return JobID(id) }
             return nil
         }
         return (ids, try commit(operations))
@@ -649,9 +665,8 @@ final class QueueEngine: @unchecked Sendable {
             let operations: [PlannedOperation]
             switch configuration.runningJobsAtOpen {
             case .reclaim:
-                operations = state.runningJobs.sorted { $0.sequence < $1.sequence }.map {
-                    .other(.reclaim(id: $0.id, at: now, reason: "orphaned: the process ended while the job was running",
-                                    nextRetryAt: nextRetry(after: $0, now: now)))
+                operations = state.runningJobs.sorted { $0.sequence < $1.sequence }.flatMap {
+                    reclaim($0, reason: "orphaned: the process ended while the job was running", now: now)
                 }
             case .keepUnexpiredLeases:
                 operations = expiredLeaseReclaims(now: now)
@@ -801,8 +816,11 @@ final class QueueEngine: @unchecked Sendable {
                 throw SpoolError(.invalidState, "a \(job.state.rawValue) job cannot be retried", jobID: id)
             }
             try checkKnown(kind: job.kind, jobID: id)
-            if let key = job.uniqueKey, let holder = state.uniqueKeys[key], holder != job.id {
+            if job.state.isFinished, let key = job.uniqueKey, let holder = state.uniqueKeys[key], holder != job.id {
                 throw SpoolError(.uniqueKeyConflict, "unfinished job \(holder) holds the unique key \(key)", jobID: id)
+            }
+            if let blocker = job.waitingFor.first(where: { !(state.jobs[$0]?.state.isFinished == false) }) {
+                throw SpoolError(.invalidState, "prerequisite \(blocker) did not succeed: retry it first", jobID: id)
             }
             let lsn = try commit([.other(.retry(id: id.rawValue, at: nowMillis))])
             return (state.jobs[id.rawValue]!, lsn)
@@ -823,10 +841,47 @@ final class QueueEngine: @unchecked Sendable {
         }
     }
 
+    /// Deletes a job. The unfinished jobs waiting for it are cancelled by the chain rule in the
+    /// same record: the delete operation carries no time, so their cancels are written before it
+    /// (their own dependents then follow by the cascade inside apply).
     func delete(_ id: JobID) throws -> UInt64 {
         try withOpenState {
             _ = try existingJob(id)
-            return try commit([.other(.delete(id: id.rawValue))])
+            let now = nowMillis
+            let waiting = (state.dependents[id.rawValue] ?? []).filter { state.jobs[$0]?.state.isFinished == false }
+            return try commit(cancels(of: waiting, at: now) + [.other(.delete(id: id.rawValue))])
+        }
+    }
+
+    /// Cancels of the unfinished jobs `ids`, in enqueue order, leaving out those that the cascade
+    /// of another one's cancel reaches (apply cancels them; an explicit cancel would not apply).
+    private func cancels(of ids: [String], at now: Int64) -> [PlannedOperation] {
+        let reached = state.unfinishedDependents(of: ids)
+        return ids.filter { !reached.contains($0) }
+            .sorted { state.jobs[$0]!.sequence < state.jobs[$1]!.sequence }
+            .map { .other(.cancel(id: $0, at: now)) }
+    }
+
+    /// Cancels every unfinished job `select` picks, and what the chain rule cancels with them, in one record.
+    /// - Returns: The jobs this cancelled, in enqueue order, and the LSN (`nil` when nothing was unfinished).
+    func cancel(where select: (StoredJob) -> Bool) throws -> ([StoredJob], UInt64?) {
+        try withOpenState {
+            let targets = state.jobs.values.filter { !$0.state.isFinished && select($0) }.map(\.id)
+            guard !targets.isEmpty else { return ([], nil) }
+            let all = Set(targets).union(state.unfinishedDependents(of: targets))
+            let lsn = try commit(cancels(of: targets, at: nowMillis))
+            return (all.compactMap { state.jobs[$0] }.sorted { $0.sequence < $1.sequence }, lsn)
+        }
+    }
+
+    /// Cancels every unfinished job carrying unique key `key` (a chain built with policy append carries one key).
+    func cancel(uniqueKey key: String) throws -> ([StoredJob], UInt64?) {
+        try withOpenState {
+            let targets = state.unfinishedCarriers(of: key)
+            guard !targets.isEmpty else { return ([], nil) }
+            let all = Set(targets).union(state.unfinishedDependents(of: targets))
+            let lsn = try commit(cancels(of: targets, at: nowMillis))
+            return (all.compactMap { state.jobs[$0] }.sorted { $0.sequence < $1.sequence }, lsn)
         }
     }
 
@@ -847,7 +902,11 @@ final class QueueEngine: @unchecked Sendable {
 
     func readyJobs(at instant: Date, kind: String?) throws -> [StoredJob] {
         let now = Millis.from(instant)
-        return try jobs { $0.state == .enqueued && $0.dueAt <= now && (kind == nil || $0.kind == kind) }
+        let conditions = try withOpenState { state.deviceConditions }
+        return try jobs {
+            $0.state == .enqueued && !$0.isBlocked && $0.dueAt <= now && (kind == nil || $0.kind == kind)
+                && ($0.constraints.map(conditions.satisfies) ?? true)
+        }
             .sorted { a, b in
                 if a.priority != b.priority { return a.priority > b.priority }
                 if a.dueAt != b.dueAt { return a.dueAt < b.dueAt }
@@ -857,6 +916,30 @@ final class QueueEngine: @unchecked Sendable {
 
     func earliestDue(kind: String?) throws -> Int64? {
         try withOpenState { state.earliestDue(kind: kind) }
+    }
+
+    func earliestDue(kind: String?, constraints: JobConstraints) throws -> Int64? {
+        try withOpenState { state.earliestDue(kind: kind, constraints: constraints) }
+    }
+
+    func earliestDueByConstraints() throws -> [JobConstraints: Int64] {
+        try withOpenState { state.earliestDueByConstraints() }
+    }
+
+    // MARK: Device conditions
+
+    /// What holds on the device now, as the app last reported it (memory only).
+    var deviceConditions: DeviceConditions { lock.withLock { state.deviceConditions } }
+
+    /// Takes the app's report of the device's state; subscribers of ``changes`` are told, since
+    /// jobs may have become runnable (or stopped being so).
+    func updateDeviceConditions(_ conditions: DeviceConditions) throws {
+        let changed = try withOpenState { () -> Bool in
+            guard state.deviceConditions != conditions else { return false }
+            state.deviceConditions = conditions
+            return true
+        }
+        if changed { changes.publishEnvironmentChange() }
     }
 
     func counts() throws -> [JobState: Int] {

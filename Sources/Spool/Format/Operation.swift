@@ -44,6 +44,9 @@ enum Operation: Equatable, Sendable {
     case migrationsApplied(number: UInt64)
     /// A job this build cannot run ends failed for good, with the reason.
     case abandon(id: String, at: Int64, reason: String)
+    /// A periodic job whose occurrence just ended (succeeded or failed, earlier in the same record)
+    /// goes back to enqueued for its next occurrence, due at `runAt`, with a fresh attempt budget.
+    case nextOccurrence(id: String, at: Int64, runAt: Int64)
 
     struct Enqueue: Equatable, Sendable {
         var id: String
@@ -54,6 +57,7 @@ enum Operation: Equatable, Sendable {
         var runAt: Int64
         var maxAttempts: Int64
         var uniqueKey: String?
+        var options = EnqueueOptions()
     }
 
     struct Claim: Equatable, Sendable {
@@ -65,6 +69,16 @@ enum Operation: Equatable, Sendable {
         var bootID: String
     }
 
+    /// Whether the operation exists only in body version 3 and later (opcodes 14 to 16).
+    var needsOptionsVersion: Bool {
+        switch self {
+        case .enqueue(let op): return !op.options.isEmpty
+        case .nextOccurrence: return true
+        case .restore(let job): return job.hasOptions
+        default: return false
+        }
+    }
+
     /// The id of the job the operation changes.
     var jobID: String {
         switch self {
@@ -72,7 +86,8 @@ enum Operation: Equatable, Sendable {
         case .claim(let op): return op.id
         case .renewLease(let id, _, _, _), .complete(let id, _, _), .fail(let id, _, _, _, _),
              .cancel(let id, _), .retry(let id, _), .reschedule(let id, _, _), .delete(let id),
-             .reclaim(let id, _, _, _), .expire(let id), .migrationRemove(let id), .abandon(let id, _, _):
+             .reclaim(let id, _, _, _), .expire(let id), .migrationRemove(let id), .abandon(let id, _, _),
+             .nextOccurrence(let id, _, _):
             return id
         case .restore(let job): return job.id
         case .migrateJob(let job): return job.id
@@ -91,6 +106,24 @@ extension Operation {
     }
 }
 
+/// The fields an enqueue gained in body version 3 (opcode 14, `enqueue_with_options`):
+/// all empty for a plain enqueue, which is written as opcode 1 in body version 1.
+struct EnqueueOptions: Equatable, Sendable {
+    /// What the job needs of the device; `nil` for nothing.
+    var constraints: JobConstraints?
+    /// The ids of the job's prerequisites, in the order given.
+    var dependencies: [String] = []
+    /// Milliseconds between boundaries and of the flex window; `nil` for a one-off job.
+    var periodic: (interval: Int64, flex: Int64)?
+
+    var isEmpty: Bool { constraints == nil && dependencies.isEmpty && periodic == nil }
+
+    static func == (a: EnqueueOptions, b: EnqueueOptions) -> Bool {
+        a.constraints == b.constraints && a.dependencies == b.dependencies
+            && a.periodic?.interval == b.periodic?.interval && a.periodic?.flex == b.periodic?.flex
+    }
+}
+
 /// The payload of an enqueue before it is written: the bytes themselves.
 struct NewEnqueue: Sendable {
     var id: String
@@ -101,6 +134,7 @@ struct NewEnqueue: Sendable {
     var runAt: Int64
     var maxAttempts: Int64
     var uniqueKey: String?
+    var options = EnqueueOptions()
 }
 
 /// An operation as the live path hands it to the encoder: like ``Operation``,
@@ -127,9 +161,9 @@ enum TransactionCodec {
     /// The body version of records holding any of the compaction operations (11 to 13), so that a
     /// build that reads only version 1 refuses them as newer rather than as corrupt.
     static let compactionBodyVersion: UInt8 = 2
-    /// Version 3 belongs to job constraints, dependencies and periodic jobs (opcodes 14 to 19),
-    /// which this build does not have: it refuses such a record as newer.
-    static let unknownBodyVersions: Set<UInt8> = [3]
+    /// The body version of records holding any of the job-options operations (14 to 16: an enqueue
+    /// with constraints, prerequisites or a periodic schedule, a next occurrence, a restore of such a job).
+    static let optionsBodyVersion: UInt8 = 3
     /// The body version of records holding any of the migration operations (20 to 25).
     static let migrationBodyVersion: UInt8 = 4
     /// The newest body version this build reads.
@@ -140,8 +174,8 @@ enum TransactionCodec {
         var version = baseBodyVersion
         for operation in operations {
             switch operation {
-            case .enqueue: break
-            case .migrateJob: return migrationBodyVersion
+            case .enqueue(let op): if !op.options.isEmpty { version = max(version, optionsBodyVersion) }
+            case .migrateJob: version = max(version, migrationBodyVersion)
             case .other(let op): version = max(version, minimumBodyVersion(of: op))
             }
         }
@@ -151,9 +185,10 @@ enum TransactionCodec {
     /// The lowest body version that can hold `operation`.
     static func minimumBodyVersion(of operation: Operation) -> UInt8 {
         switch operation {
-        case .expire, .snapshot, .restore: return compactionBodyVersion
         case .migrationBegin, .migrateJob, .migrationRemove, .migrationCommit, .migrationsApplied, .abandon:
             return migrationBodyVersion
+        case _ where operation.needsOptionsVersion: return optionsBodyVersion
+        case .expire, .snapshot, .restore: return compactionBodyVersion
         default: return baseBodyVersion
         }
     }
@@ -162,6 +197,7 @@ enum TransactionCodec {
         case enqueue = 1, claim, renewLease, complete, fail, cancel, retry, reschedule, delete, reclaim
         case restore, snapshot, expire
         case migrationBegin = 20, migrateJob, migrationRemove, migrationCommit, migrationsApplied, abandon
+        case enqueueWithOptions = 14, nextOccurrence, restoreWithOptions
     }
 
     static func encode(_ operations: [PlannedOperation]) -> [UInt8] {
@@ -188,7 +224,7 @@ enum TransactionCodec {
         for operation in operations {
             switch operation {
             case .enqueue(let op):
-                writer.writeUInt8(Opcode.enqueue.rawValue)
+                writer.writeUInt8(op.options.isEmpty ? Opcode.enqueue.rawValue : Opcode.enqueueWithOptions.rawValue)
                 writer.writeString(op.id)
                 writer.writeString(op.kind)
                 writer.writeSignedVarint(op.priority)
@@ -196,6 +232,17 @@ enum TransactionCodec {
                 writer.writeSignedVarint(op.runAt)
                 writer.writeSignedVarint(op.maxAttempts)
                 writer.writeOptionalString(op.uniqueKey)
+                if !op.options.isEmpty {
+                    OptionsCodec.encodeOptional(op.options.constraints, into: &writer)
+                    OptionsCodec.encode(ids: op.options.dependencies, into: &writer)
+                    if let periodic = op.options.periodic {
+                        writer.writeUInt8(1)
+                        writer.writeVarint(UInt64(periodic.interval))
+                        writer.writeVarint(UInt64(periodic.flex))
+                    } else {
+                        writer.writeUInt8(0)
+                    }
+                }
                 writer.writeVarint(UInt64(op.payload.count))
                 payloadRanges.append(writer.count..<(writer.count + op.payload.count))
                 writer.writeRaw(op.payload)
@@ -269,6 +316,11 @@ enum TransactionCodec {
             writer.writeString(id)
         case .migrationBegin, .migrateJob, .migrationRemove, .migrationCommit, .migrationsApplied, .abandon:
             MigrationCodec.encode(operation, into: &writer)
+        case .nextOccurrence(let id, let at, let runAt):
+            writer.writeUInt8(Opcode.nextOccurrence.rawValue)
+            writer.writeString(id)
+            writer.writeSignedVarint(at)
+            writer.writeSignedVarint(runAt)
         }
     }
 
@@ -286,8 +338,8 @@ enum TransactionCodec {
         var reader = ByteReader(body)
         do {
             let version = try reader.readUInt8()
-            guard (baseBodyVersion...bodyVersion).contains(version), !unknownBodyVersions.contains(version) else {
-                if version > bodyVersion || unknownBodyVersions.contains(version) { throw Failure.newerBodyVersion(version) }
+            guard (baseBodyVersion...bodyVersion).contains(version) else {
+                if version > bodyVersion { throw Failure.newerBodyVersion(version) }
                 throw Failure.malformed("body version \(version) is not readable")
             }
             // Every operation takes at least two bytes, which bounds the count.
@@ -318,7 +370,7 @@ enum TransactionCodec {
         let rawOpcode = try reader.readUInt8()
         guard let opcode = Opcode(rawValue: rawOpcode) else { throw Failure.malformed("unknown opcode \(rawOpcode)") }
         switch opcode {
-        case .enqueue:
+        case .enqueue, .enqueueWithOptions:
             let id = try reader.readString()
             let kind = try reader.readString()
             let priority = try reader.readSignedVarint()
@@ -326,11 +378,18 @@ enum TransactionCodec {
             let runAt = try reader.readSignedVarint()
             let maxAttempts = try reader.readSignedVarint()
             let uniqueKey = try reader.readOptionalString()
+            var options = EnqueueOptions()
+            if opcode == .enqueueWithOptions {
+                options.constraints = try OptionsCodec.decodeOptionalConstraints(&reader)
+                options.dependencies = try OptionsCodec.decodeIDs(&reader)
+                options.periodic = try OptionsCodec.decodeOptionalSchedule(&reader)
+                guard !options.isEmpty else { throw Failure.malformed("an enqueue with options has none") }
+            }
             let payload = try reader.readByteRange()
             let location = PayloadLocation(fileSequence: fileSequence, offset: bodyOffset + Int64(payload.lowerBound),
                                            length: Int32(payload.count))
             return .enqueue(.init(id: id, kind: kind, payload: location, priority: priority, createdAt: createdAt,
-                                  runAt: runAt, maxAttempts: maxAttempts, uniqueKey: uniqueKey))
+                                  runAt: runAt, maxAttempts: maxAttempts, uniqueKey: uniqueKey, options: options))
         case .claim:
             return .claim(.init(id: try reader.readString(), token: try reader.readUInt64(),
                                 claimedAt: try reader.readSignedVarint(), expiresAt: try reader.readSignedVarint(),
@@ -355,14 +414,18 @@ enum TransactionCodec {
         case .reclaim:
             return .reclaim(id: try reader.readString(), at: try reader.readSignedVarint(),
                             reason: try reader.readString(), nextRetryAt: try reader.readOptionalSignedVarint())
-        case .restore:
-            return .restore(try SnapshotCodec.decodeRestore(&reader, fileSequence: fileSequence, bodyOffset: bodyOffset))
+        case .restore, .restoreWithOptions:
+            return .restore(try SnapshotCodec.decodeRestore(&reader, withOptions: opcode == .restoreWithOptions,
+                                                            fileSequence: fileSequence, bodyOffset: bodyOffset))
         case .snapshot:
             return .snapshot(try SnapshotCodec.decodeSummary(&reader))
         case .expire:
             return .expire(id: try reader.readString())
         case .migrationBegin, .migrateJob, .migrationRemove, .migrationCommit, .migrationsApplied, .abandon:
             return try MigrationCodec.decode(opcode, &reader, fileSequence: fileSequence, bodyOffset: bodyOffset)
+        case .nextOccurrence:
+            return .nextOccurrence(id: try reader.readString(), at: try reader.readSignedVarint(),
+                                   runAt: try reader.readSignedVarint())
         }
     }
 }

@@ -21,6 +21,10 @@ struct SnapshotSummary: Equatable, Sendable {
 ///             last_error:opt<string> lease:opt<lease> payload:bytes
 /// lease    := token:u64 claimed_at:svarint expires_at:svarint monotonic_expiry:varint boot_id:string
 /// ```
+/// A job with constraints, prerequisites it waits for, or a periodic schedule is
+/// written as `restore_with_options` (opcode 16, body version 3): the fields of
+/// `restore` up to `lease`, then `constraints:opt<constraints> waiting_for:ids
+/// periodic:opt<progress>` (see ``OptionsCodec``), then `payload`.
 /// `state`: 1 enqueued, 2 running, 3 succeeded, 4 failed, 5 cancelled.
 enum SnapshotCodec {
     static let stateCodes: [JobState] = [.enqueued, .running, .succeeded, .failed, .cancelled]
@@ -37,7 +41,8 @@ enum SnapshotCodec {
     /// - Returns: Where the payload bytes lie in the writer's bytes.
     @discardableResult
     static func encodeRestore(_ job: StoredJob, payload: [UInt8], into writer: inout ByteWriter) -> Range<Int> {
-        writer.writeUInt8(TransactionCodec.Opcode.restore.rawValue)
+        writer.writeUInt8(job.hasOptions ? TransactionCodec.Opcode.restoreWithOptions.rawValue
+                                         : TransactionCodec.Opcode.restore.rawValue)
         writer.writeString(job.id)
         writer.writeString(job.kind)
         writer.writeUInt8(UInt8(stateCodes.firstIndex(of: job.state)! + 1))
@@ -52,6 +57,11 @@ enum SnapshotCodec {
         writer.writeOptionalString(job.uniqueKey)
         writer.writeOptionalString(job.lastError)
         encodeLease(job.lease, into: &writer)
+        if job.hasOptions {
+            OptionsCodec.encodeOptional(job.constraints, into: &writer)
+            OptionsCodec.encode(ids: job.waitingFor, into: &writer)
+            OptionsCodec.encodeOptional(job.periodic, into: &writer)
+        }
         writer.writeVarint(UInt64(payload.count))
         let start = writer.count
         writer.writeRaw(payload)
@@ -63,7 +73,8 @@ enum SnapshotCodec {
                         createdAt: try reader.readSignedVarint(), expiredJobs: try reader.readVarint())
     }
 
-    static func decodeRestore(_ reader: inout ByteReader, fileSequence: UInt64, bodyOffset: Int64) throws -> StoredJob {
+    static func decodeRestore(_ reader: inout ByteReader, withOptions: Bool, fileSequence: UInt64,
+                              bodyOffset: Int64) throws -> StoredJob {
         let id = try reader.readString()
         let kind = try reader.readString()
         let code = Int(try reader.readUInt8())
@@ -85,13 +96,28 @@ enum SnapshotCodec {
         let uniqueKey = try reader.readOptionalString()
         let lastError = try reader.readOptionalString()
         let lease = try decodeLease(&reader)
+        var constraints: JobConstraints?
+        var waitingFor: [String] = []
+        var periodic: StoredPeriodic?
+        if withOptions {
+            constraints = try OptionsCodec.decodeOptionalConstraints(&reader)
+            waitingFor = try OptionsCodec.decodeIDs(&reader)
+            periodic = try OptionsCodec.decodeOptionalProgress(&reader)
+            guard constraints != nil || !waitingFor.isEmpty || periodic != nil else {
+                throw TransactionCodec.Failure.malformed("a restore with options has none")
+            }
+        }
         let payload = try reader.readByteRange()
-        return StoredJob(id: id, kind: kind, state: stateCodes[code - 1], attempts: attempts32, maxAttempts: max32,
+        var job = StoredJob(id: id, kind: kind, state: stateCodes[code - 1], attempts: attempts32, maxAttempts: max32,
                          priority: priority32, sequence: sequence, createdAt: createdAt, runAt: runAt,
                          nextRetryAt: nextRetryAt, finishedAt: finishedAt, uniqueKey: uniqueKey, lastError: lastError,
                          payload: PayloadLocation(fileSequence: fileSequence, offset: bodyOffset + Int64(payload.lowerBound),
                                                   length: Int32(payload.count)),
                          lease: lease)
+        job.constraints = constraints
+        job.waitingFor = waitingFor
+        job.periodic = periodic
+        return job
     }
 
     /// `lease := presence:u8 (token:u64 claimed_at:svarint expires_at:svarint monotonic_expiry:varint boot_id:string)?`

@@ -219,7 +219,7 @@ struct LogReplay {
                                                      bodyOffset: Int64(found.bodyRange.lowerBound))
         } catch .newerBodyVersion(let version) {
             throw SpoolError(.newerFormat,
-                             "record \(found.header.lsn) has body version \(version); this build reads body versions \(TransactionCodec.baseBodyVersion) to \(TransactionCodec.bodyVersion)\(TransactionCodec.unknownBodyVersions.isEmpty ? "" : " except \(TransactionCodec.unknownBodyVersions.sorted().map(String.init).joined(separator: ", "))")",
+                             "record \(found.header.lsn) has body version \(version); this build reads body versions \(TransactionCodec.baseBodyVersion) to \(TransactionCodec.bodyVersion)",
                              path: file.path, offset: Int64(found.offset))
         } catch .malformed(let reason) {
             result.state.abandonPendingMigration()

@@ -43,8 +43,7 @@ struct SnapshotWriter {
                 written += Int64(pending.count)
                 pending = []
             }
-            func appendRecord(_ operations: ByteWriter, count: Int,
-                              version: UInt8 = TransactionCodec.compactionBodyVersion) -> Int64 {
+            func appendRecord(_ operations: ByteWriter, count: Int, version: UInt8) -> Int64 {
                 var body = ByteWriter(capacity: operations.count + 12)
                 body.writeUInt8(version)
                 body.writeVarint(UInt64(count))
@@ -60,7 +59,7 @@ struct SnapshotWriter {
             }
             var first = ByteWriter()
             SnapshotCodec.encode(summary, into: &first)
-            _ = appendRecord(first, count: 1)
+            _ = appendRecord(first, count: 1, version: TransactionCodec.compactionBodyVersion)
             if appliedMigration > 0 {
                 var applied = ByteWriter()
                 MigrationCodec.encode(.migrationsApplied(number: appliedMigration), into: &applied)
@@ -71,7 +70,10 @@ struct SnapshotWriter {
             var batch: [(job: StoredJob, range: Range<Int>)] = []
             func sealBatch() throws {
                 guard !batch.isEmpty else { return }
-                let base = appendRecord(operations, count: batch.count)
+                // The lowest body version that holds the batch: 3 when a job has options.
+                let version = batch.contains { $0.job.hasOptions } ? TransactionCodec.optionsBodyVersion
+                                                                    : TransactionCodec.compactionBodyVersion
+                let base = appendRecord(operations, count: batch.count, version: version)
                 for (job, range) in batch {
                     outcome.moves[job.id] = (job.payload, PayloadLocation(fileSequence: sequence,
                                                                           offset: base + Int64(range.lowerBound),

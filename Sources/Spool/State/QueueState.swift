@@ -7,10 +7,19 @@
 /// in the right state, the lease token matches) and changes nothing when it does
 /// not; the live path checks the same before it writes, so a refusal here means
 /// a damaged or hand-edited log.
+///
+/// Chains are derived here, deterministically, so replay and the live path agree
+/// without extra operations: a job that succeeds unblocks the jobs waiting for
+/// it; a job that fails for good or is cancelled cancels every unfinished job
+/// waiting for it, transitively, at its own `finishedAt` (see ``propagate(from:)``).
+/// The ids a cascade changed are kept in ``cascadedIDs`` for the engine to publish.
 struct QueueState: Sendable {
     private(set) var jobs = JobTable()
-    /// Unique key → id of the unfinished job holding it.
+    /// Unique key → id of the unfinished job holding it: the last enqueued of the unfinished jobs carrying the key.
     private(set) var uniqueKeys: [String: String] = [:]
+    /// Unique key → the other unfinished jobs carrying it, in enqueue order (only with policy append,
+    /// whose new job takes the key over from its prerequisite).
+    private(set) var earlierKeyCarriers: [String: [String]] = [:]
     private(set) var ready = ReadyIndex()
     private(set) var enqueuedCount = 0
     private(set) var runningCount = 0
@@ -35,6 +44,25 @@ struct QueueState: Sendable {
     struct PendingMigration: Sendable {
         var number: UInt64
         var steps: [Operation]
+    }
+
+    /// Prerequisite id → the jobs whose ``StoredJob/waitingFor`` names it (derived from the jobs).
+    private(set) var dependents: [String: [String]] = [:]
+    /// Jobs that the last applied operations changed besides the one each names: dependents
+    /// unblocked or cancelled by a cascade. The engine publishes and clears them.
+    private(set) var cascadedIDs: [String] = []
+
+    /// What holds on the device now. Not durable and not changed by `apply`: the
+    /// engine sets it from the app's reports; claims skip jobs whose constraints it does not satisfy.
+    var deviceConditions: DeviceConditions {
+        get { ready.conditions }
+        set { ready.conditions = newValue }
+    }
+
+    /// Returns and clears ``cascadedIDs``.
+    mutating func takeCascadedIDs() -> [String] {
+        defer { cascadedIDs = [] }
+        return cascadedIDs
     }
 
     /// Why an operation did not fit the state.
@@ -88,15 +116,19 @@ struct QueueState: Sendable {
             store(job)
         case .retry(let id, let at):
             var job = try existing(id, in: [.enqueued, .failed, .cancelled], for: "retry")
-            if let key = job.uniqueKey, let holder = uniqueKeys[key], holder != id {
+            let wasFinished = job.state.isFinished
+            if wasFinished, let key = job.uniqueKey, let holder = uniqueKeys[key], holder != id {
                 throw Inapplicable(jobID: id, reason: "retry: unique key \(key) is held by job \(holder)")
+            }
+            if let blocker = job.waitingFor.first(where: { !(jobs[$0]?.state.isFinished == false) }) {
+                throw Inapplicable(jobID: id, reason: "retry: prerequisite \(blocker) did not succeed and is finished or gone")
             }
             job.state = .enqueued
             job.attempts = 0
             job.nextRetryAt = nil
             job.finishedAt = nil
             job.runAt = at
-            if let key = job.uniqueKey { uniqueKeys[key] = id }
+            if wasFinished, let key = job.uniqueKey { takeUniqueKey(key, for: id) }
             store(job)
         case .reschedule(let id, let runAt, _):
             var job = try existing(id, in: [.enqueued], for: "reschedule")
@@ -113,11 +145,35 @@ struct QueueState: Sendable {
             nextSequence = summary.nextSequence
         case .expire(let id):
             let job = try existing(id, in: [.succeeded, .cancelled], for: "expire")
+            if let waiting = dependents[id]?.first(where: { jobs[$0]?.state.isFinished == false }) {
+                throw Inapplicable(jobID: id, reason: "expire: unfinished job \(waiting) waits for it")
+            }
+            forgetPrerequisites(of: job)
             count(job.state, by: -1)
             jobs[id] = nil
             expiredSinceSnapshot += 1
+        case .nextOccurrence(let id, _, let runAt):
+            var job = try existing(id, in: [.succeeded, .failed], for: "next occurrence")
+            guard var periodic = job.periodic else {
+                throw Inapplicable(jobID: id, reason: "next occurrence: the job is not periodic")
+            }
+            if let key = job.uniqueKey, let holder = uniqueKeys[key], holder != id {
+                throw Inapplicable(jobID: id, reason: "next occurrence: unique key \(key) is held by job \(holder)")
+            }
+            periodic.occurrence += 1
+            job.periodic = periodic
+            job.state = .enqueued
+            job.attempts = 0
+            job.nextRetryAt = nil
+            job.finishedAt = nil
+            job.runAt = runAt
+            if let key = job.uniqueKey { takeUniqueKey(key, for: id) }
+            store(job)
         case .delete(let id):
             guard let job = jobs[id] else { throw Inapplicable(jobID: id, reason: "delete: no such job") }
+            if let waiting = dependents[id]?.first(where: { jobs[$0]?.state.isFinished == false }) {
+                throw Inapplicable(jobID: id, reason: "delete: unfinished job \(waiting) waits for it (cancel it first)")
+            }
             remove(job)
         case .abandon(let id, let at, let reason):
             var job = try existing(id, in: [.enqueued, .running], for: "abandon")
@@ -142,6 +198,11 @@ struct QueueState: Sendable {
             var next = self
             next.pendingMigration = nil
             for step in pending.steps { try next.applyMigrationStep(step) }
+            // A step may have given back an unfinished image to a job that an earlier step's cascade
+            // cancelled: the chain rule holds again once every step applied.
+            for id in next.dependents.keys.sorted() where [.failed, .cancelled].contains(next.jobs[id]?.state) {
+                next.propagate(from: id)
+            }
             next.appliedMigration = number
             self = next
         case .migrationsApplied(let number):
@@ -162,6 +223,9 @@ struct QueueState: Sendable {
         switch step {
         case .migrationRemove(let id):
             guard let job = jobs[id] else { throw Inapplicable(jobID: id, reason: "migration remove: no such job") }
+            if let waiting = dependents[id]?.first(where: { jobs[$0]?.state.isFinished == false }) {
+                throw Inapplicable(jobID: id, reason: "migration remove: unfinished job \(waiting) waits for it")
+            }
             remove(job)
         case .migrateJob(let image):
             let previous = jobs[image.id]
@@ -172,20 +236,37 @@ struct QueueState: Sendable {
                   !(image.state.isFinished && image.nextRetryAt != nil) else {
                 throw Inapplicable(jobID: image.id, reason: "migrated job: inconsistent state, lease or deadline")
             }
-            if let previous { remove(previous) }
+            if var job = previous {
+                // The job keeps its place, unique key, constraints, prerequisites and schedule; `store`
+                // keeps the indexes in step and cancels its dependents if the migration ended it.
+                guard image.uniqueKey == job.uniqueKey, image.createdAt == job.createdAt else {
+                    throw Inapplicable(jobID: image.id, reason: "migrated job: a migration keeps a job's unique key")
+                }
+                job.kind = image.kind
+                job.state = image.state
+                job.attempts = image.attempts
+                job.maxAttempts = image.maxAttempts
+                job.priority = image.priority
+                job.runAt = image.runAt
+                job.nextRetryAt = image.nextRetryAt
+                job.finishedAt = image.finishedAt
+                job.lastError = image.lastError
+                job.payload = payload
+                job.lease = image.lease
+                store(job)
+                return
+            }
             if let key = image.uniqueKey, !image.state.isFinished, let holder = uniqueKeys[key] {
                 throw Inapplicable(jobID: image.id, reason: "migrated job: unique key \(key) is held by job \(holder)")
             }
-            var job = StoredJob(id: image.id, kind: image.kind, state: image.state, attempts: image.attempts,
+            let job = StoredJob(id: image.id, kind: image.kind, state: image.state, attempts: image.attempts,
                                 maxAttempts: image.maxAttempts, priority: image.priority,
-                                sequence: previous?.sequence ?? nextSequence, createdAt: image.createdAt,
+                                sequence: nextSequence, createdAt: image.createdAt,
                                 runAt: image.runAt, nextRetryAt: image.nextRetryAt, finishedAt: image.finishedAt,
                                 uniqueKey: image.uniqueKey, lastError: image.lastError, payload: payload,
                                 lease: image.lease)
-            if previous == nil { nextSequence += 1 }
-            // Entries of the ready index for the job's previous image must not match the new one.
-            job.scheduleVersion = (previous?.scheduleVersion ?? 0) &+ 1
-            if let key = job.uniqueKey, !job.state.isFinished { uniqueKeys[key] = job.id }
+            nextSequence += 1
+            if let key = job.uniqueKey, !job.state.isFinished { takeUniqueKey(key, for: job.id) }
             count(job.state, by: 1)
             if job.state == .running { runningIDs.insert(job.id) }
             jobs[job.id] = job
@@ -195,8 +276,9 @@ struct QueueState: Sendable {
         }
     }
 
-    /// Removes a job with its unique key, counts and running index.
+    /// Removes a job with its unique key, prerequisites, counts and running index.
     private mutating func remove(_ job: StoredJob) {
+        forgetPrerequisites(of: job)
         releaseUniqueKey(of: job)
         count(job.state, by: -1)
         if job.state == .running { runningIDs.remove(job.id) }
@@ -205,22 +287,65 @@ struct QueueState: Sendable {
 
     private mutating func applyEnqueue(_ op: Operation.Enqueue) throws(Inapplicable) {
         guard !jobs.contains(op.id) else { throw Inapplicable(jobID: op.id, reason: "enqueue: the id exists") }
-        if let key = op.uniqueKey, let holder = uniqueKeys[key] {
-            throw Inapplicable(jobID: op.id, reason: "enqueue: unique key \(key) is held by job \(holder)")
-        }
         guard let priority = Int32(exactly: op.priority), let maxAttempts = Int32(exactly: op.maxAttempts),
               maxAttempts >= 1 else {
             throw Inapplicable(jobID: op.id, reason: "enqueue: priority or maximum attempts out of range")
         }
-        let job = StoredJob(id: op.id, kind: op.kind, state: .enqueued, attempts: 0, maxAttempts: maxAttempts,
-                            priority: priority, sequence: nextSequence, createdAt: op.createdAt, runAt: op.runAt,
-                            nextRetryAt: nil, finishedAt: nil, uniqueKey: op.uniqueKey, lastError: nil,
+        // Prerequisites: a succeeded one is satisfied; an unfinished one blocks the job; a failed or
+        // cancelled one cancels it at once (it can never run, as WorkManager does).
+        var waitingFor: [String] = []
+        var cancelledAtBirth = false
+        for dependency in op.options.dependencies {
+            guard let prerequisite = jobs[dependency] else {
+                throw Inapplicable(jobID: op.id, reason: "enqueue: prerequisite \(dependency) does not exist")
+            }
+            guard prerequisite.periodic == nil, op.options.periodic == nil else {
+                throw Inapplicable(jobID: op.id, reason: "enqueue: a periodic job in a chain")
+            }
+            guard !waitingFor.contains(dependency) else {
+                throw Inapplicable(jobID: op.id, reason: "enqueue: prerequisite \(dependency) named twice")
+            }
+            switch prerequisite.state {
+            case .succeeded: continue
+            case .enqueued, .running: waitingFor.append(dependency)
+            case .failed, .cancelled:
+                waitingFor.append(dependency)
+                cancelledAtBirth = true
+            }
+        }
+        if let key = op.uniqueKey, let holder = uniqueKeys[key], !op.options.dependencies.contains(holder) {
+            // Policy append: the new job depends on the holder and takes the key over.
+            throw Inapplicable(jobID: op.id, reason: "enqueue: unique key \(key) is held by job \(holder)")
+        }
+        if let periodic = op.options.periodic {
+            guard periodic.interval > 0, (0...periodic.interval).contains(periodic.flex) else {
+                throw Inapplicable(jobID: op.id, reason: "enqueue: periodic interval or flex out of range")
+            }
+        }
+        var job = StoredJob(id: op.id, kind: op.kind, state: cancelledAtBirth ? .cancelled : .enqueued, attempts: 0,
+                            maxAttempts: maxAttempts, priority: priority, sequence: nextSequence,
+                            createdAt: op.createdAt, runAt: op.runAt, nextRetryAt: nil,
+                            finishedAt: cancelledAtBirth ? op.createdAt : nil, uniqueKey: op.uniqueKey, lastError: nil,
                             payload: op.payload, lease: nil)
+        job.constraints = op.options.constraints
+        job.waitingFor = waitingFor
+        job.periodic = op.options.periodic.map {
+            StoredPeriodic(interval: $0.interval, flex: $0.flex, anchor: op.runAt, occurrence: 1)
+        }
         nextSequence += 1
-        if let key = op.uniqueKey { uniqueKeys[key] = op.id }
-        count(.enqueued, by: 1)
+        if let key = op.uniqueKey, !cancelledAtBirth { takeUniqueKey(key, for: op.id) }
+        for prerequisite in waitingFor { dependents[prerequisite, default: []].append(op.id) }
+        count(job.state, by: 1)
         jobs[op.id] = job
-        ready.insert(job)
+        if job.state == .enqueued && waitingFor.isEmpty { ready.insert(job) }
+    }
+
+    /// Removes a job that is about to disappear from the dependents index.
+    private mutating func forgetPrerequisites(of job: StoredJob) {
+        for prerequisite in job.waitingFor {
+            dependents[prerequisite]?.removeAll { $0 == job.id }
+            if dependents[prerequisite]?.isEmpty == true { dependents[prerequisite] = nil }
+        }
     }
 
     /// Recreates a job exactly as a snapshot recorded it.
@@ -232,16 +357,22 @@ struct QueueState: Sendable {
             throw Inapplicable(jobID: job.id, reason: "restore: a lease without running, or running without a lease")
         }
         if let key = job.uniqueKey, !job.state.isFinished {
-            if let holder = uniqueKeys[key] {
+            // Jobs are restored in enqueue order, so the last unfinished carrier of a key
+            // takes it last; an earlier one still holding it must be its prerequisite (policy append).
+            if let holder = uniqueKeys[key], !job.waitingFor.contains(holder) {
                 throw Inapplicable(jobID: job.id, reason: "restore: unique key \(key) is held by job \(holder)")
             }
-            uniqueKeys[key] = job.id
+            takeUniqueKey(key, for: job.id)
+        }
+        if job.periodic.map({ $0.interval <= 0 || !(0...$0.interval).contains($0.flex) || $0.occurrence < 1 }) ?? false {
+            throw Inapplicable(jobID: job.id, reason: "restore: periodic interval, flex or occurrence out of range")
         }
         nextSequence = max(nextSequence, job.sequence + 1)
         count(job.state, by: 1)
         if job.state == .running { runningIDs.insert(job.id) }
+        for prerequisite in job.waitingFor { dependents[prerequisite, default: []].append(job.id) }
         jobs[job.id] = job
-        if job.state == .enqueued { ready.insert(job) }
+        if job.state == .enqueued && !job.isBlocked { ready.insert(job) }
     }
 
     /// Sizes the job index ahead of a replay of `bytes` more log bytes (a job
@@ -290,8 +421,17 @@ struct QueueState: Sendable {
         job.finishedAt = at
     }
 
-    /// Writes a changed job back, keeping the counts, unique keys and ready index in step.
+    /// Writes a changed job back, keeping the counts, unique keys and ready index in step,
+    /// then carries the change to the jobs that wait for it (see ``propagate(from:)``).
     private mutating func store(_ job: StoredJob) {
+        let previous = jobs[job.id]!
+        storeOne(job)
+        if previous.state != job.state, job.state.isFinished, dependents[job.id] != nil {
+            propagate(from: job.id)
+        }
+    }
+
+    private mutating func storeOne(_ job: StoredJob) {
         var job = job
         let previous = jobs[job.id]!
         if previous.state != job.state {
@@ -301,20 +441,87 @@ struct QueueState: Sendable {
             if job.state == .running { runningIDs.insert(job.id) }
         }
         if job.state.isFinished { releaseUniqueKey(of: job) }
-        if job.state == .enqueued && (previous.state != .enqueued || previous.dueAt != job.dueAt) {
+        let wasReady = previous.state == .enqueued && !previous.isBlocked
+        let isReady = job.state == .enqueued && !job.isBlocked
+        // The ready index files a job under its kind, priority and constraints: a migration may change them.
+        if isReady && (!wasReady || previous.dueAt != job.dueAt || previous.kind != job.kind
+                       || previous.priority != job.priority) {
             job.scheduleVersion &+= 1
             ready.insert(job)
-        } else if previous.state == .enqueued && job.state != .enqueued {
+        } else if wasReady && !isReady {
             job.scheduleVersion &+= 1
         }
         jobs[job.id] = job
         let live = enqueuedCount
         let snapshot = jobs
-        ready.compactIfNeeded(liveCount: live) { snapshot.values.filter { $0.state == .enqueued } }
+        ready.compactIfNeeded(liveCount: live) { snapshot.values.filter { $0.state == .enqueued && !$0.isBlocked } }
     }
 
+    /// The chain rule, applied when a job finished: its success unblocks the jobs
+    /// waiting for it (each runs once all its prerequisites succeeded); its failure
+    /// or cancellation cancels every unfinished job waiting for it, transitively,
+    /// at the same instant. A worklist, not recursion: chains may be long.
+    private mutating func propagate(from finishedID: String) {
+        var worklist = [finishedID]
+        while let id = worklist.popLast() {
+            guard let prerequisite = jobs[id], prerequisite.state.isFinished, let waiting = dependents[id] else { continue }
+            if prerequisite.state == .succeeded {
+                dependents[id] = nil
+                for dependentID in waiting {
+                    guard var dependent = jobs[dependentID] else { continue }
+                    dependent.waitingFor.removeAll { $0 == id }
+                    storeOne(dependent)
+                    cascadedIDs.append(dependentID)
+                }
+            } else {
+                for dependentID in waiting {
+                    guard var dependent = jobs[dependentID], !dependent.state.isFinished else { continue }
+                    finish(&dependent, as: .cancelled, at: prerequisite.finishedAt ?? dependent.createdAt)
+                    storeOne(dependent)
+                    cascadedIDs.append(dependentID)
+                    if dependents[dependentID] != nil { worklist.append(dependentID) }
+                }
+            }
+        }
+    }
+
+    /// The unfinished jobs that cancelling the jobs `ids` would cancel by the chain rule, transitively.
+    func unfinishedDependents(of ids: [String]) -> Set<String> {
+        var found = Set<String>()
+        var worklist = ids
+        while let id = worklist.popLast() {
+            for dependentID in dependents[id] ?? [] {
+                guard let dependent = jobs[dependentID], !dependent.state.isFinished,
+                      found.insert(dependentID).inserted else { continue }
+                worklist.append(dependentID)
+            }
+        }
+        return found
+    }
+
+    /// Makes `id` the holder of `key`; a previous holder (the prerequisite of a job
+    /// enqueued with policy append) stays an earlier carrier.
+    private mutating func takeUniqueKey(_ key: String, for id: String) {
+        if let holder = uniqueKeys[key], holder != id { earlierKeyCarriers[key, default: []].append(holder) }
+        uniqueKeys[key] = id
+    }
+
+    /// A finished job gives up its unique key: the latest earlier carrier, if any, holds it next.
     private mutating func releaseUniqueKey(of job: StoredJob) {
-        if let key = job.uniqueKey, uniqueKeys[key] == job.id { uniqueKeys[key] = nil }
+        guard let key = job.uniqueKey else { return }
+        if uniqueKeys[key] == job.id {
+            uniqueKeys[key] = earlierKeyCarriers[key]?.popLast()
+        } else {
+            earlierKeyCarriers[key]?.removeAll { $0 == job.id }
+        }
+        if earlierKeyCarriers[key]?.isEmpty == true { earlierKeyCarriers[key] = nil }
+    }
+
+    /// Every unfinished job carrying `key`, in enqueue order: with policy append, a chain of
+    /// jobs shares a key, the last one holding it.
+    func unfinishedCarriers(of key: String) -> [String] {
+        guard let holder = uniqueKeys[key] else { return [] }
+        return (earlierKeyCarriers[key] ?? []) + [holder]
     }
 
     private mutating func count(_ state: JobState, by delta: Int) {
@@ -342,23 +549,42 @@ struct QueueState: Sendable {
 
     // MARK: Queries
 
-    /// The job a claim at `now` should take.
+    /// Whether an entry of the ready index still describes its job.
+    private static func isCurrent(_ entry: ReadyIndex.Entry, in jobs: JobTable) -> Bool {
+        guard let job = jobs[entry.id] else { return false }
+        return job.state == .enqueued && job.scheduleVersion == entry.version && job.sequence == entry.sequence
+            && !job.isBlocked
+    }
+
+    /// The job a claim at `now` should take: due, not blocked, its constraints met by ``deviceConditions``.
     mutating func bestReadyJob(at now: Int64, kind: String?) -> StoredJob? {
         let jobs = self.jobs
-        guard let entry = ready.best(dueAt: now, kind: kind, isCurrent: { entry in
-            guard let job = jobs[entry.id] else { return false }
-            return job.state == .enqueued && job.scheduleVersion == entry.version && job.sequence == entry.sequence
-        }) else { return nil }
+        guard let entry = ready.best(dueAt: now, kind: kind, isCurrent: { Self.isCurrent($0, in: jobs) }) else { return nil }
         return jobs[entry.id]
     }
 
-    /// The earliest due time of any enqueued job, optionally of one kind.
+    /// The earliest due time of any job a claim could take once due (not blocked, its
+    /// constraints met by ``deviceConditions``), optionally of one kind.
     mutating func earliestDue(kind: String?) -> Int64? {
         let jobs = self.jobs
-        return ready.earliestDue(kind: kind) { entry in
-            guard let job = jobs[entry.id] else { return false }
-            return job.state == .enqueued && job.scheduleVersion == entry.version && job.sequence == entry.sequence
-        }
+        let conditions = ready.conditions
+        return ready.earliestDue(where: { (kind == nil || $0.kind == kind) && ($0.constraints.map(conditions.satisfies) ?? true) },
+                                      isCurrent: { Self.isCurrent($0, in: jobs) })
+    }
+
+    /// The earliest due time of the unblocked enqueued jobs requiring exactly `constraints`,
+    /// whatever the device conditions, optionally of one kind.
+    mutating func earliestDue(kind: String?, constraints: JobConstraints) -> Int64? {
+        let jobs = self.jobs
+        let wanted: JobConstraints? = constraints.isEmpty ? nil : constraints
+        return ready.earliestDue(where: { (kind == nil || $0.kind == kind) && $0.constraints == wanted },
+                                 isCurrent: { Self.isCurrent($0, in: jobs) })
+    }
+
+    /// The earliest due time of the unblocked enqueued jobs, per constraint set, whatever the conditions.
+    mutating func earliestDueByConstraints() -> [JobConstraints: Int64] {
+        let jobs = self.jobs
+        return ready.earliestDueByConstraints(isCurrent: { Self.isCurrent($0, in: jobs) })
     }
 
     /// The running jobs.

@@ -1,10 +1,12 @@
 /// Orders the enqueued jobs for claiming: higher priority first, then the
 /// earlier due time, then the earlier enqueue.
 ///
-/// Jobs are grouped in buckets by (kind, priority); each bucket is a min-heap
-/// on (due time, sequence). The best job due at an instant is the top of the
-/// highest-priority bucket whose top is due, so a claim looks at one entry per
-/// bucket. Entries are never removed in place: an entry whose job has changed
+/// Jobs are grouped in buckets by (kind, priority, constraints); each bucket is
+/// a min-heap on (due time, sequence). The best job due at an instant is the top
+/// of the highest-priority bucket whose top is due and whose constraints the
+/// current ``conditions`` satisfy, so a claim looks at one entry per bucket and
+/// never at the jobs of a bucket whose constraints are unmet, however many or
+/// overdue. Jobs waiting for prerequisites are not in the index at all. Entries are never removed in place: an entry whose job has changed
 /// since (another ``StoredJob/scheduleVersion``, or no longer enqueued) is stale
 /// and dropped when it reaches the top. The heaps are rebuilt when stale
 /// entries outnumber live ones.
@@ -24,13 +26,24 @@ struct ReadyIndex: Sendable {
     struct BucketKey: Hashable, Sendable {
         var kind: String
         var priority: Int32
+        /// `nil` for unconstrained jobs (most), which every condition satisfies.
+        var constraints: JobConstraints?
     }
 
     private(set) var buckets: [BucketKey: Heap] = [:]
     private var entryCount = 0
+    /// What holds on the device now (not durable: the app reports it). Buckets
+    /// whose constraints these do not satisfy are skipped by ``best(dueAt:kind:isCurrent:)``.
+    var conditions = DeviceConditions.unknown
+
+    /// Whether the jobs of a bucket may start under the current conditions.
+    @inline(__always)
+    func isRunnable(_ key: BucketKey) -> Bool {
+        key.constraints.map(conditions.satisfies) ?? true
+    }
 
     mutating func insert(_ job: StoredJob) {
-        let key = BucketKey(kind: job.kind, priority: job.priority)
+        let key = BucketKey(kind: job.kind, priority: job.priority, constraints: job.constraints)
         let entry = Entry(dueAt: job.dueAt, sequence: job.sequence, id: job.id, version: job.scheduleVersion)
         buckets[key, default: Heap()].push(entry)
         entryCount += 1
@@ -40,7 +53,7 @@ struct ReadyIndex: Sendable {
     /// `isCurrent` tells whether an entry still describes its job.
     mutating func best(dueAt now: Int64, kind: String?, isCurrent: (Entry) -> Bool) -> Entry? {
         var winner: (entry: Entry, priority: Int32)?
-        for key in Array(buckets.keys) where kind == nil || key.kind == kind {
+        for key in Array(buckets.keys) where (kind == nil || key.kind == kind) && isRunnable(key) {
             guard let top = currentTop(of: key, isCurrent: isCurrent), top.dueAt <= now else { continue }
             if let current = winner {
                 if key.priority > current.priority
@@ -54,12 +67,23 @@ struct ReadyIndex: Sendable {
         return winner?.entry
     }
 
-    /// The earliest due time among enqueued jobs, optionally of one kind.
-    mutating func earliestDue(kind: String?, isCurrent: (Entry) -> Bool) -> Int64? {
+    /// The earliest due time among the jobs of the buckets `include` selects.
+    mutating func earliestDue(where include: (BucketKey) -> Bool, isCurrent: (Entry) -> Bool) -> Int64? {
         var earliest: Int64?
-        for key in Array(buckets.keys) where kind == nil || key.kind == kind {
+        for key in Array(buckets.keys) where include(key) {
             guard let top = currentTop(of: key, isCurrent: isCurrent) else { continue }
             earliest = min(earliest ?? top.dueAt, top.dueAt)
+        }
+        return earliest
+    }
+
+    /// The earliest due time per constraint set (``JobConstraints/none`` for unconstrained jobs), whatever the conditions.
+    mutating func earliestDueByConstraints(isCurrent: (Entry) -> Bool) -> [JobConstraints: Int64] {
+        var earliest: [JobConstraints: Int64] = [:]
+        for key in Array(buckets.keys) {
+            guard let top = currentTop(of: key, isCurrent: isCurrent) else { continue }
+            let constraints = key.constraints ?? .none
+            earliest[constraints] = min(earliest[constraints] ?? top.dueAt, top.dueAt)
         }
         return earliest
     }

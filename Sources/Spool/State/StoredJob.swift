@@ -42,7 +42,7 @@ struct StoredJob: Sendable {
         self.maxAttempts = maxAttempts
         self.priority = priority
         self.state = state
-        self.rare = RareFields.make(uniqueKey: uniqueKey, lastError: lastError, lease: lease)
+        self.rare = RareFields.make(RareValues(uniqueKey: uniqueKey, lastError: lastError, lease: lease))
     }
 
     var nextRetryAt: Int64? {
@@ -56,18 +56,53 @@ struct StoredJob: Sendable {
     }
 
     var uniqueKey: String? {
-        get { rare?.uniqueKey }
-        set { rare = RareFields.make(uniqueKey: newValue, lastError: lastError, lease: lease) }
+        get { rare?.values.uniqueKey }
+        set { updateRare { $0.uniqueKey = newValue } }
     }
 
     var lastError: String? {
-        get { rare?.lastError }
-        set { rare = RareFields.make(uniqueKey: uniqueKey, lastError: newValue, lease: lease) }
+        get { rare?.values.lastError }
+        set { updateRare { $0.lastError = newValue } }
     }
 
     var lease: StoredLease? {
-        get { rare?.lease }
-        set { rare = RareFields.make(uniqueKey: uniqueKey, lastError: lastError, lease: newValue) }
+        get { rare?.values.lease }
+        set { updateRare { $0.lease = newValue } }
+    }
+
+    /// What the job needs of the device; `nil` for none.
+    var constraints: JobConstraints? {
+        get { rare?.values.constraints }
+        set { updateRare { $0.constraints = newValue.flatMap { $0.isEmpty ? nil : $0 } } }
+    }
+
+    /// The prerequisites that have not succeeded (yet): while the job is enqueued
+    /// and this is not empty, it is blocked. Kept after a cascade cancelled the
+    /// job, naming the prerequisite that failed.
+    var waitingFor: [String] {
+        get { rare?.values.waitingFor ?? [] }
+        set { updateRare { $0.waitingFor = newValue } }
+    }
+
+    /// How the job repeats, and which occurrence it is in; `nil` for a one-off job.
+    var periodic: StoredPeriodic? {
+        get { rare?.values.periodic }
+        set { updateRare { $0.periodic = newValue } }
+    }
+
+    /// Whether the job carries a field of body version 3: constraints, prerequisites or a schedule.
+    var hasOptions: Bool {
+        guard let values = rare?.values else { return false }
+        return values.constraints != nil || !values.waitingFor.isEmpty || values.periodic != nil
+    }
+
+    /// Whether the job is enqueued but waits for prerequisites.
+    var isBlocked: Bool { state == .enqueued && !(rare?.values.waitingFor.isEmpty ?? true) }
+
+    private mutating func updateRare(_ change: (inout RareValues) -> Void) {
+        var values = rare?.values ?? RareValues()
+        change(&values)
+        rare = RareFields.make(values)
     }
 
     /// When the job may next run: the later of `runAt` and `nextRetryAt`.
@@ -80,27 +115,57 @@ extension StoredJob: Equatable {
             && a.runAt == b.runAt && a.nextRetryAt == b.nextRetryAt && a.finishedAt == b.finishedAt
             && a.payload == b.payload && a.attempts == b.attempts && a.maxAttempts == b.maxAttempts
             && a.priority == b.priority && a.scheduleVersion == b.scheduleVersion && a.state == b.state
-            && a.uniqueKey == b.uniqueKey && a.lastError == b.lastError && a.lease == b.lease
+            && a.rare?.values == b.rare?.values
+    }
+}
+
+/// The values of a job that most jobs never set.
+struct RareValues: Equatable, Sendable {
+    var uniqueKey: String?
+    var lastError: String?
+    var lease: StoredLease?
+    var constraints: JobConstraints?
+    var waitingFor: [String] = []
+    var periodic: StoredPeriodic?
+
+    var isEmpty: Bool {
+        uniqueKey == nil && lastError == nil && lease == nil && constraints == nil && waitingFor.isEmpty && periodic == nil
     }
 }
 
 /// The fields of a job that most jobs never set, boxed together. Immutable:
 /// a change makes a new box, so jobs sharing one after a copy stay independent.
 final class RareFields: Sendable {
-    let uniqueKey: String?
-    let lastError: String?
-    let lease: StoredLease?
+    let values: RareValues
 
-    private init(uniqueKey: String?, lastError: String?, lease: StoredLease?) {
-        self.uniqueKey = uniqueKey
-        self.lastError = lastError
-        self.lease = lease
-    }
+    private init(_ values: RareValues) { self.values = values }
 
     /// A box holding the values, or `nil` when every one is absent.
-    static func make(uniqueKey: String?, lastError: String?, lease: StoredLease?) -> RareFields? {
-        if uniqueKey == nil && lastError == nil && lease == nil { return nil }
-        return RareFields(uniqueKey: uniqueKey, lastError: lastError, lease: lease)
+    static func make(_ values: RareValues) -> RareFields? {
+        values.isEmpty ? nil : RareFields(values)
+    }
+}
+
+/// A periodic job's schedule, in milliseconds, and where it is in it.
+struct StoredPeriodic: Equatable, Sendable {
+    /// Milliseconds between boundaries.
+    var interval: Int64
+    /// Milliseconds before a boundary from which an occurrence may start.
+    var flex: Int64
+    /// The first occurrence's run time; boundaries are `anchor + k × interval`.
+    var anchor: Int64
+    /// The current occurrence, from 1.
+    var occurrence: Int64
+
+    /// When the next occurrence may start, for an occurrence that ended at `now`:
+    /// the first window start (`anchor + k × interval - flex`, k ≥ 1) after `now`.
+    /// Missed windows are skipped, so a clock jump gives at most one late run.
+    func nextRunAt(after now: Int64) -> Int64 {
+        let elapsed = now + flex - anchor
+        let k = elapsed < 0 ? 1 : elapsed / interval + 1
+        let (product, overflow) = k.multipliedReportingOverflow(by: interval)
+        guard !overflow else { return Int64.max / 2 }
+        return anchor + product - flex
     }
 }
 

@@ -7,7 +7,7 @@ enum EnqueueCommand {
     static let command = Command(
         name: "enqueue",
         synopsis: """
-        DIR --kind KIND [--payload TEXT] [--id ID] [--unique-key KEY [--policy keep|replace]]
+        DIR --kind KIND [--payload TEXT] [--id ID] [--unique-key KEY [--policy keep|replace|append]]
         [--delay SECONDS] [--priority N] [--max-attempts N]
         """,
         summary: "Add a job; print its id once it is durable. Creates DIR when missing.",
@@ -37,7 +37,7 @@ enum EnqueueCommand {
         if let policy = arguments.value("policy") {
             guard job.uniqueKey != nil else { throw CommandFailure.usage("--policy needs --unique-key") }
             guard let parsed = UniquePolicy(rawValue: policy) else {
-                throw CommandFailure.usage("--policy must be keep or replace, not '\(policy)'")
+                throw CommandFailure.usage("--policy must be keep, replace or append, not '\(policy)'")
             }
             job.uniquePolicy = parsed
         }
@@ -58,6 +58,8 @@ enum EnqueueCommand {
                 console.err("note: unique key held by unfinished job \(holder.id) (\(holder.state.rawValue)); kept it, enqueued nothing")
             case .replace:
                 console.err("note: cancelled job \(holder.id), which held the unique key")
+            case .append:
+                console.err("note: the new job waits for job \(holder.id), which held the unique key")
             }
         }
         console.out(id.rawValue)

@@ -17,9 +17,20 @@ struct QueueModel: Equatable {
         var lastError: String?
         var payload: [UInt8]
         var sequence: Int
+        /// Requires a network connection (the one constraint the simulations use).
+        var needsNetwork = false
+        /// Prerequisites that have not succeeded.
+        var waitingFor: [String] = []
+        /// Periodic: interval and first run time (ms), and the occurrence number.
+        var interval: Int64?
+        var anchor: Int64 = 0
+        var occurrence = 1
 
         var dueAt: Int64 { max(runAt, nextRetryAt ?? runAt) }
     }
+
+    /// Whether the device has a network, as the run reported it.
+    var networkAvailable = false
 
     static let delays: [Int64] = [1_000, 3_000]   // the policy the simulations use: table [1, 3] s
     static let defaultMaxAttempts = 3
@@ -27,29 +38,104 @@ struct QueueModel: Equatable {
     private(set) var jobs: [String: ModelJob] = [:]
     private var nextSequence = 0
 
-    /// The unfinished job holding `key`.
+    /// The unfinished job holding `key`: the last enqueued of those carrying it (a chain built by append).
     func holder(of key: String) -> String? {
-        jobs.values.first { $0.uniqueKey == key && !$0.state.isFinished }?.id
+        jobs.values.filter { $0.uniqueKey == key && !$0.state.isFinished }.max { $0.sequence < $1.sequence }?.id
+    }
+
+    /// Whether an enqueue with these options is accepted (the queue says invalidArgument otherwise).
+    func canEnqueue(dependencies: [String], periodic: Bool, uniqueKey: String?, policy: UniquePolicy) -> Bool {
+        if periodic && (!dependencies.isEmpty || policy == .append) { return false }
+        if let key = uniqueKey, let holder = holder(of: key) {
+            if policy == .keep { return true }
+            if policy == .append && jobs[holder]!.interval != nil { return false }
+        }
+        return dependencies.allSatisfy { jobs[$0] != nil && jobs[$0]!.interval == nil }
     }
 
     /// Enqueue; returns the id the call returns.
     mutating func enqueue(id: String, kind: String, payload: [UInt8], priority: Int, runAt: Int64,
-                          maxAttempts: Int?, uniqueKey: String?, policy: UniquePolicy, now: Int64) -> String {
+                          maxAttempts: Int?, uniqueKey: String?, policy: UniquePolicy, now: Int64,
+                          dependencies: [String] = [], needsNetwork: Bool = false, interval: Int64? = nil) -> String {
+        var dependencies = dependencies
         if let key = uniqueKey, let holder = holder(of: key) {
-            if policy == .keep { return holder }
-            jobs[holder]!.state = .cancelled
-            jobs[holder]!.nextRetryAt = nil
+            switch policy {
+            case .keep: return holder
+            case .replace:
+                for carrier in jobs.values where carrier.uniqueKey == key && !carrier.state.isFinished {
+                    jobs[carrier.id]!.state = .cancelled
+                    jobs[carrier.id]!.nextRetryAt = nil
+                }
+                cascade()
+            case .append:
+                if !dependencies.contains(holder) { dependencies.append(holder) }
+            }
         }
         nextSequence += 1
-        jobs[id] = ModelJob(id: id, kind: kind, state: .enqueued, attempts: 0,
-                            maxAttempts: maxAttempts ?? Self.defaultMaxAttempts, priority: priority, runAt: runAt,
-                            nextRetryAt: nil, uniqueKey: uniqueKey, lastError: nil, payload: payload, sequence: nextSequence)
+        var job = ModelJob(id: id, kind: kind, state: .enqueued, attempts: 0,
+                           maxAttempts: maxAttempts ?? Self.defaultMaxAttempts, priority: priority, runAt: runAt,
+                           nextRetryAt: nil, uniqueKey: uniqueKey, lastError: nil, payload: payload, sequence: nextSequence)
+        job.needsNetwork = needsNetwork
+        job.interval = interval
+        job.anchor = runAt
+        job.waitingFor = dependencies.filter { jobs[$0]!.state != .succeeded }
+        jobs[id] = job
+        cascade()
         return id
     }
 
-    /// The job a claim at `now` takes: highest priority, then earliest due, then earliest enqueued.
+    /// WorkManager's rule: an unfinished job waiting for a failed, cancelled or deleted job is cancelled, transitively.
+    private mutating func cascade() {
+        var changed = true
+        while changed {
+            changed = false
+            for job in jobs.values where !job.state.isFinished {
+                if job.waitingFor.contains(where: { jobs[$0] == nil || [.failed, .cancelled].contains(jobs[$0]!.state) }) {
+                    jobs[job.id]!.state = .cancelled
+                    jobs[job.id]!.nextRetryAt = nil
+                    changed = true
+                }
+            }
+        }
+    }
+
+    /// A job succeeded: it no longer blocks anything.
+    private mutating func succeeded(_ id: String) {
+        for job in jobs.values where job.waitingFor.contains(id) {
+            jobs[job.id]!.waitingFor.removeAll { $0 == id }
+        }
+    }
+
+    /// A periodic job whose occurrence ended at `now` starts its next one.
+    private mutating func nextOccurrence(_ id: String, now: Int64) {
+        guard let interval = jobs[id]!.interval else { return }
+        var job = jobs[id]!
+        var next = job.anchor + interval
+        while next <= now { next += interval }
+        job.state = .enqueued
+        job.runAt = next
+        job.nextRetryAt = nil
+        job.attempts = 0
+        job.occurrence += 1
+        jobs[id] = job
+    }
+
+    mutating func setNetwork(_ available: Bool) { networkAvailable = available }
+
+    /// Cancels every unfinished job `select` picks, then the cascade.
+    mutating func cancelAll(where select: (ModelJob) -> Bool) {
+        for job in jobs.values where !job.state.isFinished && select(job) {
+            jobs[job.id]!.state = .cancelled
+            jobs[job.id]!.nextRetryAt = nil
+        }
+        cascade()
+    }
+
+    /// The job a claim at `now` takes: highest priority, then earliest due, then earliest enqueued;
+    /// never a blocked job, nor one needing a network the device does not have.
     func bestReady(now: Int64) -> String? {
-        jobs.values.filter { $0.state == .enqueued && $0.dueAt <= now }
+        jobs.values.filter { $0.state == .enqueued && $0.dueAt <= now && $0.waitingFor.isEmpty
+                             && (!$0.needsNetwork || networkAvailable) }
             .min { a, b in
                 if a.priority != b.priority { return a.priority > b.priority }
                 if a.dueAt != b.dueAt { return a.dueAt < b.dueAt }
@@ -65,7 +151,11 @@ struct QueueModel: Equatable {
         return id
     }
 
-    mutating func complete(_ id: String) { jobs[id]!.state = .succeeded }
+    mutating func complete(_ id: String, now: Int64) {
+        jobs[id]!.state = .succeeded
+        succeeded(id)
+        nextOccurrence(id, now: now)
+    }
 
     mutating func fail(_ id: String, error: String, terminal: Bool, now: Int64) {
         var job = jobs[id]!
@@ -73,11 +163,14 @@ struct QueueModel: Equatable {
         if terminal || job.attempts >= job.maxAttempts {
             job.state = .failed
             job.nextRetryAt = nil
+            jobs[id] = job
+            cascade()
+            nextOccurrence(id, now: now)
         } else {
             job.state = .enqueued
             job.nextRetryAt = now + Self.delays[min(job.attempts, Self.delays.count) - 1]
+            jobs[id] = job
         }
-        jobs[id] = job
     }
 
     /// Whether cancel is accepted (enqueued, running, or already cancelled).
@@ -89,12 +182,13 @@ struct QueueModel: Equatable {
     mutating func cancel(_ id: String) {
         jobs[id]!.state = .cancelled
         jobs[id]!.nextRetryAt = nil
+        cascade()
     }
 
     func canRetry(_ id: String) -> Bool {
         guard let job = jobs[id], [.enqueued, .failed, .cancelled].contains(job.state) else { return false }
-        if let key = job.uniqueKey, let holder = holder(of: key), holder != id { return false }
-        return true
+        if job.state.isFinished, let key = job.uniqueKey, let holder = holder(of: key), holder != id { return false }
+        return job.waitingFor.allSatisfy { jobs[$0].map { !$0.state.isFinished } ?? false }
     }
 
     mutating func retry(_ id: String, now: Int64) {
@@ -111,22 +205,34 @@ struct QueueModel: Equatable {
         jobs[id]!.nextRetryAt = nil
     }
 
-    mutating func delete(_ id: String) { jobs[id] = nil }
+    mutating func delete(_ id: String) {
+        jobs[id] = nil
+        cascade()
+    }
 
     /// What the simulations' migration `number` does to a job (see ``SimulationRun/migration(_:)``).
     enum MigrationChoice: Int { case keep, rewrite, split, invalid, drop }
 
-    static func migrationChoice(id: String, number: Int) -> MigrationChoice {
-        MigrationChoice(rawValue: (id.utf8.reduce(0) { $0 + Int($1) } + number) % 5)!
+    static func migrationChoice(id: String, number: Int, unsplittable: Set<String>) -> MigrationChoice {
+        let choice = MigrationChoice(rawValue: (id.utf8.reduce(0) { $0 + Int($1) } + number) % 5)!
+        return choice == .split && unsplittable.contains(id) ? .rewrite : choice
+    }
+
+    /// The jobs a migration may not split: with a constraint, a prerequisite, a schedule or an unfinished dependent.
+    var unsplittableIDs: Set<String> {
+        var ids = Set(jobs.values.filter { $0.needsNetwork || !$0.waitingFor.isEmpty || $0.interval != nil }.map(\.id))
+        for job in jobs.values where !job.state.isFinished { ids.formUnion(job.waitingFor) }
+        return ids
     }
 
     /// Job migration `number`: every job but the succeeded ones, in enqueue order, kept, rewritten
     /// (kind `k<number>`, payload + `+m<number>`), split in two (`<id>/1`, `<id>/2`, enqueued when the
     /// original could run), made invalid (failed) or dropped (cancelled).
-    mutating func migrate(number: Int) {
+    mutating func migrate(number: Int, unsplittable: Set<String>) {
+        defer { cascade() }
         for original in jobs.values.filter({ $0.state != .succeeded }).sorted(by: { $0.sequence < $1.sequence }) {
             var job = original
-            switch Self.migrationChoice(id: original.id, number: number) {
+            switch Self.migrationChoice(id: original.id, number: number, unsplittable: unsplittable) {
             case .keep:
                 continue
             case .rewrite:
@@ -185,6 +291,10 @@ struct QueueModel: Equatable {
             check("uniqueKey", job.uniqueKey, expected.uniqueKey)
             check("lastError", job.lastError, expected.lastError)
             check("kind", job.kind, expected.kind)
+            check("waitingFor", job.blockingPrerequisites.map(\.rawValue).sorted(), expected.waitingFor.sorted())
+            check("needsNetwork", job.constraints.requiresNetwork, expected.needsNetwork)
+            check("occurrence", job.occurrence, expected.occurrence)
+            check("periodic", job.periodic.map { Millis.from(seconds: $0.interval) }, expected.interval)
             check("payload", Array(try queue.payload(of: job.id)), expected.payload)
         }
         return problems

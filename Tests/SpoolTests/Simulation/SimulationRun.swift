@@ -5,6 +5,13 @@ import Testing
 /// One operation of a simulated workload.
 enum WorkloadOp: CustomStringConvertible, Sendable {
     case enqueue(id: String, priority: Int, delay: Int64, maxAttempts: Int?, key: String?, policy: UniquePolicy)
+    /// An enqueue of kind "m" using the body version 3 fields: a prerequisite (an earlier job, picked),
+    /// a network constraint, a periodic schedule; with policy append among the policies.
+    case enqueueWithOptions(id: String, dependencyPick: Int?, network: Bool, periodic: Bool, key: String?, policy: UniquePolicy)
+    /// The app reports whether a network is available (memory only: reported again after each open).
+    case setNetwork(Bool)
+    case cancelKind(String)
+    case cancelKey(String)
     case claim
     case complete(pick: Int)
     case fail(pick: Int, terminal: Bool)
@@ -23,6 +30,11 @@ enum WorkloadOp: CustomStringConvertible, Sendable {
         switch self {
         case .enqueue(let id, let priority, let delay, let max, let key, let policy):
             return "enqueue \(id) p\(priority) +\(delay)ms max \(max.map(String.init) ?? "-") key \(key ?? "-") \(policy)"
+        case .enqueueWithOptions(let id, let pick, let network, let periodic, let key, let policy):
+            return "enqueue \(id) m after #\(pick.map(String.init) ?? "-")\(network ? " network" : "")\(periodic ? " periodic" : "") key \(key ?? "-") \(policy)"
+        case .setNetwork(let available): return "network \(available ? "on" : "off")"
+        case .cancelKind(let kind): return "cancel kind \(kind)"
+        case .cancelKey(let key): return "cancel key \(key)"
         case .claim: return "claim"
         case .complete(let pick): return "complete #\(pick)"
         case .fail(let pick, let terminal): return "fail #\(pick)\(terminal ? " terminal" : "")"
@@ -51,7 +63,16 @@ enum WorkloadOp: CustomStringConvertible, Sendable {
                                     maxAttempts: pick % 5 == 0 ? 1 : nil, key: key,
                                     policy: pick % 2 == 0 ? .keep : .replace))
                 nextID += 1
-            case 30..<48: ops.append(.claim)
+            case 30..<36:
+                let key: String? = pick % 3 == 0 ? "key-\(pick % 2)" : nil
+                let policies: [UniquePolicy] = [.append, .keep, .replace, .append]
+                ops.append(.enqueueWithOptions(id: "j\(nextID)", dependencyPick: pick % 2 == 0 ? pick / 2 : nil,
+                                               network: pick % 5 < 2, periodic: pick % 7 == 0, key: key,
+                                               policy: policies[(pick / 7) % policies.count]))
+                nextID += 1
+            case 36..<38: ops.append(.setNetwork(pick % 3 != 0))
+            case 38..<39: ops.append(pick % 2 == 0 ? .cancelKind(pick % 4 == 0 ? "k" : "m") : .cancelKey("key-\(pick % 3)"))
+            case 39..<48: ops.append(.claim)
             case 48..<60: ops.append(.complete(pick: pick))
             case 60..<72: ops.append(.fail(pick: pick, terminal: pick % 4 == 0))
             case 72..<77: ops.append(.cancel(pick: pick))
@@ -88,6 +109,9 @@ final class SimulationRun {
     var segmentSize: Int64 = 400
     /// Compactions that completed.
     private(set) var compactions = 0
+    /// Acknowledged operations that exercised the body version 3 semantics: jobs enqueued blocked or
+    /// cancelled at birth, cascades (an operation that cancelled more jobs than it named), next occurrences.
+    private(set) var blockedEnqueues = 0, cascades = 0, occurrences = 0
     /// Set while an injected fault may fail the next operation.
     var faultInjected = false
     /// The error the last operation threw, for reports.
@@ -123,9 +147,9 @@ final class SimulationRun {
     }
 
     /// The simulations' job migration `number`, as ``QueueModel/migrate(number:)`` describes it.
-    static func migration(_ number: Int) -> JobMigration {
+    static func migration(_ number: Int, unsplittable: Set<String>) -> JobMigration {
         JobMigration(number: number, name: "fuzz \(number)") { job, payload in
-            switch QueueModel.migrationChoice(id: job.id.rawValue, number: number) {
+            switch QueueModel.migrationChoice(id: job.id.rawValue, number: number, unsplittable: unsplittable) {
             case .keep: return .keep
             case .rewrite: return .rewrite(kind: "k\(number)", payload: payload + Data("+m\(number)".utf8))
             case .split:
@@ -142,6 +166,8 @@ final class SimulationRun {
     func open() {
         do {
             queue = try JobQueue(directory: Self.directory, configuration: configuration)
+            // Device conditions live in memory: the app reports them again after every open.
+            try queue?.updateDeviceConditions(DeviceConditions(isNetworkAvailable: model.networkAvailable))
         } catch {
             queue = nil
             if !disk.hasCrashed && !faultInjected { violations.append("open failed without a crash: \(error)") }
@@ -169,6 +195,42 @@ final class SimulationRun {
                 if returned.rawValue != expected { violations.append("\(op): returned \(returned), model \(expected)") }
                 if expected == id { ids.append(id) }
                 if policy == .replace, let key, let holder = before.holder(of: key) { leases[holder] = nil }
+            case .enqueueWithOptions(let id, let pick, let network, let periodic, let key, let policy):
+                let dependencies = pick.flatMap(pickID).map { [$0] } ?? []
+                accepted = next.canEnqueue(dependencies: dependencies, periodic: periodic, uniqueKey: key, policy: policy)
+                let payload = Array("payload of \(id)".utf8)
+                let interval: Int64? = periodic ? 900_000 : nil
+                let expected = accepted ? next.enqueue(id: id, kind: "m", payload: payload, priority: 0, runAt: now, maxAttempts: nil,
+                                                       uniqueKey: key, policy: policy, now: now, dependencies: dependencies,
+                                                       needsNetwork: network, interval: interval) : nil
+                let returned = try queue.enqueue(NewJob(kind: "m", payload: Data(payload), id: JobID(id), uniqueKey: key,
+                                                        uniquePolicy: policy, dependencies: dependencies.map { JobID($0) },
+                                                        constraints: JobConstraints(requiresNetwork: network),
+                                                        periodic: periodic ? PeriodicSchedule(interval: 900) : nil))
+                if returned.rawValue != expected { violations.append("\(op): returned \(returned), model \(expected ?? "refusal")") }
+                if expected == id { ids.append(id) }
+                if policy == .replace, let key {
+                    for (held, _) in leases where next.jobs[held]?.state == .cancelled && before.jobs[held]?.uniqueKey == key {
+                        leases[held] = nil
+                    }
+                }
+            case .setNetwork(let available):
+                next.setNetwork(available)
+                try queue.updateDeviceConditions(DeviceConditions(isNetworkAvailable: available))
+            case .cancelKind(let kind):
+                next.cancelAll { $0.kind == kind }
+                let cancelled = try queue.cancel(kind: kind)
+                let expected = next.jobs.values.filter { $0.state == .cancelled && before.jobs[$0.id]?.state.isFinished == false }
+                if Set(cancelled.map(\.id.rawValue)) != Set(expected.map(\.id)) {
+                    violations.append("\(op): cancelled \(cancelled.map(\.id)), model \(expected.map(\.id))")
+                }
+            case .cancelKey(let key):
+                next.cancelAll { $0.uniqueKey == key }
+                let cancelled = try queue.cancel(uniqueKey: key)
+                let expected = next.jobs.values.filter { $0.state == .cancelled && before.jobs[$0.id]?.state.isFinished == false }
+                if Set(cancelled.map(\.id.rawValue)) != Set(expected.map(\.id)) {
+                    violations.append("\(op): cancelled \(cancelled.map(\.id)), model \(expected.map(\.id))")
+                }
             case .claim:
                 let expected = next.claim(now: now)
                 let lease = try queue.claim()
@@ -187,7 +249,7 @@ final class SimulationRun {
                     leases[id] = nil
                     try queue.fail(lease, error: "e", terminal: terminal)
                 } else {
-                    if accepted { next.complete(id) }
+                    if accepted { next.complete(id, now: now) }
                     leases[id] = nil
                     try queue.complete(lease)
                 }
@@ -228,8 +290,9 @@ final class SimulationRun {
                 }
                 self.queue = nil
                 let number = migrations.count + 1
-                migrations.append(Self.migration(number))
-                next.migrate(number: number)
+                let unsplittable = next.unsplittableIDs
+                migrations.append(Self.migration(number, unsplittable: unsplittable))
+                next.migrate(number: number, unsplittable: unsplittable)
                 open()
                 guard self.queue != nil else { return [before, next] }
                 model = next
@@ -251,7 +314,18 @@ final class SimulationRun {
                 return [model]
             }
             if !accepted { violations.append("\(op): accepted, the model refuses it") }
+            let newlyCancelled = next.jobs.values.filter { $0.state == .cancelled && before.jobs[$0.id]?.state.isFinished == false }.count
+            switch op {
+            case .enqueueWithOptions(let id, _, _, _, _, _) where next.jobs[id].map({ !$0.waitingFor.isEmpty }) == true:
+                blockedEnqueues += 1
+            case .cancel where newlyCancelled > 1, .delete where newlyCancelled > 0, .fail where newlyCancelled > 0:
+                cascades += 1
+            case .complete, .fail:
+                if next.jobs.values.contains(where: { $0.occurrence > (before.jobs[$0.id]?.occurrence ?? 1) }) { occurrences += 1 }
+            default: break
+            }
             model = next
+            leases = leases.filter { next.jobs[$0.key]?.state == .running }
             return [model]
         } catch let error as SpoolError where disk.hasCrashed || error.code == .needsReopen
                     || (faultInjected && (error.code == .ioFailure || error.code == .diskFull)) {
@@ -310,6 +384,7 @@ final class SimulationRun {
             return
         }
         model = state
+        try? queue!.updateDeviceConditions(DeviceConditions(isNetworkAvailable: model.networkAvailable))
         checkInvariants(queue!.engine.stateSnapshot)
         leases = leases.filter { model.jobs[$0.key]?.state == .running }
     }
@@ -335,6 +410,7 @@ final class SimulationRun {
         for candidate in candidates {
             if let problems = try? candidate.differences(from: queue), problems.isEmpty {
                 model = candidate
+                try? queue.updateDeviceConditions(DeviceConditions(isNetworkAvailable: model.networkAvailable))
                 checkInvariants(queue.engine.stateSnapshot)
                 leases = leases.filter { model.jobs[$0.key]?.state == .running }
                 return

@@ -1,0 +1,41 @@
+extension JobQueue {
+    /// Cancels every enqueued or running job of `kind`, and by the chain rule the jobs that
+    /// depend on them, in one record. Running jobs' late results are discarded (their
+    /// ``complete(_:)-(Lease)`` throws ``SpoolError/Code/leaseLost``).
+    ///
+    /// - Returns: The jobs this cancelled (including dependents), in enqueue order; empty when none was unfinished.
+    @discardableResult
+    public func cancel(kind: String) throws -> [Job] {
+        let (jobs, lsn) = try engine.cancel { $0.kind == kind }
+        if let lsn { try engine.waitUntilDurable(lsn) }
+        return jobs.map(Job.init)
+    }
+
+    /// Cancels every unfinished job of `kind`. See ``cancel(kind:)-(String)``.
+    @discardableResult
+    public func cancel(kind: String) async throws -> [Job] {
+        let (jobs, lsn) = try engine.cancel { $0.kind == kind }
+        if let lsn { try await engine.waitUntilDurable(lsn) }
+        return jobs.map(Job.init)
+    }
+
+    /// Cancels the unfinished job holding unique key `key` — with a chain built by
+    /// ``UniquePolicy/append``, every unfinished job carrying the key — and by the chain rule
+    /// the jobs that depend on them, in one record.
+    ///
+    /// - Returns: The jobs this cancelled, in enqueue order; empty when no unfinished job carries the key.
+    @discardableResult
+    public func cancel(uniqueKey key: String) throws -> [Job] {
+        let (jobs, lsn) = try engine.cancel(uniqueKey: key)
+        if let lsn { try engine.waitUntilDurable(lsn) }
+        return jobs.map(Job.init)
+    }
+
+    /// Cancels the unfinished jobs carrying unique key `key`. See ``cancel(uniqueKey:)-(String)``.
+    @discardableResult
+    public func cancel(uniqueKey key: String) async throws -> [Job] {
+        let (jobs, lsn) = try engine.cancel(uniqueKey: key)
+        if let lsn { try await engine.waitUntilDurable(lsn) }
+        return jobs.map(Job.init)
+    }
+}

@@ -1,0 +1,36 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension JobQueue {
+    /// What holds on the device now, as the app last reported it with
+    /// ``updateDeviceConditions(_:)``; ``DeviceConditions/unknown`` (nothing holds) until then.
+    /// Kept in memory only: after a reopen the app reports again.
+    public var deviceConditions: DeviceConditions { engine.deviceConditions }
+
+    /// Reports what holds on the device now: network, power, idleness, battery and the
+    /// app's own named conditions. Claims take only jobs whose ``JobConstraints`` these
+    /// satisfy; a job whose constraints are unmet waits, however overdue. Call it whenever
+    /// a condition changes (from a network path monitor, a battery notification…):
+    /// a waiting worker wakes up to look again.
+    ///
+    /// - Throws: ``SpoolError/Code/closed``.
+    public func updateDeviceConditions(_ conditions: DeviceConditions) throws {
+        try engine.updateDeviceConditions(conditions)
+    }
+
+    /// The earliest time an enqueued, unblocked job requiring exactly `constraints` (optionally of
+    /// `kind`) becomes due, whatever the device conditions; `nil` when there is none.
+    public func nextDeadline(kind: String? = nil, constraints: JobConstraints) throws -> Date? {
+        try engine.earliestDue(kind: kind, constraints: constraints).map(Millis.date)
+    }
+
+    /// The earliest due time of the enqueued, unblocked jobs, per constraint set
+    /// (``JobConstraints/none`` for unconstrained jobs), whatever the device conditions.
+    /// A scheduler waiting for a condition to come back reads here when work would be due.
+    public func nextDeadlines() throws -> [JobConstraints: Date] {
+        try engine.earliestDueByConstraints().mapValues(Millis.date)
+    }
+}

@@ -1,0 +1,66 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// What an app asks of the platform's background scheduler for one group of jobs: on
+/// Apple platforms one `BGProcessingTaskRequest` (when ``requiresNetworkConnectivity`` or
+/// ``requiresExternalPower``) or one `BGAppRefreshTaskRequest` per hint, submitted at
+/// every launch (see the README's recipe).
+public struct SchedulingHint: Sendable, Equatable {
+    /// The earliest moment any job of the group could run; never before the time the hints were computed.
+    public var earliestBeginDate: Date
+    /// Some job of the group needs a network connection.
+    public var requiresNetworkConnectivity: Bool
+    /// Some job of the group needs the device to be charging.
+    public var requiresExternalPower: Bool
+    /// The unfinished jobs of the group.
+    public var jobCount: Int
+    /// Their kinds.
+    public var kinds: Set<String>
+}
+
+extension JobQueue {
+    /// For every unfinished job, the earliest moment it could run and what it needs, grouped by
+    /// the two needs the platform's scheduler understands (network, external power): one hint per
+    /// group with jobs, the network-free, power-free group first.
+    ///
+    /// A job's earliest moment is its due time; a running job's is now (if the app dies, it runs
+    /// again at the next launch); a blocked job's is the latest earliest moment of the prerequisites
+    /// it waits for, or its own due time if later. Failed jobs wait for a person and are left out.
+    /// Other constraints (idle, battery, the app's conditions) are not expressible to the platform:
+    /// the queue still checks them when the app runs.
+    public func schedulingHints() throws -> [SchedulingHint] {
+        let now = Millis.from(configuration.clock.now())
+        let jobs = try engine.jobs { !$0.state.isFinished }
+        let byID = Dictionary(uniqueKeysWithValues: jobs.map { ($0.id, $0) })
+        var earliest: [String: Int64] = [:]
+        func earliestRun(_ job: StoredJob) -> Int64 {
+            if let known = earliest[job.id] { return known }
+            var moment = job.state == .running ? now : max(now, job.dueAt)
+            // Prerequisites are enqueued earlier, so this recursion follows a chain back, without cycles.
+            for prerequisite in job.waitingFor {
+                if let other = byID[prerequisite] { moment = max(moment, earliestRun(other)) }
+            }
+            earliest[job.id] = moment
+            return moment
+        }
+        var groups: [Int: SchedulingHint] = [:]
+        for job in jobs {
+            let constraints = job.constraints ?? .none
+            let key = (constraints.needsNetwork ? 1 : 0) + (constraints.requiresCharging ? 2 : 0)
+            let moment = Millis.date(earliestRun(job))
+            if var hint = groups[key] {
+                hint.earliestBeginDate = min(hint.earliestBeginDate, moment)
+                hint.jobCount += 1
+                hint.kinds.insert(job.kind)
+                groups[key] = hint
+            } else {
+                groups[key] = SchedulingHint(earliestBeginDate: moment, requiresNetworkConnectivity: constraints.needsNetwork,
+                                             requiresExternalPower: constraints.requiresCharging, jobCount: 1, kinds: [job.kind])
+            }
+        }
+        return groups.keys.sorted().map { groups[$0]! }
+    }
+}

@@ -1,0 +1,96 @@
+/// The operations of one enqueue record (a single job or a batch), planned
+/// against the state as if the jobs were enqueued one by one.
+///
+/// It resolves unique keys (keep, replace, append), checks prerequisites, and
+/// keeps track of what the record's earlier operations will have done when
+/// ``QueueState/apply(_:)`` reaches each one: which jobs the record cancels
+/// (explicitly, or by the chain rule's cascade inside apply) and which jobs of
+/// the record carry which key. Apply then finds every operation applicable.
+struct EnqueuePlan {
+    var operations: [PlannedOperation] = []
+    /// Jobs of this plan: whether each is periodic and whether it is cancelled when enqueued.
+    private var newJobs: [String: (periodic: Bool, cancelledAtBirth: Bool)] = [:]
+    /// Key → jobs of this plan carrying it (not cancelled at birth), in order.
+    private var newCarriers: [String: [String]] = [:]
+    /// Prerequisite id → jobs of this plan that wait for it.
+    private var newDependents: [String: [String]] = [:]
+    /// Jobs the record cancels, explicitly or by cascade.
+    private var cancelled = Set<String>()
+
+    /// Plans one job; returns the id the caller gets (the holder's, with policy keep).
+    mutating func add(_ request: NewJob, _ planned: NewEnqueue, to state: QueueState) throws -> JobID {
+        var job = planned
+        if let key = job.uniqueKey, let holder = holder(of: key, in: state) {
+            switch request.uniquePolicy {
+            case .keep:
+                return JobID(holder)
+            case .replace:
+                let carriers = (state.unfinishedCarriers(of: key) + (newCarriers[key] ?? [])).filter { !cancelled.contains($0) }
+                cancel(carriers, in: state, at: job.createdAt)
+            case .append:
+                guard !isPeriodic(holder, in: state) else {
+                    throw SpoolError(.invalidArgument, "the job holding unique key \(key) is periodic: nothing can be appended to it",
+                                     jobID: JobID(holder))
+                }
+                if !job.options.dependencies.contains(holder) { job.options.dependencies.append(holder) }
+            }
+        }
+        guard state.jobs[job.id] == nil, newJobs[job.id] == nil else {
+            throw SpoolError(.invalidArgument, "a job with this id exists", jobID: JobID(job.id))
+        }
+        var cancelledAtBirth = false
+        for dependency in job.options.dependencies {
+            if let prerequisite = state.jobs[dependency] {
+                if [.failed, .cancelled].contains(prerequisite.state) { cancelledAtBirth = true }
+            } else if let prerequisite = newJobs[dependency] {
+                if prerequisite.cancelledAtBirth { cancelledAtBirth = true }
+            } else {
+                throw SpoolError(.invalidArgument, "prerequisite \(dependency) does not exist", jobID: JobID(job.id))
+            }
+            guard !isPeriodic(dependency, in: state) else {
+                throw SpoolError(.invalidArgument, "periodic job \(dependency) cannot be a prerequisite", jobID: JobID(job.id))
+            }
+            if cancelled.contains(dependency) { cancelledAtBirth = true }
+        }
+        for dependency in job.options.dependencies where !(state.jobs[dependency]?.state == .succeeded) {
+            newDependents[dependency, default: []].append(job.id)
+        }
+        newJobs[job.id] = (job.options.periodic != nil, cancelledAtBirth)
+        if let key = job.uniqueKey, !cancelledAtBirth { newCarriers[key, default: []].append(job.id) }
+        operations.append(.enqueue(job))
+        return JobID(job.id)
+    }
+
+    /// The job holding `key` when apply reaches the next operation: the last unfinished carrier.
+    private func holder(of key: String, in state: QueueState) -> String? {
+        (state.unfinishedCarriers(of: key) + (newCarriers[key] ?? [])).last { !cancelled.contains($0) }
+    }
+
+    private func isPeriodic(_ id: String, in state: QueueState) -> Bool {
+        state.jobs[id].map { $0.periodic != nil } ?? newJobs[id]?.periodic ?? false
+    }
+
+    /// Plans cancels of `targets`: one operation for each that no other target's cascade reaches.
+    private mutating func cancel(_ targets: [String], in state: QueueState, at: Int64) {
+        let reached = dependents(of: targets, in: state)
+        for id in targets where !reached.contains(id) {
+            operations.append(.other(.cancel(id: id, at: at)))
+        }
+        cancelled.formUnion(targets)
+        cancelled.formUnion(reached)
+    }
+
+    /// The unfinished jobs, in the state or in this plan, that wait for `ids`, transitively.
+    private func dependents(of ids: [String], in state: QueueState) -> Set<String> {
+        var found = Set<String>()
+        var worklist = ids
+        while let id = worklist.popLast() {
+            let waiting = (state.dependents[id] ?? []).filter { state.jobs[$0]?.state.isFinished == false }
+                + (newDependents[id] ?? []).filter { newJobs[$0]?.cancelledAtBirth == false }
+            for dependent in waiting where !cancelled.contains(dependent) && found.insert(dependent).inserted {
+                worklist.append(dependent)
+            }
+        }
+        return found
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+@testable import Spool
+
+/// Observation: a sequence that starts with the current state, then follows changes.
+@Suite struct ObservationTests {
+    @Test func aSequenceStartsWithTheCurrentStateThenFollowsChangesAndCascades() async throws {
+        let temp = TemporaryDirectory()
+        defer { temp.cleanup() }
+        let clock = ManualClock()
+        let queue = try JobQueue(directory: temp.queue, configuration: semanticsConfiguration(clock))
+        try await queue.enqueue(NewJob(kind: "upload", id: "a", maxAttempts: 1))
+        try await queue.enqueue(NewJob(kind: "notify", id: "b", dependencies: ["a"]))
+        try await queue.enqueue(NewJob(kind: "upload", id: "c"))
+        var all = queue.changes().makeAsyncIterator()
+        var uploads = queue.changes(.kind("upload")).makeAsyncIterator()
+        var onlyB = queue.changes(.id("b")).makeAsyncIterator()
+        #expect(await all.next() == .updated(try #require(try queue.job("a"))))
+        #expect(await all.next() == .updated(try #require(try queue.job("b"))))
+        #expect(await all.next() == .updated(try #require(try queue.job("c"))))
+        #expect(await uploads.next().map(Self.id) == "a")
+        #expect(await uploads.next().map(Self.id) == "c")
+        let blocked = await onlyB.next()
+        guard case .updated(let b) = blocked else { Issue.record("expected b"); return }
+        #expect(b.isBlocked)
+
+        // The stuck upload: a failure with no attempt left, and its dependent cancelled by the cascade.
+        let lease = try #require(try await queue.claim())
+        guard case .updated(let running) = await all.next() else { Issue.record("expected an update"); return }
+        #expect(running.id == "a" && running.state == .running)
+        try await queue.fail(lease, error: "server said no")
+        guard case .updated(let failed) = await all.next() else { Issue.record("expected an update"); return }
+        #expect(failed.id == "a" && failed.isPermanentlyFailed && failed.lastError == "server said no")
+        guard case .updated(let cascaded) = await all.next() else { Issue.record("expected an update"); return }
+        #expect(cascaded.id == "b" && cascaded.state == .cancelled)
+        guard case .updated(let bAgain) = await onlyB.next() else { Issue.record("expected b"); return }
+        #expect(bAgain.state == .cancelled)
+
+        // Its Retry button.
+        try await queue.retry("a")
+        guard case .updated(let retried) = await all.next() else { Issue.record("expected an update"); return }
+        #expect(retried.id == "a" && retried.state == .enqueued && retried.attempts == 0)
+
+        try await queue.delete("c")
+        #expect(await all.next() == .removed("c"))
+        // uploads: a's claim/fail/retry changes come first, coalesced; then c's removal.
+        var seen: [JobChange] = []
+        while let change = await uploads.next() {
+            seen.append(change)
+            if change == .removed("c") { break }
+        }
+        #expect(seen.last == .removed("c"))
+        #expect(!seen.contains { if case .updated(let job) = $0 { return job.kind != "upload" } else { return false } })
+        try queue.close()
+        #expect(await all.next() == nil, "the sequence ends when the queue closes")
+    }
+
+    static func id(_ change: JobChange) -> JobID {
+        switch change {
+        case .updated(let job): return job.id
+        case .removed(let id): return id
+        }
+    }
+}
+
+/// Platform hints: one group per network / power need, with the earliest moment of its jobs.
+@Suite struct SchedulingHintTests {
+    @Test func hintsGroupUnfinishedJobsByWhatThePlatformUnderstands() throws {
+        let temp = TemporaryDirectory()
+        defer { temp.cleanup() }
+        let clock = ManualClock()
+        let queue = try JobQueue(directory: temp.queue, configuration: semanticsConfiguration(clock))
+        let now = clock.now()
+        #expect(try queue.schedulingHints().isEmpty)
+        let network = JobConstraints(requiresNetwork: true)
+        try queue.enqueue(NewJob(kind: "sync", id: "late", delay: 600, constraints: network))
+        try queue.enqueue(NewJob(kind: "upload", id: "wifi", delay: 300, constraints: JobConstraints(requiresUnmeteredNetwork: true)))
+        try queue.enqueue(NewJob(kind: "index", id: "plugged", delay: 60, constraints: JobConstraints(requiresCharging: true, requiresDeviceIdle: true)))
+        try queue.enqueue(NewJob(kind: "after", id: "after", dependencies: ["late"], constraints: JobConstraints(requiresCharging: true)))
+        try queue.enqueue(NewJob(kind: "plain", id: "overdue", runAt: now.addingTimeInterval(-100)))
+        try queue.enqueue(NewJob(kind: "plain", id: "done"))
+        try queue.enqueue(NewJob(kind: "plain", id: "gone", maxAttempts: 1))
+        try queue.complete(try #require(try queue.claim(kind: "plain")))   // "overdue" succeeds
+        try queue.fail(try #require(try queue.claim(kind: "plain")), error: "x")   // "done" retries later
+        let hints = try queue.schedulingHints()
+        #expect(hints.count == 3)
+        #expect(hints[0] == SchedulingHint(earliestBeginDate: now, requiresNetworkConnectivity: false, requiresExternalPower: false,
+                                           jobCount: 2, kinds: ["plain"]), "due now at the earliest, never in the past")
+        #expect(hints[1] == SchedulingHint(earliestBeginDate: now.addingTimeInterval(300), requiresNetworkConnectivity: true,
+                                           requiresExternalPower: false, jobCount: 2, kinds: ["sync", "upload"]))
+        #expect(hints[2] == SchedulingHint(earliestBeginDate: now.addingTimeInterval(60), requiresNetworkConnectivity: false,
+                                           requiresExternalPower: true, jobCount: 2, kinds: ["index", "after"]))
+        try queue.close()
+    }
+}
