@@ -238,20 +238,27 @@ struct QueueState: Sendable {
 
     // MARK: Queries
 
-    /// The job a claim at `now` should take.
+    /// The job a claim at `now` should take, optionally of one kind.
     mutating func bestReadyJob(at now: Int64, kind: String?) -> StoredJob? {
+        bestReadyJob(at: now, kinds: KindSet(kind))
+    }
+
+    /// The job a claim at `now` should take among the jobs of `kinds`.
+    mutating func bestReadyJob(at now: Int64, kinds: KindSet) -> StoredJob? {
+        guard !kinds.isEmpty else { return nil }
         let jobs = self.jobs
-        guard let entry = ready.best(dueAt: now, kind: kind, isCurrent: { entry in
+        guard let entry = ready.best(dueAt: now, kinds: kinds, isCurrent: { entry in
             guard let job = jobs[entry.id] else { return false }
             return job.state == .enqueued && job.scheduleVersion == entry.version && job.sequence == entry.sequence
         }) else { return nil }
         return jobs[entry.id]
     }
 
-    /// The earliest due time of any enqueued job, optionally of one kind.
-    mutating func earliestDue(kind: String?) -> Int64? {
+    /// The earliest due time of any enqueued job of `kinds`.
+    mutating func earliestDue(kinds: KindSet) -> Int64? {
+        guard !kinds.isEmpty else { return nil }
         let jobs = self.jobs
-        return ready.earliestDue(kind: kind) { entry in
+        return ready.earliestDue(kinds: kinds) { entry in
             guard let job = jobs[entry.id] else { return false }
             return job.state == .enqueued && job.scheduleVersion == entry.version && job.sequence == entry.sequence
         }

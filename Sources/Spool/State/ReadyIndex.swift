@@ -36,11 +36,11 @@ struct ReadyIndex: Sendable {
         entryCount += 1
     }
 
-    /// The best enqueued job due at `now`, optionally of one kind.
+    /// The best enqueued job due at `now` among the jobs of `kinds`.
     /// `isCurrent` tells whether an entry still describes its job.
-    mutating func best(dueAt now: Int64, kind: String?, isCurrent: (Entry) -> Bool) -> Entry? {
+    mutating func best(dueAt now: Int64, kinds: KindSet, isCurrent: (Entry) -> Bool) -> Entry? {
         var winner: (entry: Entry, priority: Int32)?
-        for key in Array(buckets.keys) where kind == nil || key.kind == kind {
+        for key in Array(buckets.keys) where kinds.contains(key.kind) {
             guard let top = currentTop(of: key, isCurrent: isCurrent), top.dueAt <= now else { continue }
             if let current = winner {
                 if key.priority > current.priority
@@ -54,10 +54,10 @@ struct ReadyIndex: Sendable {
         return winner?.entry
     }
 
-    /// The earliest due time among enqueued jobs, optionally of one kind.
-    mutating func earliestDue(kind: String?, isCurrent: (Entry) -> Bool) -> Int64? {
+    /// The earliest due time among enqueued jobs of `kinds`.
+    mutating func earliestDue(kinds: KindSet, isCurrent: (Entry) -> Bool) -> Int64? {
         var earliest: Int64?
-        for key in Array(buckets.keys) where kind == nil || key.kind == kind {
+        for key in Array(buckets.keys) where kinds.contains(key.kind) {
             guard let top = currentTop(of: key, isCurrent: isCurrent) else { continue }
             earliest = min(earliest ?? top.dueAt, top.dueAt)
         }
