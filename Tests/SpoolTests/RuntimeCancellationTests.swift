@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Spool
+@_spi(RunnerEvents) @testable import Spool
 
 /// Cancelling a running job, and stopping the runner: handlers are cancelled or finish as
 /// asked, and every attempt ends recorded once, or — for a cancelled job — not at all.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Spool
+@_spi(RunnerEvents) @testable import Spool
 
 /// The runtime's building blocks below the runner: a claim across a set of kinds,
 /// and sleeping on the injected clock.

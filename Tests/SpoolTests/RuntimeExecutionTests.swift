@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Spool
+@_spi(RunnerEvents) @testable import Spool
 
 /// The worker runtime runs handlers and records what they return: once per claimed job,
 /// within its concurrency limits, typed parameters decoded, failures classified.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Spool
+@_spi(RunnerEvents) @testable import Spool
 
 /// When the runtime runs things: at each deadline exactly, never before, renewing leases
 /// and timing attempts out on the injected clock, and otherwise only when the queue changes.

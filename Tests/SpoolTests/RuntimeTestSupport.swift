@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Spool
+@_spi(RunnerEvents) @testable import Spool
 
 /// A typed job for the runtime tests.
 struct UploadPhoto: JobKind, Equatable {

@@ -58,7 +58,9 @@ public final class JobRunner: Sendable {
         self.init(queue: queue, options: options, events: nil)
     }
 
-    init(queue: JobQueue, options: Options, events: RunnerEvents?) {
+    /// Creates a runner that records what it does in `events`.
+    @_spi(RunnerEvents)
+    public init(queue: JobQueue, options: Options, events: RunnerEvents?) {
         precondition(options.maxConcurrentJobs >= 1, "maxConcurrentJobs must be at least 1")
         if let lease = options.leaseDuration {
             precondition(lease > 0 && lease.isFinite, "the lease duration must be a positive number of seconds")

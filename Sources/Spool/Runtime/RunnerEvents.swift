@@ -4,12 +4,14 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// What a runner did, in order: tests wait on these instead of sleeping.
+/// What a runner did, in order: tests and the `spool demo` wait on these instead of sleeping.
 ///
 /// Recording is off unless a runner is created with a ``RunnerEvents``
-/// (internal), so a production runner keeps no history.
-final class RunnerEvents: Sendable {
-    enum Event: Sendable, Equatable {
+/// (``JobRunner/init(queue:options:events:)``, SPI), so a production runner keeps no history.
+@_spi(RunnerEvents)
+public final class RunnerEvents: Sendable {
+    /// One thing a runner did.
+    public enum Event: Sendable, Equatable {
         /// A job was claimed and its handler started (or, for an unknown kind, it is about to be failed).
         case claimed(JobID, attempt: Int)
         /// The job's success was recorded.
@@ -37,8 +39,11 @@ final class RunnerEvents: Sendable {
 
     private let state = Locked(State())
 
+    /// An empty log.
+    public init() {}
+
     /// Every event so far.
-    var all: [Event] { state.withLock { $0.events } }
+    public var all: [Event] { state.withLock { $0.events } }
 
     func record(_ event: Event) {
         let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
@@ -56,7 +61,7 @@ final class RunnerEvents: Sendable {
     }
 
     /// Returns once `predicate` holds for the events so far (at once if it does already).
-    func wait(until predicate: @escaping @Sendable ([Event]) -> Bool) async {
+    public func wait(until predicate: @escaping @Sendable ([Event]) -> Bool) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let holds = state.withLock { state -> Bool in
                 if predicate(state.events) { return true }
@@ -68,7 +73,7 @@ final class RunnerEvents: Sendable {
     }
 
     /// Returns once `count` events match `matches` in total (counting those already recorded).
-    func wait(for count: Int = 1, _ matches: @escaping @Sendable (Event) -> Bool) async {
+    public func wait(for count: Int = 1, _ matches: @escaping @Sendable (Event) -> Bool) async {
         await wait { $0.lazy.filter(matches).count >= count }
     }
 }
