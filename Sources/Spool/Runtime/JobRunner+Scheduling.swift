@@ -24,11 +24,7 @@ extension JobRunner {
             await schedule()
             group.cancelAll()
         }
-        let retired = state.withLock { state -> [Task<Void, Never>] in
-            defer { state.retiredTasks = [] }
-            return state.retiredTasks
-        }
-        for task in retired { await task.value }
+        await awaitRetiredTasks()
         state.withLock { state in
             state.phase = .idle
             state.loop = nil
@@ -43,6 +39,7 @@ extension JobRunner {
         while true {
             let reasons = wakeup.take()
             state.withLock { $0.passes += 1 }
+            await awaitRetiredTasks()
             if reasons.queueClosed {
                 stopByItself(SpoolError(.closed, "the queue was closed while the runner ran", path: queue.directory),
                              cancelRunning: true)
@@ -61,6 +58,16 @@ extension JobRunner {
             events?.record(.waiting(until: deadline))
             await waitForWake(until: deadline)
         }
+    }
+
+    /// Waits for the handler tasks whose attempt is over (they end right after it),
+    /// so that none outlives the runner and the list stays short.
+    private func awaitRetiredTasks() async {
+        let retired = state.withLock { state -> [Task<Void, Never>] in
+            defer { state.retiredTasks = [] }
+            return state.retiredTasks
+        }
+        for task in retired { await task.value }
     }
 
     /// Suspends until something is posted or the clock reaches `deadline`.

@@ -135,7 +135,8 @@ public final class JobRunner: Sendable {
     /// is recorded (see ``StopMode``), and the runner's tasks have ended.
     ///
     /// A second call may escalate: `stop(.cancelRunning)` while a `stop(.finishRunning)` waits
-    /// cancels the handlers still running. A stopped runner can be started again.
+    /// cancels the handlers still running. A stopped runner can be started again. Do not await
+    /// it from a handler: it waits for that handler to return.
     public func stop(_ mode: StopMode = .finishRunning) async {
         let loop = state.withLock { state -> Task<Void, Never>? in
             if state.phase == .running { state.phase = .stopping }
