@@ -122,8 +122,11 @@ import Testing
         await fixture.events.wait { $0 == .succeeded(id) }
         await fixture.events.wait { $0.dropFirst(before).last == .waiting(until: nil) }
         let busy = fixture.runner.statistics
-        #expect(busy.passes - idle.passes <= 4, "\(busy.passes - idle.passes) passes for one job")
-        #expect(busy.claimAttempts - idle.claimAttempts <= 4, "\(busy.claimAttempts - idle.claimAttempts) claims for one job")
+        // Each pass has a cause — the enqueue, the claim's record, the completion's record, the freed
+        // slot (coalesced when they come together) — and claims until a claim finds nothing.
+        let passes = busy.passes - idle.passes, claims = busy.claimAttempts - idle.claimAttempts
+        #expect((1...4).contains(passes), "\(passes) passes for one job")
+        #expect(claims == passes + 1, "\(claims) claims in \(passes) passes: one empty claim per pass, one that took the job")
         // A delayed job: the runner sleeps until its due time exactly, then runs it.
         let due = fixture.clock.now().addingTimeInterval(3600)
         let later = try await fixture.queue.enqueue(NewJob(kind: "ping", runAt: due))

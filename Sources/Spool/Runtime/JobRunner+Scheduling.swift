@@ -179,8 +179,8 @@ extension JobRunner {
             return (execution.task, execution.lease.job.id)
         }
         guard let (task, id) = cancelled else { return }
+        events?.record(.cancelledHandler(id, reason))  // before the handler can end and be discarded
         task?.cancel()
-        events?.record(.cancelledHandler(id, reason))
     }
 
     /// During a stop that cancels, cancels every handler not cancelled yet.
@@ -195,8 +195,8 @@ extension JobRunner {
             return cancelled
         }
         for (task, id) in cancelled {
-            task?.cancel()
             events?.record(.cancelledHandler(id, .runnerStopped))
+            task?.cancel()
         }
     }
 
@@ -239,8 +239,8 @@ extension JobRunner {
             return overdue
         }
         for (task, lease, timeout) in overdue {
-            task?.cancel()
             events?.record(.cancelledHandler(lease.job.id, .timedOut))
+            task?.cancel()
             await record(.failed("timed out after \(Self.seconds(timeout))", terminal: false), of: lease)
         }
     }
