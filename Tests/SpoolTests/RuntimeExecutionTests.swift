@@ -32,6 +32,19 @@ import Testing
         #expect(seen.withLock { $0.count } == 3, "nothing ran twice")
     }
 
+    @Test func typedJobsEnqueueInBatchesAndKeepTheirOptions() async throws {
+        let fixture = try RuntimeFixture()
+        let ids = try await fixture.queue.enqueue(contentsOf: [
+            try NewJob(UploadPhoto(path: "a", size: 1), id: "first", priority: 3, uniqueKey: "photo:a"),
+            try NewJob(UploadPhoto(path: "a", size: 2), uniqueKey: "photo:a"),
+        ])
+        #expect(ids == ["first", "first"], "the unique key applies to typed jobs too")
+        let job = try fixture.job("first")
+        #expect(job.kind == UploadPhoto.kind && job.priority == 3)
+        #expect(try UploadPhoto.decode(try fixture.queue.payload(of: "first")) == UploadPhoto(path: "a", size: 1))
+        try await fixture.tearDown()
+    }
+
     @Test func concurrencyLimitsOverallAndPerKindAreNeverExceeded() async throws {
         let fixture = try RuntimeFixture(options: .init(maxConcurrentJobs: 3))
         struct Counts { var total = 0, maxTotal = 0, perKind: [String: Int] = [:], maxPerKind: [String: Int] = [:] }

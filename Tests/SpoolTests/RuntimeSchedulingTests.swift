@@ -140,6 +140,41 @@ import Testing
         try await fixture.tearDown()
     }
 
+    @Test func aChangeOfEnvironmentMakesTheRunnerLookAgain() async throws {
+        let fixture = try RuntimeFixture()
+        fixture.runner.register(kind: "ping") { _, _ in }
+        fixture.runner.start()
+        await fixture.events.wait { $0.last == .waiting(until: nil) }
+        let idle = fixture.runner.statistics
+        let before = fixture.eventCount
+        // What `updateDeviceConditions` publishes: no job changed, but what may run might have.
+        fixture.queue.engine.changes.publishEnvironmentChange()
+        await fixture.waitForIdle(after: before)
+        #expect(fixture.runner.statistics.claimAttempts == idle.claimAttempts + 1, "one pass, one claim")
+        try await fixture.tearDown()
+    }
+
+    @Test func aHandlerExtendsItsLeaseByHandAndTheRunnerRenewsFromThere() async throws {
+        let fixture = try RuntimeFixture(options: .init(leaseDuration: 60))
+        let gate = Gate()
+        let checkpoints = Checkpoints()
+        fixture.runner.register(kind: "long") { _, context in
+            try await context.renewLease(for: 600)
+            checkpoints.reach("renewed")
+            try await gate.wait()
+        }
+        let id = try await fixture.queue.enqueue(NewJob(kind: "long"))
+        let start = fixture.clock.now()
+        fixture.runner.start()
+        await checkpoints.wait(for: "renewed")
+        #expect(try fixture.job(id).leaseExpiresAt == start.addingTimeInterval(600))
+        // The next automatic renewal is at half the extended lease.
+        await fixture.events.wait { $0.last == .waiting(until: start.addingTimeInterval(300)) }
+        gate.open()
+        await fixture.events.wait { $0 == .succeeded(id) }
+        try await fixture.tearDown()
+    }
+
     @Test func aWallClockJumpForwardRunsWhatBecameDue() async throws {
         let fixture = try RuntimeFixture()
         fixture.runner.register(kind: "ping") { _, _ in }
