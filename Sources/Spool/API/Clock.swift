@@ -16,7 +16,30 @@ public protocol SpoolClock: Sendable {
     func monotonicNanoseconds() -> UInt64
     /// Identifies the current boot; monotonic readings from another boot are not comparable.
     func bootIdentifier() -> String
+    /// Suspends until ``now()`` shows `deadline` or later.
+    ///
+    /// A deadline is a wall-clock instant, as every deadline in the log is: when
+    /// the wall clock jumps forward past it the sleep ends, when it jumps back the
+    /// sleep goes on. The worker runtime sleeps here until a job's next deadline.
+    ///
+    /// - Throws: `CancellationError` when the calling task is cancelled first.
+    func sleep(until deadline: Date) async throws
 }
+
+extension SpoolClock {
+    /// Sleeps in real time, re-reading ``now()`` at least every
+    /// ``SystemClock/wallClockCheckInterval`` seconds so that a change of the wall
+    /// clock is noticed: the default for clocks that follow real time.
+    public func sleep(until deadline: Date) async throws {
+        while true {
+            let remaining = deadline.timeIntervalSince(now())
+            if remaining <= 0 { return }
+            let slice = min(remaining, SystemClock.wallClockCheckInterval)
+            try await Task.sleep(nanoseconds: UInt64((slice * 1e9).rounded(.up)))
+        }
+    }
+}
+
 
 /// The system's clocks.
 public struct SystemClock: SpoolClock {
@@ -30,13 +53,20 @@ public struct SystemClock: SpoolClock {
     public func monotonicNanoseconds() -> UInt64 { Platform.monotonicNanoseconds() }
     /// The system's boot identifier.
     public func bootIdentifier() -> String { Self.boot }
+
+    /// The longest a real-time sleep goes without re-reading the wall clock, in
+    /// seconds: a person changing the time moves a sleeping runtime's wake-up by at
+    /// most this much. (The platform's sleep follows a monotonic clock, not the wall
+    /// clock, and on some platforms not the time the device spends asleep.)
+    public static let wallClockCheckInterval: TimeInterval = 60
 }
 
 /// A clock that moves only when told to, for tests and demonstrations.
 ///
 /// ``advance(by:)`` moves both the wall clock and the monotonic clock;
 /// ``setWallClock(_:)`` moves the wall clock alone, as a user changing the time
-/// would; ``reboot()`` starts a new boot.
+/// would; ``reboot()`` starts a new boot. A task in ``sleep(until:)`` wakes when
+/// one of them moves the wall clock to its deadline or past it, never otherwise.
 public final class ManualClock: SpoolClock, @unchecked Sendable {
     // @unchecked: every stored property is read and written under `lock`.
     private let lock = Lock()
@@ -44,6 +74,14 @@ public final class ManualClock: SpoolClock, @unchecked Sendable {
     private var monotonic: UInt64
     private var boot: String
     private var boots = 0
+    /// Tasks in `sleep(until:)`, by a number given when they started.
+    private var sleepers: [UInt64: Sleeper] = [:]
+    private var sleeperCount: UInt64 = 0
+
+    private struct Sleeper {
+        var deadline: Date
+        var continuation: CheckedContinuation<Void, any Error>
+    }
 
     /// Creates a clock showing `start`, at monotonic reading 1 s, in boot `boot-0`.
     public init(start: Date = Date(timeIntervalSince1970: 1_800_000_000)) {
@@ -59,17 +97,71 @@ public final class ManualClock: SpoolClock, @unchecked Sendable {
     /// The clock's boot identifier.
     public func bootIdentifier() -> String { lock.withLock { boot } }
 
-    /// Moves both clocks forward by `seconds`.
+    /// Moves both clocks forward by `seconds`, waking the sleepers whose deadline it reaches.
     public func advance(by seconds: TimeInterval) {
         precondition(seconds >= 0, "a clock advances forward")
-        lock.withLock {
+        wake(lock.withLock {
             wall = wall.addingTimeInterval(seconds)
             monotonic += UInt64((seconds * 1e9).rounded())
+            return dueSleepers()
+        })
+    }
+
+    /// Moves both clocks forward to the wall-clock time `date` (no move if it is earlier).
+    public func advance(to date: Date) {
+        advance(by: max(0, date.timeIntervalSince(now())))
+    }
+
+    /// Sets the wall clock alone, as when a person changes the time; a jump forward
+    /// wakes the sleepers whose deadline it passes, a jump back wakes none.
+    public func setWallClock(_ date: Date) {
+        wake(lock.withLock {
+            wall = date
+            return dueSleepers()
+        })
+    }
+
+    /// Suspends until ``advance(by:)`` or ``setWallClock(_:)`` moves the wall
+    /// clock to `deadline` or past it; returns at once if it is there already.
+    ///
+    /// - Throws: `CancellationError` when the calling task is cancelled first.
+    public func sleep(until deadline: Date) async throws {
+        let number = lock.withLock { () -> UInt64 in
+            sleeperCount += 1
+            return sleeperCount
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let immediate = lock.withLock { () -> Result<Void, any Error>? in
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    if wall >= deadline { return .success(()) }
+                    sleepers[number] = Sleeper(deadline: deadline, continuation: continuation)
+                    return nil
+                }
+                if let immediate { continuation.resume(with: immediate) }
+            }
+        } onCancel: {
+            let sleeper = lock.withLock { sleepers.removeValue(forKey: number) }
+            sleeper?.continuation.resume(throwing: CancellationError())
         }
     }
 
-    /// Sets the wall clock alone, as when a person changes the time.
-    public func setWallClock(_ date: Date) { lock.withLock { wall = date } }
+    /// The deadlines of the tasks sleeping on this clock, earliest first.
+    public var sleepingDeadlines: [Date] {
+        lock.withLock { sleepers.values.map(\.deadline).sorted() }
+    }
+
+    /// Removes and returns the sleepers whose deadline the wall clock has reached. Call with `lock` held.
+    private func dueSleepers() -> [CheckedContinuation<Void, any Error>] {
+        let due = sleepers.filter { $0.value.deadline <= wall }
+        for number in due.keys { sleepers[number] = nil }
+        return due.values.map(\.continuation)
+    }
+
+    /// Resumes sleepers, outside the lock.
+    private func wake(_ continuations: [CheckedContinuation<Void, any Error>]) {
+        for continuation in continuations { continuation.resume() }
+    }
 
     /// Simulates a reboot: a new boot identifier and a monotonic clock restarted near zero.
     public func reboot() {

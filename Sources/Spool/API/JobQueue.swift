@@ -150,6 +150,13 @@ public final class JobQueue: Sendable {
         return try claimed.map(makeLease)
     }
 
+    /// Takes the best due job among the jobs of `kinds` under a lease: the worker runtime's one claim.
+    func claim(kinds: KindSet, leaseDuration: TimeInterval?) async throws -> Lease? {
+        let (claimed, lsn) = try engine.claim(kinds: kinds, leaseDuration: leaseDuration)
+        if let lsn { try await engine.waitUntilDurable(lsn) }
+        return try claimed.map(makeLease)
+    }
+
     private func makeLease(_ claimed: QueueEngine.Claimed) throws -> Lease {
         let payload = try engine.payload(of: claimed.job)
         return Lease(job: Job(claimed.job), payload: Data(payload), token: LeaseToken(rawValue: claimed.lease.token),

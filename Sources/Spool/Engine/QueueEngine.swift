@@ -525,11 +525,19 @@ final class QueueEngine: @unchecked Sendable {
     }
 
     func claim(kind: String?, leaseDuration: TimeInterval?) throws -> (Claimed?, UInt64?) {
+        if let kind { try Self.checkText(kind, name: "kind", maxBytes: JobLimits.maxKindBytes) }
+        return try claim(kinds: KindSet(kind), leaseDuration: leaseDuration)
+    }
+
+    /// Claims the best due job among the jobs of `kinds` — higher priority, then
+    /// earlier due, then earlier enqueued, across all of them — after reclaiming
+    /// expired leases. The worker runtime claims through this with the kinds it
+    /// has a handler and a free slot for.
+    func claim(kinds: KindSet, leaseDuration: TimeInterval?) throws -> (Claimed?, UInt64?) {
         let duration = leaseDuration ?? configuration.leaseDuration
         guard duration > 0, duration.isFinite, duration < 1e9 else {
             throw SpoolError.invalidArgument("the lease duration must be a positive number of seconds")
         }
-        if let kind { try Self.checkText(kind, name: "kind", maxBytes: JobLimits.maxKindBytes) }
         return try withOpenState {
             let now = nowMillis
             var operations = expiredLeaseReclaims(now: now)
@@ -540,7 +548,7 @@ final class QueueEngine: @unchecked Sendable {
                 reclaimLSN = try commit(operations)
                 operations = []
             }
-            guard let job = state.bestReadyJob(at: now, kind: kind) else { return (nil, reclaimLSN) }
+            guard let job = state.bestReadyJob(at: now, kinds: kinds) else { return (nil, reclaimLSN) }
             let monotonic = clock.monotonicNanoseconds()
             let claim = Operation.Claim(id: job.id, token: RandomPool.shared.nextToken(), claimedAt: now,
                                         expiresAt: now + Millis.from(seconds: duration),
@@ -915,7 +923,12 @@ final class QueueEngine: @unchecked Sendable {
     }
 
     func earliestDue(kind: String?) throws -> Int64? {
-        try withOpenState { state.earliestDue(kind: kind) }
+        try earliestDue(kinds: KindSet(kind))
+    }
+
+    /// The earliest due time of an enqueued job of `kinds`.
+    func earliestDue(kinds: KindSet) throws -> Int64? {
+        try withOpenState { state.earliestDue(kinds: kinds) }
     }
 
     func earliestDue(kind: String?, constraints: JobConstraints) throws -> Int64? {

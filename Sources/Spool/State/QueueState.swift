@@ -558,18 +558,31 @@ struct QueueState: Sendable {
 
     /// The job a claim at `now` should take: due, not blocked, its constraints met by ``deviceConditions``.
     mutating func bestReadyJob(at now: Int64, kind: String?) -> StoredJob? {
+        bestReadyJob(at: now, kinds: KindSet(kind))
+    }
+
+    /// The job a claim at `now` should take among the jobs of `kinds`.
+    mutating func bestReadyJob(at now: Int64, kinds: KindSet) -> StoredJob? {
+        guard !kinds.isEmpty else { return nil }
         let jobs = self.jobs
-        guard let entry = ready.best(dueAt: now, kind: kind, isCurrent: { Self.isCurrent($0, in: jobs) }) else { return nil }
+        guard let entry = ready.best(dueAt: now, kinds: kinds, isCurrent: { Self.isCurrent($0, in: jobs) }) else { return nil }
         return jobs[entry.id]
     }
 
     /// The earliest due time of any job a claim could take once due (not blocked, its
     /// constraints met by ``deviceConditions``), optionally of one kind.
     mutating func earliestDue(kind: String?) -> Int64? {
+        earliestDue(kinds: KindSet(kind))
+    }
+
+    /// The earliest due time of any job of `kinds` a claim could take once due (not blocked,
+    /// its constraints met by ``deviceConditions``).
+    mutating func earliestDue(kinds: KindSet) -> Int64? {
+        guard !kinds.isEmpty else { return nil }
         let jobs = self.jobs
         let conditions = ready.conditions
-        return ready.earliestDue(where: { (kind == nil || $0.kind == kind) && ($0.constraints.map(conditions.satisfies) ?? true) },
-                                      isCurrent: { Self.isCurrent($0, in: jobs) })
+        return ready.earliestDue(where: { kinds.contains($0.kind) && ($0.constraints.map(conditions.satisfies) ?? true) },
+                                 isCurrent: { Self.isCurrent($0, in: jobs) })
     }
 
     /// The earliest due time of the unblocked enqueued jobs requiring exactly `constraints`,

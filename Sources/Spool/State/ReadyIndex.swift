@@ -49,11 +49,11 @@ struct ReadyIndex: Sendable {
         entryCount += 1
     }
 
-    /// The best enqueued job due at `now`, optionally of one kind.
+    /// The best enqueued job due at `now` among the jobs of `kinds`.
     /// `isCurrent` tells whether an entry still describes its job.
-    mutating func best(dueAt now: Int64, kind: String?, isCurrent: (Entry) -> Bool) -> Entry? {
+    mutating func best(dueAt now: Int64, kinds: KindSet, isCurrent: (Entry) -> Bool) -> Entry? {
         var winner: (entry: Entry, priority: Int32)?
-        for key in Array(buckets.keys) where (kind == nil || key.kind == kind) && isRunnable(key) {
+        for key in Array(buckets.keys) where kinds.contains(key.kind) && isRunnable(key) {
             guard let top = currentTop(of: key, isCurrent: isCurrent), top.dueAt <= now else { continue }
             if let current = winner {
                 if key.priority > current.priority

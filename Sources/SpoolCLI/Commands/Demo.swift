@@ -7,7 +7,7 @@ enum DemoCommand {
     static let command = Command(
         name: "demo",
         synopsis: "[DIR]",
-        summary: "Walk through enqueue, priorities, retries, manual retry, reopen and cancel, instantly.",
+        summary: "Walk through enqueue, priorities, retries, manual retry, reopen, cancel and the worker runtime, instantly.",
         help: """
         Uses DIR, which must be new or empty, or else a temporary directory that is
         removed at the end. Time comes from a manual clock that the demo moves by hand,
@@ -68,6 +68,10 @@ private final class DemoScript {
         try retryByHand()
         try closeAndReopen()
         try cancelWhileRunning()
+        let runtime = RuntimeDemo(queue: queue, clock: clock, start: start, console: console)
+        try runBlocking { try await runtime.run() }
+        console.out("")
+        table(try queue.jobs()).forEach(say)
         console.out("")
         console.out("Done: " + Formatting.countsLine(try queue.jobs()) + ".")
         try queue.close()
@@ -195,9 +199,3 @@ private final class DemoScript {
     }
 }
 
-private extension String {
-    /// The string followed by spaces up to `width` characters.
-    func padding(_ width: Int) -> String {
-        count >= width ? self : self + String(repeating: " ", count: width - count)
-    }
-}

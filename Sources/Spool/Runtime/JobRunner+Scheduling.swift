@@ -1,0 +1,262 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The scheduling loop: one task that claims, renews, times out and notices
+/// cancelled jobs, then sleeps until the next deadline or change.
+extension JobRunner {
+    /// Runs the loop beside a task that forwards the queue's changes to it; returns
+    /// once the runner has stopped and every task it started has ended.
+    func runLoop(_ subscription: ChangeSubscription) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { [wakeup] in
+                while let changes = await subscription.next() {
+                    wakeup.post { reasons in
+                        reasons.changedJobIDs.formUnion(changes.jobIDs)
+                        if changes.environmentChanged { reasons.environmentChanged = true }
+                    }
+                }
+                // The feed ended by itself (not by this task's cancellation): the queue closed.
+                if !Task.isCancelled { wakeup.post { $0.queueClosed = true } }
+            }
+            await schedule()
+            group.cancelAll()
+        }
+        await awaitRetiredTasks()
+        state.withLock { state in
+            state.phase = .idle
+            state.loop = nil
+        }
+        events?.record(.stopped)
+    }
+
+    /// Passes until the runner stops and no attempt is left.
+    private func schedule() async {
+        /// The instant of the last claim that found nothing due.
+        var lastEmptyClaim: Int64?
+        while true {
+            let reasons = wakeup.take()
+            state.withLock { $0.passes += 1 }
+            await awaitRetiredTasks()
+            if reasons.queueClosed {
+                stopByItself(SpoolError(.closed, "the queue was closed while the runner ran", path: queue.directory),
+                             cancelRunning: true)
+            }
+            // `environmentChanged` needs nothing more: every pass claims afresh, and the
+            // claim is where the queue decides what may run now.
+            await settleLostAttempts(reasons.changedJobIDs)
+            cancelForStop()
+            let now = clock.now()
+            await renewDueLeases(now: now)
+            await timeOutOverdueAttempts(now: now)
+            if let emptyAt = await claimWhileSlotsFree() { lastEmptyClaim = emptyAt }
+            let (stopping, idle) = state.withLock { ($0.phase == .stopping, $0.executions.isEmpty) }
+            if stopping && idle { return }
+            let deadline = nextWake(lastEmptyClaim: lastEmptyClaim)
+            events?.record(.waiting(until: deadline))
+            await waitForWake(until: deadline)
+        }
+    }
+
+    /// Waits for the handler tasks whose attempt is over (they end right after it),
+    /// so that none outlives the runner and the list stays short.
+    private func awaitRetiredTasks() async {
+        let retired = state.withLock { state -> [Task<Void, Never>] in
+            defer { state.retiredTasks = [] }
+            return state.retiredTasks
+        }
+        for task in retired { await task.value }
+    }
+
+    /// Suspends until something is posted or the clock reaches `deadline`.
+    private func waitForWake(until deadline: Date?) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { [wakeup] in await wakeup.wait() }
+            if let deadline {
+                group.addTask { [clock] in try? await clock.sleep(until: deadline) }
+            }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// The earliest of: the next due time among the kinds the runner could claim now,
+    /// each attempt's next lease renewal and timeout; `nil` when there is none (wait for a change).
+    ///
+    /// A due time at or before the last claim that found nothing is left out: a job
+    /// that was due then and not claimed cannot be claimed until something changes,
+    /// and sleeping "until" a past instant would spin.
+    private func nextWake(lastEmptyClaim: Int64?) -> Date? {
+        var candidates: [Date] = []
+        let kinds = claimableKinds()
+        state.withLock { state in
+            for execution in state.executions.values where !execution.isSettled {
+                candidates.append(execution.renewAt)
+                if let timeoutAt = execution.timeoutAt { candidates.append(timeoutAt) }
+            }
+        }
+        if let kinds, let due = try? queue.engine.earliestDue(kinds: kinds),
+           lastEmptyClaim.map({ due > $0 }) ?? true {
+            candidates.append(Millis.date(due))
+        }
+        return candidates.min()
+    }
+
+    /// The kinds the runner may claim now: those with a handler (or every kind, when unknown
+    /// kinds are failed) whose limit is not reached; `nil` when the runner claims nothing now.
+    func claimableKinds() -> KindSet? {
+        state.withLock { state in
+            guard state.phase == .running, state.executions.count < options.maxConcurrentJobs else { return nil }
+            let saturated = Set(state.registrations.compactMap { kind, registration -> String? in
+                guard let limit = registration.options.maxConcurrentJobs else { return nil }
+                return state.runningCount(of: kind) >= limit ? kind : nil
+            })
+            switch options.unknownKinds {
+            case .wait:
+                let kinds = Set(state.registrations.keys).subtracting(saturated)
+                return kinds.isEmpty ? nil : .only(kinds)
+            case .fail:
+                return .allExcept(saturated)
+            }
+        }
+    }
+
+    /// Claims and starts jobs while a slot is free and a job is due. Returns the instant
+    /// of a claim that found nothing, if one did.
+    private func claimWhileSlotsFree() async -> Int64? {
+        while let kinds = claimableKinds() {
+            let now = Millis.from(clock.now())
+            let lease: Lease?
+            do {
+                // The runner's one claim: what the queue lets run now, among these kinds.
+                lease = try await queue.claim(kinds: kinds, leaseDuration: leaseDuration)
+            } catch {
+                stopByItself(error, cancelRunning: false)
+                return nil
+            }
+            state.withLock { $0.claimAttempts += 1 }
+            guard let lease else { return now }
+            events?.record(.claimed(lease.job.id, attempt: lease.attempt))
+            if let registration = state.withLock({ $0.registrations[lease.job.kind] }) {
+                begin(lease, registration)
+            } else {
+                await record(.failed("unknown kind: no handler is registered for kind \(lease.job.kind)", terminal: true),
+                             of: lease)
+            }
+        }
+        return nil
+    }
+
+    /// Cancels the attempts whose job changed so that it is no longer running under
+    /// their lease: cancelled, deleted, or reclaimed.
+    private func settleLostAttempts(_ changedIDs: Set<String>) async {
+        guard !changedIDs.isEmpty else { return }
+        let candidates = state.withLock { state in
+            state.executions.filter { !$0.value.isSettled && changedIDs.contains($0.value.lease.job.id.rawValue) }
+                .map { ($0.key, $0.value.lease.job.id) }
+        }
+        for (token, id) in candidates {
+            let stored: StoredJob?
+            do {
+                stored = try queue.engine.job(id)
+            } catch {
+                continue  // closed: the end of the change feed stops the runner
+            }
+            if let stored, stored.state == .running, stored.lease?.token == token.rawValue { continue }
+            settle(token, cancelling: stored == nil || stored?.state == .cancelled ? .jobCancelled : .leaseLost)
+        }
+    }
+
+    /// Marks an attempt settled, with nothing to record, and cancels its handler.
+    private func settle(_ token: LeaseToken, cancelling reason: JobContext.CancellationReason) {
+        let cancelled = state.withLock { state -> (Task<Void, Never>?, JobID)? in
+            guard var execution = state.executions[token], !execution.isSettled else { return nil }
+            execution.isSettled = true
+            execution.cancellation = reason
+            state.executions[token] = execution
+            return (execution.task, execution.lease.job.id)
+        }
+        guard let (task, id) = cancelled else { return }
+        events?.record(.cancelledHandler(id, reason))  // before the handler can end and be discarded
+        task?.cancel()
+    }
+
+    /// During a stop that cancels, cancels every handler not cancelled yet.
+    private func cancelForStop() {
+        let cancelled = state.withLock { state -> [(Task<Void, Never>?, JobID)] in
+            guard state.phase == .stopping, state.cancelOnStop else { return [] }
+            var cancelled: [(Task<Void, Never>?, JobID)] = []
+            for (token, execution) in state.executions where execution.cancellation == nil {
+                state.executions[token]?.cancellation = .runnerStopped
+                cancelled.append((execution.task, execution.lease.job.id))
+            }
+            return cancelled
+        }
+        for (task, id) in cancelled {
+            events?.record(.cancelledHandler(id, .runnerStopped))
+            task?.cancel()
+        }
+    }
+
+    /// Renews the leases due for renewal (at half their length).
+    private func renewDueLeases(now: Date) async {
+        let due = state.withLock { state in
+            state.executions.filter { !$0.value.isSettled && $0.value.renewAt <= now }.map { ($0.key, $0.value.lease) }
+        }
+        for (token, lease) in due {
+            do {
+                let renewed = try await queue.renew(lease, for: leaseDuration)
+                let renewAt = clock.now().addingTimeInterval(leaseDuration / 2)
+                state.withLock { state in
+                    state.executions[token]?.lease = renewed
+                    state.executions[token]?.renewAt = renewAt
+                }
+                events?.record(.renewed(lease.job.id))
+            } catch SpoolError.Code.leaseLost {
+                let stored = try? queue.engine.job(lease.job.id)
+                settle(token, cancelling: stored == nil || stored?.state == .cancelled ? .jobCancelled : .leaseLost)
+            } catch {
+                // The queue refuses writes: try again at the next half lease rather than at once.
+                state.withLock { $0.executions[token]?.renewAt = now.addingTimeInterval(leaseDuration / 2) }
+                stopByItself(error, cancelRunning: false)
+            }
+        }
+    }
+
+    /// Cancels the handlers whose kind's timeout has passed and records their attempts as retryable failures.
+    private func timeOutOverdueAttempts(now: Date) async {
+        let overdue = state.withLock { state -> [(Task<Void, Never>?, Lease, TimeInterval)] in
+            var overdue: [(Task<Void, Never>?, Lease, TimeInterval)] = []
+            for (token, execution) in state.executions where !execution.isSettled {
+                guard let timeout = execution.timeout, let timeoutAt = execution.timeoutAt, timeoutAt <= now
+                else { continue }
+                state.executions[token]?.isSettled = true
+                state.executions[token]?.cancellation = .timedOut
+                overdue.append((execution.task, execution.lease, timeout))
+            }
+            return overdue
+        }
+        for (task, lease, timeout) in overdue {
+            events?.record(.cancelledHandler(lease.job.id, .timedOut))
+            task?.cancel()
+            await record(.failed("timed out after \(Self.seconds(timeout))", terminal: false), of: lease)
+        }
+    }
+
+    /// Stops claiming because of `error` (the first one is kept); with `cancelRunning`, cancels the handlers too.
+    func stopByItself(_ error: any Error, cancelRunning: Bool) {
+        let failure = error as? SpoolError ?? SpoolError(.ioFailure, "\(error)")
+        state.withLock { state in
+            if state.failure == nil { state.failure = failure }
+            if state.phase == .running { state.phase = .stopping }
+            if cancelRunning { state.cancelOnStop = true }
+        }
+    }
+
+    /// Seconds as text: "30 s", "1.5 s".
+    static func seconds(_ value: TimeInterval) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? "\(Int64(value)) s" : "\(value) s"
+    }
+}

@@ -1,0 +1,64 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension JobRunner {
+    /// How a ``JobRunner`` runs jobs.
+    public struct Options: Sendable {
+        /// The most handlers running at once, over all kinds. At least 1.
+        public var maxConcurrentJobs: Int
+        /// The lease each claim takes, in seconds; the queue's ``Configuration/leaseDuration`` when `nil`.
+        /// The runner renews it at half its length while the handler runs.
+        public var leaseDuration: TimeInterval?
+        /// What happens to due jobs of a kind no handler is registered for.
+        public var unknownKinds: UnknownKindPolicy
+
+        /// Options with at most `maxConcurrentJobs` handlers at once (4 by default).
+        public init(maxConcurrentJobs: Int = 4, leaseDuration: TimeInterval? = nil,
+                    unknownKinds: UnknownKindPolicy = .wait) {
+            self.maxConcurrentJobs = maxConcurrentJobs
+            self.leaseDuration = leaseDuration
+            self.unknownKinds = unknownKinds
+        }
+    }
+
+    /// How the handler of one kind runs.
+    public struct KindOptions: Sendable {
+        /// The most handlers of this kind running at once; only the runner's overall limit when `nil`.
+        public var maxConcurrentJobs: Int?
+        /// Seconds an attempt may run. A handler still running then is cancelled and the attempt is
+        /// recorded as a retryable failure, "timed out after N s"; no limit when `nil`.
+        public var timeout: TimeInterval?
+
+        /// Options for one kind; no limit of its own and no timeout by default.
+        public init(maxConcurrentJobs: Int? = nil, timeout: TimeInterval? = nil) {
+            self.maxConcurrentJobs = maxConcurrentJobs
+            self.timeout = timeout
+        }
+    }
+
+    /// What a runner does with due jobs of a kind that has no registered handler.
+    public enum UnknownKindPolicy: Sendable, Equatable {
+        /// Leave them enqueued, visible in ``JobQueue/jobs(state:kind:)`` and
+        /// ``JobRunner/unhandledJobs()``, until a handler is registered (the default: another
+        /// build, or a later registration, may know the kind).
+        case wait
+        /// Claim them and fail them for good with the error "unknown kind: …". The claim counts
+        /// one attempt, as every claim does; the failure is terminal, so the job is never retried.
+        case fail
+    }
+
+    /// What ``JobRunner/stop(_:)`` does with the handlers still running.
+    public enum StopMode: Sendable, Equatable {
+        /// Let them finish and record their results.
+        case finishRunning
+        /// Cancel their tasks. A handler that still returns normally has its success recorded;
+        /// one that throws (`CancellationError` or any other error) has its attempt recorded as a
+        /// retryable failure, "stopped", so the job goes back to enqueued after the retry delay
+        /// (or ends failed when that was its last attempt) — never left running under a lease.
+        /// A ``TerminalJobFailure`` is recorded as terminal.
+        case cancelRunning
+    }
+}
