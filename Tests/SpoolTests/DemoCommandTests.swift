@@ -4,7 +4,7 @@ import Testing
 
 /// `spool demo`, run as the built executable: it reaches its end, and shows the runtime.
 @Suite struct DemoCommandTests {
-    @Test func theDemoShowsTheRuntimeFromHandlersToCancellation() throws {
+    @Test func theDemoShowsTheRuntimeFromHandlersToCancellationAndChains() throws {
         let binary = try #require(ChildProcess.spoolExecutable(), "the spool executable was not built")
         let demo = try ChildProcess.run(binary, ["demo"])
         #expect(demo.status == 0, "\(demo.output)")
@@ -17,7 +17,11 @@ import Testing
             "the runner saw the change and cancelled the handler (job cancelled)",
             "upload-album is cancelled, attempts 1/5",
             "stopped: no handler left running, 0 jobs running",
-            "Done: 7 jobs: 1 enqueued, 4 succeeded, 2 cancelled.",
+            "stays enqueued: the device reports no network yet",
+            "publish-album → succeeded, then notify-friends → succeeded",
+            "convert-video throws TerminalJobFailure → failed for good (unsupported codec: ProRes RAW)",
+            "share-video, waiting for it, → cancelled in the same record",
+            "Done: 12 jobs: 1 enqueued, 7 succeeded, 1 failed, 3 cancelled.",
         ] {
             #expect(demo.output.contains(line), "missing: \(line)\n\(demo.output)")
         }

@@ -21,6 +21,22 @@ extension JobQueue {
         try engine.updateDeviceConditions(conditions)
     }
 
+    /// Reports every value of `conditions` as it arrives, until the sequence ends or the
+    /// calling task is cancelled: the `AsyncSequence` form of ``updateDeviceConditions(_:)``,
+    /// for a source such as a stream fed by `NWPathMonitor` and battery notifications.
+    ///
+    /// ```swift
+    /// Task { try await queue.follow(deviceConditions) }
+    /// ```
+    ///
+    /// - Throws: ``SpoolError/Code/closed`` once the queue is closed, or what the sequence throws.
+    public func follow<Conditions: AsyncSequence>(_ conditions: Conditions) async throws
+    where Conditions.Element == DeviceConditions {
+        for try await current in conditions {
+            try updateDeviceConditions(current)
+        }
+    }
+
     /// The earliest time an enqueued, unblocked job requiring exactly `constraints` (optionally of
     /// `kind`) becomes due, whatever the device conditions; `nil` when there is none.
     public func nextDeadline(kind: String? = nil, constraints: JobConstraints) throws -> Date? {

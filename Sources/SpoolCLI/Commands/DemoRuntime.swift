@@ -31,16 +31,18 @@ struct RuntimeDemo: Sendable {
         try await handlers(runner, events)
         try await backoff(events)
         try await cancelRunning(events)
-        // Step 10, a chain of dependent jobs run by the runner, goes here: it needs the
-        // dependencies the engine gains on the semantics branch.
+        try await chain(events)
         step("Stop the runner, letting running handlers finish")
         await runner.stop(.finishRunning)
         say("stopped: \(runner.isRunning ? "still running (unexpected)" : "no handler left running"), "
             + "\(try queue.jobs(state: .running).count) jobs running")
     }
 
-    /// The demo's three handlers.
+    /// The demo's handlers.
     private func register(on runner: JobRunner) {
+        runner.register(kind: "publish-album") { _, _ in }
+        runner.register(kind: "notify-friends") { _, _ in }
+        runner.register(kind: "convert-video") { _, _ in throw TerminalJobFailure("unsupported codec: ProRes RAW") }
         runner.register(ResizePhoto.self) { _, _ in }
         runner.register(kind: "flaky-upload") { _, context in
             if context.attempt < 4 { throw DemoError(description: "HTTP 503 from the upload server") }
@@ -112,6 +114,30 @@ struct RuntimeDemo: Sendable {
         say("the runner saw the change and cancelled the handler (\(reason.map { "\($0)" } ?? "?")); "
             + "what it returned was discarded")
         say("upload-album is \(try job(id).state.rawValue), attempts \(try job(id).attempts)/\(try job(id).maxAttempts)")
+    }
+
+    /// Step 10: chains. A job runs only after its prerequisites succeed and while its
+    /// constraints hold; a prerequisite that fails for good cancels the jobs waiting for it.
+    private func chain(_ events: RunnerEvents) async throws {
+        step("10. A chain: resize → publish (needs a network) → notify; a failed prerequisite cancels its dependents")
+        let resize = try await queue.enqueue(ResizePhoto(name: "album-cover.heic", width: 512), id: "resize-cover")
+        let publish = try await queue.enqueue(NewJob(kind: "publish-album", id: "publish-album", dependencies: [resize],
+                                                     constraints: JobConstraints(requiresNetwork: true)))
+        let notify = try await queue.enqueue(NewJob(kind: "notify-friends", id: "notify-friends", dependencies: [publish]))
+        say("publish-album waits for resize-cover and needs a network; notify-friends waits for publish-album")
+        await events.wait { $0.contains(.succeeded(resize)) }
+        say("resize-cover → \(try job(resize).state.rawValue); publish-album is no longer blocked but "
+            + "stays \(try job(publish).state.rawValue): the device reports no network yet")
+        try queue.updateDeviceConditions(DeviceConditions(isNetworkAvailable: true))
+        say("the app reports a network → the runner wakes at once")
+        await events.wait { $0.contains(.succeeded(notify)) }
+        say("publish-album → \(try job(publish).state.rawValue), then notify-friends → \(try job(notify).state.rawValue)")
+        let convert = try await queue.enqueue(NewJob(kind: "convert-video", id: "convert-video"))
+        let share = try await queue.enqueue(NewJob(kind: "publish-album", id: "share-video", dependencies: [convert]))
+        await events.wait { $0.contains(.failed(convert, error: "unsupported codec: ProRes RAW", terminal: true)) }
+        say("convert-video throws TerminalJobFailure → \(try job(convert).state.rawValue) for good "
+            + "(\(try job(convert).lastError ?? ""))")
+        say("share-video, waiting for it, → \(try job(share).state.rawValue) in the same record")
     }
 
     // MARK: Output
