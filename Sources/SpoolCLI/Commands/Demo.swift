@@ -35,13 +35,13 @@ enum DemoCommand {
 }
 
 /// The demo's steps, sharing one queue, one manual clock and one console.
-private final class DemoScript {
+private final class DemoScript: DemoNarration {
     private let directory: String
     private let temporary: Bool
-    private let console: Console
+    let console: Console
     private let clock = ManualClock()
-    private let start: Date
-    private var queue: JobQueue
+    let start: Date
+    private(set) var queue: JobQueue
 
     init(directory: String, temporary: Bool, console: Console) throws {
         self.directory = directory
@@ -166,26 +166,6 @@ private final class DemoScript {
     }
 
     // MARK: Output
-
-    /// Prints a step's title after a blank line.
-    private func step(_ title: String) {
-        console.out("")
-        console.out(title)
-    }
-
-    /// Prints a line of a step, indented.
-    private func say(_ line: String) { console.out("   " + line) }
-
-    /// The job with `id`, which must exist.
-    private func job(_ id: JobID) throws -> Job {
-        guard let job = try queue.job(id) else { throw CommandFailure.operational("demo: job \(id) is missing") }
-        return job
-    }
-
-    /// An instant as seconds since the demo started: `t+45s`.
-    private func t(_ date: Date) -> String {
-        "t+" + String(Int64(date.timeIntervalSince(start).rounded())) + "s"
-    }
 
     /// The jobs as a table with deadlines in demo time.
     private func table(_ jobs: [Job]) -> [String] {

@@ -16,7 +16,7 @@ private struct DemoError: Error, CustomStringConvertible {
 
 /// The steps of `spool demo` that show the worker runtime: a ``JobRunner`` on the
 /// demo's manual clock. The demo waits on the runner's events, never on time.
-struct RuntimeDemo: Sendable {
+struct RuntimeDemo: DemoNarration, Sendable {
     let queue: JobQueue
     let clock: ManualClock
     /// The instant shown as t+0s.
@@ -138,25 +138,6 @@ struct RuntimeDemo: Sendable {
         say("convert-video throws TerminalJobFailure → \(try job(convert).state.rawValue) for good "
             + "(\(try job(convert).lastError ?? ""))")
         say("share-video, waiting for it, → \(try job(share).state.rawValue) in the same record")
-    }
-
-    // MARK: Output
-
-    private func step(_ title: String) {
-        console.out("")
-        console.out(title)
-    }
-
-    private func say(_ line: String) { console.out("   " + line) }
-
-    private func job(_ id: JobID) throws -> Job {
-        guard let job = try queue.job(id) else { throw CommandFailure.operational("demo: job \(id) is missing") }
-        return job
-    }
-
-    /// An instant as seconds since the demo started: `t+45s`.
-    private func t(_ date: Date) -> String {
-        "t+" + String(Int64(date.timeIntervalSince(start).rounded())) + "s"
     }
 }
 
