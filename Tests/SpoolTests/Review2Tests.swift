@@ -195,4 +195,45 @@ import Testing
         #expect(subscription.poll()?.jobIDs == [unrelated.rawValue], "only the job this record changed")
         try queue.close()
     }
+
+    /// `stop(.cancelRunning)` asked while the loop's claim is in flight (between the claim's commit
+    /// and its return): the loop still starts the handler — a new side effect after the app asked
+    /// to stop — then cancels it on the next pass and records "stopped", which spends the job's
+    /// attempt: a job with one attempt ends failed for good without having been allowed to run.
+    ///
+    /// Deterministic: a `RunnerEvents.wait` predicate holds the loop at `.claimed` until the stop is registered.
+    @Test func aStopRequestedDuringAClaimDoesNotStartTheHandler() async throws {
+        let fixture = try RuntimeFixture()
+        let checkpoints = Checkpoints()
+        fixture.runner.register(kind: "upload") { _, _ in
+            checkpoints.reach("entered")
+            try await Gate().wait()
+        }
+        fixture.runner.start()
+        await fixture.waitForIdle(after: 0)
+        let runner = fixture.runner
+        let stopping = Locked<Task<Void, Never>?>(nil)
+        let held = Task {
+            await fixture.events.wait { events in
+                if !events.contains(where: \.isClaim) { checkpoints.reach("watching") }
+                guard case .claimed = events.last else { return false }
+                stopping.withLock { $0 = Task { await runner.stop(.cancelRunning) } }
+                let limit = DispatchTime.now().uptimeNanoseconds + 10_000_000_000  // a safety bound only
+                while DispatchTime.now().uptimeNanoseconds < limit,
+                      !runner.state.withLock({ $0.phase == .stopping && $0.cancelOnStop }) {
+                    sched_yield()
+                }
+                return true
+            }
+        }
+        await checkpoints.wait(for: "watching")
+        let id = try await fixture.queue.enqueue(NewJob(kind: "upload", maxAttempts: 1))
+        await held.value
+        await stopping.withLock { $0 }?.value
+        #expect(checkpoints.count("entered") == 0, "the handler started after stop(.cancelRunning) was asked")
+        let job = try fixture.job(id)
+        #expect(job.state != .failed, "a job the runner never let run ended \(job.state): \(job.lastError ?? "")")
+        try fixture.queue.close()
+        fixture.temp.cleanup()
+    }
 }
