@@ -67,8 +67,8 @@ extension JobRunner {
         wakeup.post { $0.runnerChanged = true }
     }
 
-    /// Records an attempt's outcome durably. A lost lease (the job was cancelled or
-    /// reclaimed meanwhile) discards it; another error stops the runner.
+    /// Records an attempt's outcome durably. A lost lease (the job was cancelled, deleted
+    /// or reclaimed meanwhile) discards it; another error stops the runner.
     func record(_ outcome: AttemptOutcome, of lease: Lease) async {
         do {
             switch outcome {
@@ -79,7 +79,7 @@ extension JobRunner {
                 try await queue.fail(lease, error: error, terminal: terminal)
                 events?.record(.failed(lease.job.id, error: error, terminal: terminal))
             }
-        } catch SpoolError.Code.leaseLost {
+        } catch SpoolError.Code.leaseLost, SpoolError.Code.jobNotFound {
             events?.record(.discarded(lease.job.id))
         } catch {
             events?.record(.recordFailed(lease.job.id, "\(error)"))

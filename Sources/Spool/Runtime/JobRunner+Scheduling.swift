@@ -139,6 +139,13 @@ extension JobRunner {
             state.withLock { $0.claimAttempts += 1 }
             guard let lease else { return now }
             events?.record(.claimed(lease.job.id, attempt: lease.attempt))
+            if state.withLock({ $0.phase == .stopping && $0.cancelOnStop }) {
+                // A stop asking to cancel running handlers came while the claim was syncing: start no new
+                // side effect. The claim has counted the attempt; it is recorded as a retryable failure.
+                await record(.failed("stopped: the runner was stopped before the handler started", terminal: false),
+                             of: lease)
+                return nil
+            }
             if let registration = state.withLock({ $0.registrations[lease.job.kind] }) {
                 begin(lease, registration)
             } else {
@@ -214,7 +221,7 @@ extension JobRunner {
                     state.executions[token]?.renewAt = renewAt
                 }
                 events?.record(.renewed(lease.job.id))
-            } catch SpoolError.Code.leaseLost {
+            } catch SpoolError.Code.leaseLost, SpoolError.Code.jobNotFound {
                 let stored = try? queue.engine.job(lease.job.id)
                 settle(token, cancelling: stored == nil || stored?.state == .cancelled ? .jobCancelled : .leaseLost)
             } catch {

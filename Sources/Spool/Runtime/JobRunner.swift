@@ -171,7 +171,12 @@ public final class JobRunner: Sendable {
             throw SpoolError(.leaseLost, "the attempt is over")
         }
         let length = duration ?? leaseDuration
-        let renewed = try await queue.renew(lease, for: length)
+        let renewed: Lease
+        do {
+            renewed = try await queue.renew(lease, for: length)
+        } catch SpoolError.Code.jobNotFound {
+            throw SpoolError(.leaseLost, "the lease is no longer valid: the job was deleted", jobID: lease.job.id)
+        }
         let renewAt = clock.now().addingTimeInterval(length / 2)
         state.withLock { state in
             state.executions[token]?.lease = renewed

@@ -385,6 +385,8 @@ struct QueueState: Sendable {
     /// Gives back an index sized for far more jobs than the replay found.
     mutating func finishReplay() {
         jobs.shrinkIndexIfSparse()
+        // Cascades replayed are history, not changes for the first live commit to publish.
+        cascadedIDs = []
     }
 
     /// Points the payloads of jobs at their copies in a snapshot, for those
