@@ -129,7 +129,10 @@ struct QueueDirectory {
         }
         let lock = try fileSystem.lockDirectory(at: path, exclusive: false)
         defer { lock.release() }
-        return try LogReplay(directory: path, fileSystem: fileSystem, mode: mode).run(inspect: visit)
+        let replay = LogReplay(directory: path, fileSystem: fileSystem, mode: mode)
+        // As open does: a file of a newer version anywhere (even one replay would not read) refuses the queue.
+        try replay.refuseNewerFiles()
+        return try replay.run(inspect: visit)
     }
 
     /// Creates every missing directory on the path, syncing each one's parent
