@@ -132,12 +132,155 @@ enum FormatFixture {
         step()
         _ = try queue.enqueue(NewJob(kind: "email.v2", payload: Data(#"{"to":["cy@example.com"]}"#.utf8), id: "email-3"))
 
+        try queue.close()
+        try generateOptionsAndMigrations(queuePath: queuePath, clock: clock)
+        migrating.migrations = migrations + laterMigrations
+        migrating.knownKinds = nil
+        queue = try JobQueue(directory: queuePath, configuration: migrating)
+
         let expected = try FixtureState(queue: queue, clockAdvance: clock.now().timeIntervalSince(start))
         try queue.close()
         try? FileManager.default.removeItem(atPath: queuePath + "/" + QueueDirectoryLayout.lockFileName)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         try encoder.encode(expected).write(to: URL(fileURLWithPath: directory + "/expected.json"))
+    }
+}
+
+extension FormatFixture {
+    /// Job options and migrations as the merged engine writes them (since format-1-options): body version 3
+    /// records (an enqueue with constraints, a chain, a periodic schedule, its next occurrence, restores with
+    /// options in a snapshot), a chain cancelled by cascade, then after the snapshot a migration spanning several
+    /// records (a plain job split, so `migration_remove` and `migrate_job`s creating jobs; a running job rewritten
+    /// with its lease; a job with options rewritten in place), and a migration cut short by a crash (torn
+    /// inside its last record, so abandoned) followed by other records, then run again to its commit.
+    static func generateOptionsAndMigrations(queuePath: String, clock: ManualClock) throws {
+        func step() { clock.advance(by: 1) }
+        var options = configuration(clock: clock)
+        options.migrations = migrations
+        var queue = try JobQueue(directory: queuePath, configuration: options)
+        step()
+        // Jobs with options that a snapshot restores (opcode 16).
+        _ = try queue.enqueue(NewJob(kind: "backup", payload: Data("photos".utf8), id: "backup-1",
+                                     constraints: JobConstraints(requiresUnmeteredNetwork: true, requiresCharging: true,
+                                                                 requiredConditions: ["ssid:home", "vpn"])))
+        _ = try queue.enqueue(NewJob(kind: "digest", payload: Data("hourly".utf8), id: "digest-1",
+                                     periodic: PeriodicSchedule(interval: 3600, flex: 600)))
+        _ = try queue.enqueue(NewJob(kind: "archive", payload: Data("clip-2".utf8), id: "chain-4", priority: 2))
+        _ = try queue.enqueue(NewJob(kind: "publish", id: "chain-5", dependencies: ["chain-4", "backup-1"]))
+        _ = try queue.enqueue(NewJob(kind: "bundle", payload: Data("x,y,z".utf8), id: "bundle-1", priority: 4))
+        step()
+        _ = try queue.compact()
+        // After the snapshot: enqueues with options (opcode 14), a chain cancelled by cascade (chain-1 fails
+        // for good, so chain-2 and chain-3 are cancelled), a periodic job's next occurrence (opcode 15).
+        step()
+        _ = try queue.enqueue(NewJob(kind: "transcode", payload: Data("clip-1".utf8), id: "chain-1", priority: 9))
+        _ = try queue.enqueue(NewJob(kind: "publish", id: "chain-2", dependencies: ["chain-1"]))
+        _ = try queue.enqueue(NewJob(kind: "notify", id: "chain-3", dependencies: ["chain-2"],
+                                     constraints: JobConstraints(requiresNetwork: true)))
+        _ = try queue.enqueue(NewJob(kind: "digest", payload: Data("weekly".utf8), id: "digest-2",
+                                     periodic: PeriodicSchedule(interval: 7 * 86_400)))
+        step()
+        guard let transcode = try queue.claim(kind: "transcode") else { throw FixtureError("no transcode job to claim") }
+        step()
+        _ = try queue.fail(transcode, error: "codec missing", terminal: true)
+        clock.advance(by: 3600)
+        guard let digest = try queue.claim(kind: "digest"), digest.job.id == "digest-1" else {
+            throw FixtureError("digest-1's first occurrence is not claimable")
+        }
+        step()
+        _ = try queue.complete(digest)
+        try queue.close()
+
+        // Migration 4, after the snapshot (never compacted away), in records of at most ~160 bytes.
+        step()
+        options.migrations = migrations + [laterMigrations[0]]
+        options.migrationRecordBytes = 160
+        queue = try JobQueue(directory: queuePath, configuration: options)
+        step()
+        _ = try queue.enqueue(NewJob(kind: "sync", payload: Data("outbox".utf8), id: "sync-3"))
+        try queue.close()
+
+        // Migration 5, cut short: the crash tore its last record (the one holding the commit).
+        step()
+        options.migrations = migrations + laterMigrations
+        queue = try JobQueue(directory: queuePath, configuration: options)
+        try queue.close()
+        var commit: LogRecordSummary?
+        for record in try LogInspector.records(directory: queuePath)
+        where record.operations.contains(where: { $0.name == "migrationCommit" }) { commit = record }
+        guard let commit, let last = try LogReplay.logFiles(in: queuePath, fileSystem: POSIXFileSystem()).last,
+              commit.path == last.path else { throw FixtureError("migration 5's commit is not in the last file") }
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: commit.path))
+        try bytes.prefix(Int(commit.offset) + 30).write(to: URL(fileURLWithPath: commit.path))
+
+        // Reopened by the build that knows migrations up to 4: the torn tail is cut, migration 5 abandoned.
+        step()
+        options.migrations = migrations + [laterMigrations[0]]
+        queue = try JobQueue(directory: queuePath, configuration: options)
+        guard queue.recoveryReport.abandonedMigrations == 1 else { throw FixtureError("migration 5 was not abandoned") }
+        step()
+        _ = try queue.enqueue(NewJob(kind: "thumbnail", payload: Data("t-2".utf8), id: "thumb-2"))
+        try queue.close()
+        step()
+    }
+
+    /// The generator's later migrations (since format-1-options).
+    static let laterMigrations: [JobMigration] = [
+        JobMigration(number: 4, name: "bundles split, uploads tagged") { job, payload in
+            switch job.kind {
+            case "bundle":
+                return .split(String(decoding: payload, as: UTF8.self).split(separator: ",").map {
+                    .init(kind: "bundle.part", payload: Data($0.utf8))
+                })
+            case "upload": return .rewrite(payload: Data("v4:".utf8) + payload)
+            case "backup": return .rewrite(kind: "backup.v4")
+            default: return .keep
+            }
+        },
+        JobMigration(number: 5, name: "syncs and items tagged") { job, payload in
+            switch job.kind {
+            case "sync", "item", "thumbnail": return .rewrite(payload: Data("v5:".utf8) + payload)
+            default: return .keep
+            }
+        },
+    ]
+
+    struct FixtureError: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+}
+
+/// A fixture's `MANIFEST`: one line per file of the fixture (but itself), sorted by path relative to the
+/// fixture directory, `<path> <size> <FNV-1a 64 of the bytes, 16 hex digits>`. Checked in with the fixture,
+/// it shows a fixture deleted and written again (a regenerated fixture differs at least in its instance id).
+enum FixtureManifest {
+    static let fileName = "MANIFEST"
+
+    /// FNV-1a, 64 bits.
+    static func fnv64(_ bytes: [UInt8]) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01b3
+        }
+        return hash
+    }
+
+    /// The manifest of the files now in `directory`.
+    static func make(of directory: String) throws -> String {
+        var lines: [String] = []
+        let files = FileManager.default.enumerator(atPath: directory)
+        while let path = files?.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            guard path != fileName, FileManager.default.fileExists(atPath: directory + "/" + path, isDirectory: &isDirectory),
+                  !isDirectory.boolValue else { continue }
+            let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: directory + "/" + path)))
+            let hash = String(fnv64(bytes), radix: 16)
+            lines.append("\(path) \(bytes.count) \(String(repeating: "0", count: 16 - hash.count) + hash)")
+        }
+        return lines.sorted().joined(separator: "\n") + "\n"
     }
 }
 
@@ -201,6 +344,27 @@ struct FixtureState: Codable, Equatable {
         var lease: FixtureLease?
         /// Base64.
         var payload: String
+        /// Job options (absent from fixtures written before them, and for a job without them).
+        var constraints: FixtureConstraints?
+        /// The prerequisites not succeeded yet (kept after a cascade, naming the one that failed).
+        var waitingFor: [String]?
+        var periodic: FixturePeriodic?
+    }
+
+    struct FixtureConstraints: Codable, Equatable {
+        var requiresNetwork: Bool
+        var requiresUnmeteredNetwork: Bool
+        var requiresCharging: Bool
+        var requiresDeviceIdle: Bool
+        var requiresBatteryNotLow: Bool
+        var requiredConditions: [String]
+    }
+
+    struct FixturePeriodic: Codable, Equatable {
+        var interval: Int64
+        var flex: Int64
+        var anchor: Int64
+        var occurrence: Int64
     }
 
     struct FixtureLease: Codable, Equatable {
@@ -228,7 +392,17 @@ struct FixtureState: Codable, Equatable {
                            FixtureLease(token: $0.token, claimedAt: $0.claimedAt, expiresAt: $0.expiresAt,
                                         monotonicExpiry: $0.monotonicExpiry, bootID: $0.bootID)
                        },
-                       payload: try queue.payload(of: JobID(job.id)).base64EncodedString())
+                       payload: try queue.payload(of: JobID(job.id)).base64EncodedString(),
+                       constraints: job.constraints.map {
+                           FixtureConstraints(requiresNetwork: $0.requiresNetwork, requiresUnmeteredNetwork: $0.requiresUnmeteredNetwork,
+                                              requiresCharging: $0.requiresCharging, requiresDeviceIdle: $0.requiresDeviceIdle,
+                                              requiresBatteryNotLow: $0.requiresBatteryNotLow,
+                                              requiredConditions: $0.requiredConditions.sorted())
+                       },
+                       waitingFor: job.waitingFor.isEmpty ? nil : job.waitingFor,
+                       periodic: job.periodic.map {
+                           FixturePeriodic(interval: $0.interval, flex: $0.flex, anchor: $0.anchor, occurrence: $0.occurrence)
+                       })
         }
         claimOrder = try queue.readyJobs(at: Date(timeIntervalSince1970: 4_000_000_000)).map(\.id.rawValue)
     }

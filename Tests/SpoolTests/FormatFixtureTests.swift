@@ -30,6 +30,7 @@ import Testing
         let names = try FormatFixture.names()
         #expect(names.contains("format-1"))
         #expect(names.contains("format-1-migrations"))
+        #expect(names.contains("format-1-options"))
     }
 
     @Test(arguments: try FormatFixture.names())
@@ -69,6 +70,10 @@ import Testing
         #expect(summary.tornTail == nil)
         #expect(records.count == summary.records)
         #expect(try contents(of: copy) == before)
+        // The opcodes each fixture is meant to pin (a new fixture declares its own).
+        let pinned = try #require(Self.pinnedOpcodes[name], "fixture \(name) declares no opcodes it pins")
+        let (log, _) = try contentsOfLog(copy)
+        #expect(log.opcodes.isSuperset(of: pinned), "\(name): \(log.opcodes.sorted())")
         if name == "format-1" {
             // Every operation of format 1 lies in it, but `expire`: compaction writes it into a file it then deletes.
             let names = Set(records.flatMap { $0.operations.map(\.name) })
@@ -82,6 +87,105 @@ import Testing
             #expect(summary.appliedMigration == 3)
             #expect(Set(summary.bodyVersions.keys) == [1, 2, 4])
         }
+    }
+
+    /// The opcodes (FORMAT.md, *Operations*) whose records each fixture holds.
+    static let pinnedOpcodes: [String: Set<Int>] = [
+        // Format 1 but `expire` (compaction writes it into a file it then deletes).
+        "format-1": Set(1...12),
+        "format-1-migrations": [1, 11, 12, 20, 21, 23, 24, 25],
+        // Body version 3 (14 to 16, 16 inside a snapshot), a migration after the snapshot with migration_remove.
+        "format-1-options": [1, 2, 4, 5, 11, 12, 14, 15, 16, 20, 21, 22, 23, 24],
+    ]
+
+    /// The opcode an operation is written with (FORMAT.md, *Operations*).
+    static func opcode(_ operation: Spool.Operation) -> Int {
+        switch operation {
+        case .enqueue(let op): return op.options.isEmpty ? 1 : 14
+        case .claim: return 2
+        case .renewLease: return 3
+        case .complete: return 4
+        case .fail: return 5
+        case .cancel: return 6
+        case .retry: return 7
+        case .reschedule: return 8
+        case .delete: return 9
+        case .reclaim: return 10
+        case .restore(let job): return job.hasOptions ? 16 : 11
+        case .snapshot: return 12
+        case .expire: return 13
+        case .nextOccurrence: return 15
+        case .migrationBegin: return 20
+        case .migrateJob: return 21
+        case .migrationRemove: return 22
+        case .migrationCommit: return 23
+        case .migrationsApplied: return 24
+        case .abandon: return 25
+        }
+    }
+
+    /// What the records of fixture `name` hold, read through the replay open uses.
+    private struct Contents {
+        var opcodes: Set<Int> = []
+        /// Per record: its operations.
+        var records: [[Spool.Operation]] = []
+    }
+
+    private func contentsOfLog(_ directory: String) throws -> (Contents, LogReplay.Result) {
+        var contents = Contents()
+        let result = try QueueDirectory(path: directory, fileSystem: POSIXFileSystem()).inspect(mode: .strict) { _, _, _, operations in
+            contents.records.append(operations)
+            contents.opcodes.formUnion(operations.map(Self.opcode))
+        }
+        return (contents, result)
+    }
+
+    /// The fixture of job options and migrations holds what it is meant to pin (see
+    /// ``FormatFixture/generateOptionsAndMigrations(queuePath:clock:)``).
+    @Test func theOptionsFixturePinsBodyVersionThreeAndMigrations() throws {
+        let temporary = TemporaryDirectory("fixture")
+        defer { temporary.cleanup() }
+        let copy = try copyOfFixture("format-1-options", into: temporary)
+        let (log, replay) = try contentsOfLog(copy)
+        #expect(Set(replay.bodyVersions.keys) == [1, 2, 3, 4])
+        #expect(log.opcodes.isSuperset(of: try #require(Self.pinnedOpcodes["format-1-options"])))
+        let enqueues = log.records.joined().compactMap { operation -> EnqueueOptions? in
+            if case .enqueue(let op) = operation { return op.options } else { return nil }
+        }
+        #expect(enqueues.contains { $0.constraints != nil })
+        #expect(enqueues.contains { !$0.dependencies.isEmpty })
+        #expect(enqueues.contains { $0.periodic != nil })
+        // Migrations after the snapshot: one spanning several records, one begun twice (the first cut short).
+        var begins: [(number: UInt64, record: Int)] = []
+        var commits: [(number: UInt64, record: Int)] = []
+        var plainAfter: [Int] = []
+        for (index, operations) in log.records.enumerated() {
+            for operation in operations {
+                switch operation {
+                case .migrationBegin(let number, _): begins.append((number, index))
+                case .migrationCommit(let number): commits.append((number, index))
+                case .migrateJob, .migrationRemove: break
+                default: plainAfter.append(index)
+                }
+            }
+        }
+        try #require(begins.map(\.number) == [4, 5, 5] && commits.map(\.number) == [4, 5])
+        #expect(commits[0].record > begins[0].record + 1, "migration 4 spans several records")
+        #expect(plainAfter.contains { $0 > begins[1].record && $0 < begins[2].record },
+                "other records follow the abandoned migration")
+        let migrated = log.records.joined().compactMap { operation -> MigratedJob? in
+            if case .migrateJob(let job) = operation { return job } else { return nil }
+        }
+        #expect(migrated.contains { $0.id == "bundle-1/1" }, "a migrate_job creating a job")
+        #expect(migrated.contains { $0.id == "upload-1" && $0.state == .running && $0.lease != nil })
+        let state = replay.state
+        #expect(state.jobs["chain-1"]?.state == .failed)
+        #expect(state.jobs["chain-2"]?.state == .cancelled && state.jobs["chain-3"]?.state == .cancelled)
+        #expect(state.jobs["chain-3"]?.waitingFor == ["chain-2"])
+        #expect(state.jobs["bundle-1"] == nil && state.jobs["backup-1"]?.kind == "backup.v4")
+        #expect(state.jobs["backup-1"]?.constraints?.requiresCharging == true)
+        #expect(state.jobs["digest-1"]?.periodic?.occurrence == 2)
+        #expect(state.appliedMigration == 5)
     }
 
     /// A queue written before job migrations existed, opened by an app that registers them: all apply.
@@ -120,5 +224,23 @@ import Testing
         guard !FileManager.default.fileExists(atPath: directory) else { return }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try FormatFixture.generate(into: directory)
+        try FixtureManifest.make(of: directory).write(toFile: directory + "/" + FixtureManifest.fileName,
+                                                      atomically: true, encoding: .utf8)
+    }
+
+    /// Every file of every fixture is as its checked-in manifest lists it (path, size, FNV-1a 64), and no
+    /// file is missing or added: a fixture deleted and generated again under its old name is caught.
+    @Test(arguments: try FormatFixture.names())
+    func everyFixtureMatchesItsManifest(_ name: String) throws {
+        let directory = FormatFixture.fixturesDirectory + "/" + name
+        let checkedIn = try String(contentsOfFile: directory + "/" + FixtureManifest.fileName, encoding: .utf8)
+        #expect(checkedIn.split(separator: "\n").count >= 2)
+        #expect(try FixtureManifest.make(of: directory) == checkedIn)
+    }
+
+    @Test func theManifestChecksumIsFNV1a64() {
+        #expect(FixtureManifest.fnv64([]) == 0xcbf2_9ce4_8422_2325)
+        #expect(FixtureManifest.fnv64(Array("a".utf8)) == 0xaf63_dc4c_8601_ec8c)
+        #expect(FixtureManifest.fnv64(Array("foobar".utf8)) == 0x8594_4171_f739_67e8)
     }
 }

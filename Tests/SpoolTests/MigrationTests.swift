@@ -219,4 +219,48 @@ import Testing
         checkInvariants(queue.engine.stateSnapshot)
         try queue.close()
     }
+
+    /// A split of a job whose id is near the 200-byte limit: the replacement ids `<id>/<n>` would be over
+    /// it, so they take the id cut short, `~`, 16 hex digits of its FNV-1a 64 and `/<n>`: within the limit,
+    /// distinct, valid UTF-8 (a cut never splits a character), and the same on every run.
+    @Test func splitReplacementIdsOfALongIdFitTheLimit() throws {
+        let short = MigrationPlanner.replacementID(of: "batch", position: 3)
+        #expect(short == "batch/3")
+        let exact = String(repeating: "a", count: JobLimits.maxIDBytes - 2)
+        #expect(MigrationPlanner.replacementID(of: exact, position: 1) == exact + "/1")
+        let over = MigrationPlanner.replacementID(of: exact, position: 10)
+        #expect(over.utf8.count == JobLimits.maxIDBytes)
+        let digits = String(FixtureManifest.fnv64(Array(exact.utf8)), radix: 16)
+        #expect(over == String(repeating: "a", count: JobLimits.maxIDBytes - 20) + "~"
+                + String(repeating: "0", count: 16 - digits.count) + digits + "/10")
+        // Ids differing only past the cut still get different replacement ids.
+        let long = String(repeating: "é", count: 99) + "x"        // 199 bytes, two per é
+        let other = String(repeating: "é", count: 99) + "y"
+        let a = MigrationPlanner.replacementID(of: long, position: 1)
+        let b = MigrationPlanner.replacementID(of: other, position: 1)
+        #expect(a != b && a.utf8.count <= JobLimits.maxIDBytes && b.utf8.count <= JobLimits.maxIDBytes)
+        #expect(a.hasPrefix(String(repeating: "é", count: 90)) && !a.contains("\u{FFFD}"))
+        #expect(a == MigrationPlanner.replacementID(of: long, position: 1))
+
+        let temporary = TemporaryDirectory("migration")
+        defer { temporary.cleanup() }
+        let clock = ManualClock()
+        var queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
+        _ = try queue.enqueue(NewJob(kind: "batch", payload: Data("x,y".utf8), id: JobID(long)))
+        _ = try queue.enqueue(NewJob(kind: "batch", payload: Data("x,y".utf8), id: JobID(other)))
+        try queue.close()
+        let split = JobMigration(number: 1, name: "split batches") { job, payload in
+            guard job.kind == "batch" else { return .keep }
+            return .split(String(decoding: payload, as: UTF8.self).split(separator: ",").map {
+                .init(kind: "item", payload: Data($0.utf8))
+            })
+        }
+        queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock, [split]))
+        #expect(queue.recoveryReport.appliedMigrations == [1])
+        let ids = Set(try queue.jobs().map(\.id.rawValue))
+        #expect(ids == [a, MigrationPlanner.replacementID(of: long, position: 2), b,
+                        MigrationPlanner.replacementID(of: other, position: 2)])
+        #expect(ids.allSatisfy { $0.utf8.count <= JobLimits.maxIDBytes })
+        try queue.close()
+    }
 }

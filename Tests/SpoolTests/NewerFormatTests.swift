@@ -79,6 +79,26 @@ import Testing
         try expectRefused(temporary.queue) { $0.message.contains("version 7") && $0.path == last }
     }
 
+    /// A newer file that replay never reads (left over before the newest snapshot) is refused by verify
+    /// as by open: both read every file's header first.
+    @Test func aNewerFileBeforeTheSnapshotIsRefusedByVerifyAsByOpen() throws {
+        let temporary = TemporaryDirectory("newer")
+        defer { temporary.cleanup() }
+        var configuration = testConfiguration()
+        configuration.preallocationChunk = 0
+        configuration.autoCompaction = nil
+        let queue = try JobQueue(directory: temporary.queue, configuration: configuration)
+        _ = try queue.enqueue(NewJob(kind: "a", payload: Data("one".utf8), id: "one"))
+        let first = logFilePath(temporary.queue)
+        var bytes = try readFile(first)
+        _ = try queue.compact()                  // file 1 replaced by snapshot 2
+        try queue.close()
+        let newer = FileHeader(version: LogFormat.currentVersion + 1, instanceID: Array(bytes[12..<28]), sequence: 1)
+        bytes.replaceSubrange(0..<LogFormat.fileHeaderSize, with: newer.encoded())
+        try writeFile(first, bytes)              // as if a newer build had left it over
+        try expectRefused(temporary.queue) { $0.path == first && $0.offset == 8 }
+    }
+
     @Test(arguments: [TransactionCodec.bodyVersion + 1, TransactionCodec.bodyVersion + 2, 0xFF])
     func aRecordOfANewerBodyVersionIsRefusedWithBothVersionsAndItsOffset(_ version: UInt8) throws {
         let temporary = TemporaryDirectory("newer")

@@ -76,7 +76,9 @@ public struct JobMigration: Sendable {
         public var kind: String
         /// The new job's parameters.
         public var payload: Data
-        /// The new job's id; `nil` gives `<original id>/<position from 1>`. It must not be taken.
+        /// The new job's id; `nil` gives `<original id>/<position from 1>` (when that would be over the id
+        /// limit, the original id is cut short and followed by `~` and 16 hex digits of its hash before
+        /// `/<position>`, the same on every run). It must not be taken.
         public var id: JobID?
         /// The new job's priority; `nil` takes the original's.
         public var priority: Int?

@@ -44,7 +44,7 @@ struct MigrationPlanner {
                 steps.append(.other(.migrationRemove(id: job.id)))
                 takenIDs.remove(job.id)
                 for (index, replacement) in replacements.enumerated() {
-                    let id = replacement.id?.rawValue ?? "\(job.id)/\(index + 1)"
+                    let id = replacement.id?.rawValue ?? Self.replacementID(of: job.id, position: index + 1)
                     try check {
                         try QueueEngine.checkText(id, name: "job id", maxBytes: JobLimits.maxIDBytes)
                         try QueueEngine.checkText(replacement.kind, name: "kind", maxBytes: JobLimits.maxKindBytes)
@@ -83,6 +83,31 @@ struct MigrationPlanner {
             }
         }
         return steps
+    }
+
+    /// The id a replacement without one takes: `<original id>/<position>`, or, when that would be over
+    /// the id limit, the original id cut at a Unicode scalar boundary, `~`, the 16 hex digits of the FNV-1a 64
+    /// of the whole original id, then `/<position>`: within the limit, and the same on every run.
+    static func replacementID(of original: String, position: Int) -> String {
+        let suffix = "/\(position)"
+        if original.utf8.count + suffix.utf8.count <= JobLimits.maxIDBytes { return original + suffix }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in original.utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01b3
+        }
+        let digits = String(hash, radix: 16)
+        let tag = "~" + String(repeating: "0", count: 16 - digits.count) + digits + suffix
+        let room = JobLimits.maxIDBytes - tag.utf8.count
+        // Cut at a Unicode scalar boundary, so the id stays valid UTF-8.
+        var base = String.UnicodeScalarView()
+        var used = 0
+        for scalar in original.unicodeScalars {
+            used += scalar.utf8.count
+            guard used <= room else { break }
+            base.append(scalar)
+        }
+        return String(base) + tag
     }
 
     /// An enqueued job whose attempts are spent ends failed for good (it could never run again).

@@ -42,8 +42,12 @@ struct QueueDirectory {
     }
 
     /// Opens for writing: lock, create if new, replay, repair.
+    ///
+    /// - Parameter checkReplayed: Judges the replayed state before anything is repaired: what it
+    ///   throws is thrown with the directory as it was (apart from the first file of a new queue).
     func openForWriting(mode: RecoveryMode, createIfMissing: Bool,
-                        preallocationChunk: Int64 = LogWriter.defaultPreallocationChunk) throws -> Opened {
+                        preallocationChunk: Int64 = LogWriter.defaultPreallocationChunk,
+                        checkReplayed: (QueueState) throws -> Void = { _ in }) throws -> Opened {
         if try fileSystem.entryKind(at: path) == nil && createIfMissing {
             try createDirectories()
         }
@@ -58,6 +62,7 @@ struct QueueDirectory {
             // Replay reads and changes nothing: what it refuses (a newer record, corruption) is refused
             // before any repair below. Unfinished snapshots are never read, so they go after it.
             var replay = try LogReplay(directory: path, fileSystem: fileSystem, mode: mode).run()
+            try checkReplayed(replay.state)
             try removeUnfinishedSnapshots()
             if !replay.obsoleteFiles.isEmpty {
                 // The newest snapshot replayed without error: what it replaces is left over from a
@@ -124,7 +129,10 @@ struct QueueDirectory {
         }
         let lock = try fileSystem.lockDirectory(at: path, exclusive: false)
         defer { lock.release() }
-        return try LogReplay(directory: path, fileSystem: fileSystem, mode: mode).run(inspect: visit)
+        let replay = LogReplay(directory: path, fileSystem: fileSystem, mode: mode)
+        // As open does: a file of a newer version anywhere (even one replay would not read) refuses the queue.
+        try replay.refuseNewerFiles()
+        return try replay.run(inspect: visit)
     }
 
     /// Creates every missing directory on the path, syncing each one's parent

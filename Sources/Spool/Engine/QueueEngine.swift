@@ -82,9 +82,14 @@ final class QueueEngine: @unchecked Sendable {
         self.configuration = configuration
         directory = QueueDirectory(path: path, fileSystem: configuration.fileSystem)
         segmentReaders = SegmentReaders(directory: path, fileSystem: configuration.fileSystem)
+        // Migration settings need no state: invalid ones are refused before the directory is touched,
+        // and a queue migrated further than this build knows before anything in it is repaired.
+        let highestMigration = try Self.checkMigrationNumbers(configuration.migrations)
         let opened = try directory
             .openForWriting(mode: configuration.recoveryMode, createIfMissing: configuration.createIfMissing,
-                            preallocationChunk: configuration.preallocationChunk)
+                            preallocationChunk: configuration.preallocationChunk) { replayed in
+                try Self.refuseNewerMigrations(applied: replayed.appliedMigration, highest: highestMigration, path: path)
+            }
         activeWriter = opened.writer
         instanceID = opened.replay.instanceID ?? []
         directoryLock = opened.lock
@@ -685,6 +690,31 @@ final class QueueEngine: @unchecked Sendable {
 
     // MARK: Job migrations
 
+    /// Checks the registered migrations' numbers (each at least 1, none twice).
+    ///
+    /// - Returns: The highest number, or `nil` when none is registered.
+    static func checkMigrationNumbers(_ migrations: [JobMigration]) throws -> Int? {
+        let registered = migrations.map(\.number).sorted()
+        for (index, number) in registered.enumerated() {
+            guard number >= 1 else {
+                throw SpoolError.invalidArgument("job migration numbers start at 1; found \(number)")
+            }
+            if index > 0, registered[index - 1] == number {
+                throw SpoolError.invalidArgument("job migration \(number) is registered twice")
+            }
+        }
+        return registered.last
+    }
+
+    /// Refuses a queue whose jobs were migrated further than the highest registered migration
+    /// (a build that registers none opens it, as a tool does).
+    static func refuseNewerMigrations(applied: UInt64, highest: Int?, path: String) throws {
+        guard let highest, applied > UInt64(highest) else { return }
+        throw SpoolError(.newerMigrations,
+                         "the queue's jobs were migrated up to job migration \(applied); this build registers migrations up to \(highest)",
+                         path: path)
+    }
+
     /// Applies every registered migration above the queue's applied number, in order. Call during init only.
     ///
     /// Each is planned in full from the state (nothing is written when the app's transform gives an
@@ -695,21 +725,8 @@ final class QueueEngine: @unchecked Sendable {
     /// - Returns: The numbers applied, and the LSN of the last commit.
     private func runMigrations() throws -> ([Int], UInt64?) {
         let registered = configuration.migrations.sorted { $0.number < $1.number }
-        guard let highest = registered.last else { return ([], nil) }
-        for (index, migration) in registered.enumerated() {
-            guard migration.number >= 1 else {
-                throw SpoolError.invalidArgument("job migration numbers start at 1; found \(migration.number)")
-            }
-            if index > 0, registered[index - 1].number == migration.number {
-                throw SpoolError.invalidArgument("job migration \(migration.number) is registered twice")
-            }
-        }
+        // The numbers were checked, and the applied number against them, before open repaired anything.
         let applied = lock.withLock { state.appliedMigration }
-        guard applied <= UInt64(highest.number) else {
-            throw SpoolError(.newerMigrations,
-                             "the queue's jobs were migrated up to job migration \(applied); this build registers migrations up to \(highest.number)",
-                             path: path)
-        }
         var done: [Int] = []
         var lastLSN: UInt64?
         for migration in registered where UInt64(migration.number) > applied {

@@ -57,7 +57,7 @@ struct LogReplay {
         throws -> Result {
         var result = Result()
         var files = try Self.logFiles(in: directory, fileSystem: fileSystem)
-        if let start = files.lastIndex(where: isSnapshot) {
+        if let start = try files.lastIndex(where: isSnapshot) {
             // A snapshot is complete before it gets its name: replay starts from the newest one.
             result.snapshotSequence = files[start].sequence
             result.obsoleteFiles = Array(files[..<start])
@@ -117,7 +117,11 @@ struct LogReplay {
 
     /// Whether the file is a snapshot: its first record holds the single operation `snapshot`.
     /// A file that cannot be read as one is not one (replay then judges it as a log file).
-    func isSnapshot(_ logFile: LogFile) -> Bool {
+    ///
+    /// - Throws: `newerFormat` when the first record is intact but its body has a newer version:
+    ///   a newer build may have written a snapshot this build cannot recognise, and judging the file
+    ///   as a plain log file would take it for corruption (strict) or skip its records (salvage).
+    func isSnapshot(_ logFile: LogFile) throws -> Bool {
         guard let file = try? fileSystem.openFile(at: logFile.path, mode: .readOnly) else { return false }
         defer { file.close() }
         let start = LogFormat.fileHeaderSize
@@ -125,17 +129,38 @@ struct LogReplay {
               head.count == start + LogFormat.frameHeaderSize,
               case .success(let header) = head.withUnsafeBytes({ FileHeader.decode($0) }) else { return false }
         let length = Int(head[start + 4]) | Int(head[start + 5]) << 8 | Int(head[start + 6]) << 16 | Int(head[start + 7]) << 24
-        guard length <= 64, let whole = try? file.read(at: 0, count: start + LogFormat.frameHeaderSize + length) else {
+        // This build's snapshot record is a few dozen bytes; a newer one may be longer, and its
+        // version is only trusted from an intact frame, so a bounded first frame is read whole.
+        guard length <= Self.firstFrameReadLimit,
+              let whole = try? file.read(at: 0, count: start + LogFormat.frameHeaderSize + length) else {
             return false
         }
-        return whole.withUnsafeBytes { raw -> Bool in
-            guard case .success(let found) = RecordFrame.parse(raw, at: start, seed: RecordFrame.checksumSeed(instanceID: header.instanceID)),
-                  let operations = try? TransactionCodec.decode(UnsafeRawBufferPointer(rebasing: raw[found.bodyRange]),
-                                                                fileSequence: logFile.sequence,
-                                                                bodyOffset: Int64(found.bodyRange.lowerBound)),
-                  operations.count == 1, case .snapshot = operations[0] else { return false }
+        return try whole.withUnsafeBytes { raw throws -> Bool in
+            guard case .success(let found) = RecordFrame.parse(raw, at: start, seed: RecordFrame.checksumSeed(instanceID: header.instanceID)) else {
+                return false
+            }
+            let operations: [Operation]
+            do {
+                operations = try TransactionCodec.decode(UnsafeRawBufferPointer(rebasing: raw[found.bodyRange]),
+                                                         fileSequence: logFile.sequence,
+                                                         bodyOffset: Int64(found.bodyRange.lowerBound))
+            } catch TransactionCodec.Failure.newerBodyVersion(let version) {
+                throw Self.newerRecordError(lsn: found.header.lsn, version: version, path: logFile.path, offset: found.offset)
+            } catch {
+                return false
+            }
+            guard operations.count == 1, case .snapshot = operations[0] else { return false }
             return true
         }
+    }
+
+    /// The longest first record ``isSnapshot(_:)`` reads to check it.
+    static let firstFrameReadLimit = 1 << 16
+
+    static func newerRecordError(lsn: UInt64, version: UInt8, path: String, offset: Int) -> SpoolError {
+        SpoolError(.newerFormat,
+                   "record \(lsn) has body version \(version); this build reads body versions \(TransactionCodec.baseBodyVersion) to \(TransactionCodec.bodyVersion)",
+                   path: path, offset: Int64(offset))
     }
 
     private func replayFile(_ logFile: LogFile, isLast: Bool, into result: inout Result,
@@ -195,6 +220,16 @@ struct LogReplay {
                         result.state.abandonPendingMigration()
                         result.report.skipped.append(.init(path: logFile.path, offset: Int64(offset),
                                                            length: Int64(length), reason: reason))
+                    case .stale(let found, let reason):
+                        // Passing over it unread is only right for a record this build could read: one of a
+                        // newer body version may be what a newer build wrote after its own compaction.
+                        if found.bodyRange.count > 0, raw[found.bodyRange.lowerBound] > TransactionCodec.bodyVersion {
+                            throw Self.newerRecordError(lsn: found.header.lsn, version: raw[found.bodyRange.lowerBound],
+                                                        path: logFile.path, offset: found.offset)
+                        }
+                        result.state.abandonPendingMigration()
+                        result.report.skipped.append(.init(path: logFile.path, offset: Int64(found.offset),
+                                                           length: Int64(found.end - found.offset), reason: reason))
                     case .record(let found):
                         try applyRecord(found, in: raw, file: logFile, into: &result, inspect: inspect)
                     }
@@ -218,9 +253,7 @@ struct LogReplay {
                                                      fileSequence: file.sequence,
                                                      bodyOffset: Int64(found.bodyRange.lowerBound))
         } catch .newerBodyVersion(let version) {
-            throw SpoolError(.newerFormat,
-                             "record \(found.header.lsn) has body version \(version); this build reads body versions \(TransactionCodec.baseBodyVersion) to \(TransactionCodec.bodyVersion)",
-                             path: file.path, offset: Int64(found.offset))
+            throw Self.newerRecordError(lsn: found.header.lsn, version: version, path: file.path, offset: found.offset)
         } catch .malformed(let reason) {
             result.state.abandonPendingMigration()
             guard mode == .salvage else {

@@ -28,6 +28,9 @@ struct LogScanner {
         case record(RecordFrame.Found)
         /// Salvage mode passed over damaged bytes.
         case skipped(offset: Int, length: Int, reason: String)
+        /// Salvage mode passes over an intact record whose LSN is not above the last one (a stale or
+        /// duplicated record). The visitor sees it whole: it may refuse what it must not pass over unread.
+        case stale(RecordFrame.Found, reason: String)
     }
 
     /// Damage that is not a torn tail.
@@ -61,7 +64,7 @@ struct LogScanner {
                     guard mode == .salvage else { throw Corruption(offset: offset, reason: reason) }
                     if lsn < wanted {
                         // A stale or duplicated record: pass over it.
-                        try visit(.skipped(offset: offset, length: found.end - offset, reason: reason))
+                        try visit(.stale(found, reason: reason))
                         offset = found.end
                         outcome.validEnd = offset
                         continue

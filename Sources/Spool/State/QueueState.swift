@@ -200,7 +200,10 @@ struct QueueState: Sendable {
             for step in pending.steps { try next.applyMigrationStep(step) }
             // A step may have given back an unfinished image to a job that an earlier step's cascade
             // cancelled: the chain rule holds again once every step applied.
-            for id in next.dependents.keys.sorted() where [.failed, .cancelled].contains(next.jobs[id]?.state) {
+            // In the order of the prerequisite ids' UTF-8 bytes (FORMAT.md), not Swift's String order, which
+            // compares canonically equivalent ids as equal.
+            let prerequisites = next.dependents.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            for id in prerequisites where [.failed, .cancelled].contains(next.jobs[id]?.state) {
                 next.propagate(from: id)
             }
             next.appliedMigration = number
