@@ -147,7 +147,7 @@ import Testing
                 guard events.count > before, case .waiting = events.last else { return false }
                 // The loop is held here, at the end of a pass. Let the handler delete its job and return.
                 gate.open()
-                let limit = DispatchTime.now().uptimeNanoseconds + 10_000_000_000  // a safety bound only
+                let limit = DispatchTime.now().uptimeNanoseconds + 2_000_000_000  // a safety bound only
                 while DispatchTime.now().uptimeNanoseconds < limit {
                     let settled = runner.state.withLock { state in
                         !state.executions.values.contains { $0.lease.job.id == id && !$0.isSettled }
@@ -201,7 +201,7 @@ import Testing
     /// to stop — then cancels it on the next pass and records "stopped", which spends the job's
     /// attempt. Now the handler does not start; the counted attempt is recorded as stopped.
     ///
-    /// Deterministic: a `RunnerEvents.wait` predicate holds the loop at `.claimed` until the stop is registered.
+    /// Deterministic: a `RunnerEvents.wait` predicate, run as the loop records `.claimed`, registers the stop.
     @Test func aStopRequestedDuringAClaimDoesNotStartTheHandler() async throws {
         let fixture = try RuntimeFixture()
         let checkpoints = Checkpoints()
@@ -212,16 +212,15 @@ import Testing
         fixture.runner.start()
         await fixture.waitForIdle(after: 0)
         let runner = fixture.runner
-        let stopping = Locked<Task<Void, Never>?>(nil)
         let held = Task {
             await fixture.events.wait { events in
                 if !events.contains(where: \.isClaim) { checkpoints.reach("watching") }
                 guard case .claimed = events.last else { return false }
-                stopping.withLock { $0 = Task { await runner.stop(.cancelRunning) } }
-                let limit = DispatchTime.now().uptimeNanoseconds + 10_000_000_000  // a safety bound only
-                while DispatchTime.now().uptimeNanoseconds < limit,
-                      !runner.state.withLock({ $0.phase == .stopping && $0.cancelOnStop }) {
-                    sched_yield()
+                // Evaluated on the loop's thread as it records the claim, before it starts the handler:
+                // exactly what `stop(.cancelRunning)` does to the state when it lands during the claim's sync.
+                runner.state.withLock { state in
+                    state.phase = .stopping
+                    state.cancelOnStop = true
                 }
                 return true
             }
@@ -229,7 +228,7 @@ import Testing
         await checkpoints.wait(for: "watching")
         let id = try await fixture.queue.enqueue(NewJob(kind: "upload", maxAttempts: 1))
         await held.value
-        await stopping.withLock { $0 }?.value
+        await runner.stop(.cancelRunning)
         #expect(checkpoints.count("entered") == 0, "the handler started after stop(.cancelRunning) was asked")
         // The claim counted the attempt before the stop was seen (attempts are counted before work
         // starts, durably); the attempt is recorded as stopped, nothing is left running.
