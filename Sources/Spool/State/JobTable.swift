@@ -32,6 +32,15 @@ struct JobTable: Sendable {
         find(id, hash: HashIndex.hash(id)) != nil
     }
 
+    /// The hash the index files `id` under, for a ``contains(_:hash:)`` then ``insertNew(_:hash:)``
+    /// that hash the id once (an enqueue checks its id, then adds the job).
+    static func hash(of id: String) -> UInt32 { HashIndex.hash(id) }
+
+    /// Whether a job has this id, whose ``hash(of:)`` is `hash`.
+    func contains(_ id: String, hash: UInt32) -> Bool {
+        find(id, hash: hash) != nil
+    }
+
     /// The job with this id; setting `nil` removes it.
     subscript(id: String) -> StoredJob? {
         get {
@@ -63,9 +72,10 @@ struct JobTable: Sendable {
 
     /// Adds a job whose id the table does not hold (the caller has checked with ``contains(_:)``):
     /// one probe fewer than setting it through the subscript, which looks for the id first.
-    mutating func insertNew(_ job: StoredJob) {
+    /// `hash`, when given, is the id's ``hash(of:)``.
+    mutating func insertNew(_ job: StoredJob, hash: UInt32? = nil) {
         precondition(slots.count < Int(UInt32.max - 1), "more jobs than a job table holds")
-        index.insert(hash: HashIndex.hash(job.id), position: slots.count, growingFor: slots.count + 1)
+        index.insert(hash: hash ?? HashIndex.hash(job.id), position: slots.count, growingFor: slots.count + 1)
         slots.append(job)
     }
 

@@ -286,7 +286,8 @@ struct QueueState: Sendable {
     }
 
     private mutating func applyEnqueue(_ op: Operation.Enqueue) throws(Inapplicable) {
-        guard !jobs.contains(op.id) else { throw Inapplicable(jobID: op.id, reason: "enqueue: the id exists") }
+        let idHash = JobTable.hash(of: op.id)
+        guard !jobs.contains(op.id, hash: idHash) else { throw Inapplicable(jobID: op.id, reason: "enqueue: the id exists") }
         guard let priority = Int32(exactly: op.priority), let maxAttempts = Int32(exactly: op.maxAttempts),
               maxAttempts >= 1 else {
             throw Inapplicable(jobID: op.id, reason: "enqueue: priority or maximum attempts out of range")
@@ -336,7 +337,7 @@ struct QueueState: Sendable {
         if let key = op.uniqueKey, !cancelledAtBirth { takeUniqueKey(key, for: op.id) }
         for prerequisite in waitingFor { dependents[prerequisite, default: []].append(op.id) }
         count(job.state, by: 1)
-        jobs.insertNew(job)
+        jobs.insertNew(job, hash: idHash)
         if job.state == .enqueued && waitingFor.isEmpty { ready.insert(job) }
     }
 
