@@ -43,4 +43,23 @@ import Testing
         for index in 0..<10 { #expect(table["j\(index)"]?.sequence == UInt64(index)) }
         #expect(table["j10"] == nil)
     }
+
+    @Test func replaysReservationFillsWithoutGrowingAndShrinksWhenFarTooLarge() {
+        var table = JobTable()
+        table.reserveCapacity(100_000)
+        #expect(table.arrayCapacity >= 100_000 && table.indexCapacity >= 100_000)
+        for index in 0..<10 { table.insertNew(job("j\(index)", sequence: UInt64(index))) }
+        #expect(table.arrayCapacity >= 100_000)
+        table.shrinkIndexIfSparse()
+        #expect(table.arrayCapacity < 100_000 && table.indexCapacity < 100_000)
+        for index in 0..<10 { #expect(table["j\(index)"]?.sequence == UInt64(index)) }
+        #expect(table["j10"] == nil && table.count == 10)
+        // A reservation the jobs fill is kept: nothing is copied after replay.
+        var full = JobTable()
+        full.reserveCapacity(2_000)
+        for index in 0..<2_000 { full.insertNew(job("j\(index)", sequence: UInt64(index))) }
+        let capacity = full.arrayCapacity
+        full.shrinkIndexIfSparse()
+        #expect(full.arrayCapacity == capacity && full["j1999"]?.sequence == 1999)
+    }
 }

@@ -20,6 +20,8 @@ struct JobTable: Sendable {
     var count: Int { slots.count }
     /// Jobs the index holds room for.
     var indexCapacity: Int { index.capacity }
+    /// Jobs the array holds room for.
+    var arrayCapacity: Int { slots.capacity }
     var isEmpty: Bool { slots.isEmpty }
 
     /// Every job, in no particular order.
@@ -28,6 +30,15 @@ struct JobTable: Sendable {
     /// Whether a job has this id (without copying the job out, as `table[id] != nil` would).
     func contains(_ id: String) -> Bool {
         find(id, hash: HashIndex.hash(id)) != nil
+    }
+
+    /// The hash the index files `id` under, for a ``contains(_:hash:)`` then ``insertNew(_:hash:)``
+    /// that hash the id once (an enqueue checks its id, then adds the job).
+    static func hash(of id: String) -> UInt32 { HashIndex.hash(id) }
+
+    /// Whether a job has this id, whose ``hash(of:)`` is `hash`.
+    func contains(_ id: String, hash: UInt32) -> Bool {
+        find(id, hash: hash) != nil
     }
 
     /// The job with this id; setting `nil` removes it.
@@ -59,6 +70,15 @@ struct JobTable: Sendable {
         }
     }
 
+    /// Adds a job whose id the table does not hold (the caller has checked with ``contains(_:)``):
+    /// one probe fewer than setting it through the subscript, which looks for the id first.
+    /// `hash`, when given, is the id's ``hash(of:)``.
+    mutating func insertNew(_ job: StoredJob, hash: UInt32? = nil) {
+        precondition(slots.count < Int(UInt32.max - 1), "more jobs than a job table holds")
+        index.insert(hash: hash ?? HashIndex.hash(job.id), position: slots.count, growingFor: slots.count + 1)
+        slots.append(job)
+    }
+
     /// The bucket and position of the job with `id`; with `at`, the entry
     /// pointing at that position instead (a job about to move).
     private func find(_ id: String, hash: UInt32, at: Int? = nil) -> (bucket: Int, position: Int)? {
@@ -69,14 +89,30 @@ struct JobTable: Sendable {
     }
 
     /// Makes room in the index for `count` jobs in all, so that growing to it
-    /// moves nothing (replay sizes it from the log's bytes; see ``shrinkIndexIfSparse()``).
+    /// moves nothing (see ``shrinkIndexIfSparse()``).
     mutating func reserveIndexCapacity(_ count: Int) {
         index.reserve(count)
     }
 
-    /// Rebuilds the index at the size of the jobs it holds when it was sized for
-    /// over four times as many (a log of mostly obsolete records, after replay).
+    /// Makes room for `count` jobs in all, in the index and the array, so that growing to it
+    /// moves nothing: replay sizes both from the log's bytes. Before, the array doubled its way
+    /// up, copying every job about once more and touching twice its final memory. Room reserved
+    /// and never filled stays untouched address space, not resident memory (a large allocation
+    /// is mapped lazily); ``shrinkIndexIfSparse()`` gives it back when it is far too large.
+    mutating func reserveCapacity(_ count: Int) {
+        index.reserve(count)
+        slots.reserveCapacity(count)
+    }
+
+    /// Rebuilds the index, and packs the array, at the size of the jobs they hold when
+    /// they were sized for over four times as many (a log of mostly obsolete records, after replay).
     mutating func shrinkIndexIfSparse() {
+        if slots.capacity > 4 * Swift.max(slots.count, 1024) {
+            var packed: [StoredJob] = []
+            packed.reserveCapacity(slots.count)
+            packed.append(contentsOf: slots)
+            slots = packed
+        }
         guard index.capacity > 4 * Swift.max(slots.count, 1024) else { return }
         var smaller = HashIndex()
         smaller.reserve(slots.count)

@@ -289,7 +289,8 @@ struct QueueState: Sendable {
     }
 
     private mutating func applyEnqueue(_ op: Operation.Enqueue) throws(Inapplicable) {
-        guard !jobs.contains(op.id) else { throw Inapplicable(jobID: op.id, reason: "enqueue: the id exists") }
+        let idHash = JobTable.hash(of: op.id)
+        guard !jobs.contains(op.id, hash: idHash) else { throw Inapplicable(jobID: op.id, reason: "enqueue: the id exists") }
         guard let priority = Int32(exactly: op.priority), let maxAttempts = Int32(exactly: op.maxAttempts),
               maxAttempts >= 1 else {
             throw Inapplicable(jobID: op.id, reason: "enqueue: priority or maximum attempts out of range")
@@ -325,21 +326,21 @@ struct QueueState: Sendable {
                 throw Inapplicable(jobID: op.id, reason: "enqueue: periodic interval or flex out of range")
             }
         }
-        var job = StoredJob(id: op.id, kind: op.kind, state: cancelledAtBirth ? .cancelled : .enqueued, attempts: 0,
+        // One initializer sets the rare fields together (see StoredJob.init): no box for a plain enqueue.
+        let job = StoredJob(id: op.id, kind: op.kind, state: cancelledAtBirth ? .cancelled : .enqueued, attempts: 0,
                             maxAttempts: maxAttempts, priority: priority, sequence: nextSequence,
                             createdAt: op.createdAt, runAt: op.runAt, nextRetryAt: nil,
                             finishedAt: cancelledAtBirth ? op.createdAt : nil, uniqueKey: op.uniqueKey, lastError: nil,
-                            payload: op.payload, lease: nil)
-        job.constraints = op.options.constraints
-        job.waitingFor = waitingFor
-        job.periodic = op.options.periodic.map {
-            StoredPeriodic(interval: $0.interval, flex: $0.flex, anchor: op.runAt, occurrence: 1)
-        }
+                            payload: op.payload, lease: nil, constraints: op.options.constraints,
+                            waitingFor: waitingFor,
+                            periodic: op.options.periodic.map {
+                                StoredPeriodic(interval: $0.interval, flex: $0.flex, anchor: op.runAt, occurrence: 1)
+                            })
         nextSequence += 1
         if let key = op.uniqueKey, !cancelledAtBirth { takeUniqueKey(key, for: op.id) }
         for prerequisite in waitingFor { dependents[prerequisite, default: []].append(op.id) }
         count(job.state, by: 1)
-        jobs[op.id] = job
+        jobs.insertNew(job, hash: idHash)
         if job.state == .enqueued && waitingFor.isEmpty { ready.insert(job) }
     }
 
@@ -382,7 +383,7 @@ struct QueueState: Sendable {
     /// takes at least ~128 of them in a log written by this build), so that it
     /// does not rehash as it grows.
     mutating func reserveJobs(forLogBytes bytes: Int) {
-        jobs.reserveIndexCapacity(jobs.count + bytes / 128)
+        jobs.reserveCapacity(jobs.count + bytes / 128)
     }
 
     /// Gives back an index sized for far more jobs than the replay found.

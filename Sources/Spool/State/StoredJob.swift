@@ -29,7 +29,8 @@ struct StoredJob: Sendable {
 
     init(id: String, kind: String, state: JobState, attempts: Int32, maxAttempts: Int32, priority: Int32,
          sequence: UInt64, createdAt: Int64, runAt: Int64, nextRetryAt: Int64?, finishedAt: Int64?,
-         uniqueKey: String?, lastError: String?, payload: PayloadLocation, lease: StoredLease?) {
+         uniqueKey: String?, lastError: String?, payload: PayloadLocation, lease: StoredLease?,
+         constraints: JobConstraints? = nil, waitingFor: [String] = [], periodic: StoredPeriodic? = nil) {
         self.id = id
         self.kind = kind
         self.sequence = sequence
@@ -42,7 +43,17 @@ struct StoredJob: Sendable {
         self.maxAttempts = maxAttempts
         self.priority = priority
         self.state = state
-        self.rare = RareFields.make(RareValues(uniqueKey: uniqueKey, lastError: lastError, lease: lease))
+        let constraints = constraints.flatMap { $0.isEmpty ? nil : $0 }
+        // Most jobs set none of the rare fields: no box, and no RareValues built to find that out
+        // (replay makes every job here, and three setters each building one cost a tenth of an open).
+        if uniqueKey == nil && lastError == nil && lease == nil && constraints == nil && waitingFor.isEmpty
+            && periodic == nil {
+            self.rare = nil
+        } else {
+            self.rare = RareFields.make(RareValues(uniqueKey: uniqueKey, lastError: lastError, lease: lease,
+                                                   constraints: constraints, waitingFor: waitingFor,
+                                                   periodic: periodic))
+        }
     }
 
     var nextRetryAt: Int64? {
