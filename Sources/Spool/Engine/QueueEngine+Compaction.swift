@@ -1,0 +1,218 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Dispatch
+
+/// Roll-over, compaction and automatic compaction: keeping the log proportional to the live jobs.
+extension QueueEngine {
+    // MARK: Automatic compaction
+
+    /// The bytes of the log files, up to the end of the last record of the active one. Call with `lock` held.
+    var logBytes: Int64 { retiredBytes + activeWriter.appendedEnd }
+
+    /// Whether the log is due for a compaction by ``Configuration/autoCompaction``. O(1); call with `lock` held.
+    func needsCompaction() -> Bool {
+        // A snapshot cannot hold a migration half written: none starts until its commit is applied.
+        guard state.pendingMigration == nil, !isOpening, let limit = compactionLimit else { return false }
+        return logBytes > limit
+    }
+
+    /// The log's bytes past which automatic compaction starts (`nil`: off). O(1); call with `lock` held.
+    var compactionLimit: Int64? {
+        guard let auto = configuration.autoCompaction else { return nil }
+        let liveJobs = state.enqueuedCount + state.runningCount + state.failedCount
+        let live = Double(liveJobs) * averageJobBytes
+        let limit = (1 + max(0, auto.obsoleteRatio)) * max(live, Double(bytesAfterCompaction))
+        return max(auto.minimumLogBytes - 1, Int64(min(limit, Double(Int64.max / 2))))
+    }
+
+    /// How many more bytes the log may take before automatic compaction starts
+    /// (`nil`: off, or a compaction is under way), for the benchmark's worst case.
+    var bytesBeforeAutoCompaction: Int64? {
+        lock.withLock {
+            guard !backgroundCompactionScheduled, let limit = compactionLimit else { return nil }
+            return limit - logBytes
+        }
+    }
+
+    /// Starts one compaction on the background queue. Call with `lock` held.
+    func startBackgroundCompaction() {
+        backgroundCompactionScheduled = true
+        backgroundCompactions.enter()
+        backgroundQueue.async { [self] in
+            defer { backgroundCompactions.leave() }
+            var failure: SpoolError?
+            var compacted = false
+            do {
+                compacted = try compact(onlyIfNeeded: true) != nil
+            } catch let error as SpoolError {
+                if error.code != .closed { failure = error }
+            } catch {
+                failure = SpoolError(.ioFailure, "a background compaction failed: \(error)", path: path)
+            }
+            lock.withLock {
+                if let failure { lastBackgroundCompactionError = failure }
+                if compacted { completedBackgroundCompactions += 1 }
+                backgroundCompactionScheduled = false
+            }
+        }
+    }
+
+    /// Waits until no background compaction is scheduled or running (for tests and close);
+    /// returns the error of the last one that failed, if any.
+    @discardableResult
+    func waitForBackgroundCompaction() -> SpoolError? {
+        backgroundCompactions.wait()
+        return lock.withLock { lastBackgroundCompactionError }
+    }
+
+    /// The log's bytes as automatic compaction counts them (up to the end of each file's last record).
+    var currentLogBytes: Int64 { lock.withLock { logBytes } }
+
+    /// Moves the log to a new file, `wal-<n+1>.log`. Call with `lock` held.
+    ///
+    /// It happens here, between two records and under the engine lock that
+    /// every append holds, so no commit group can span two files and no record
+    /// can be appended meanwhile. The old file's records are all made durable
+    /// first, so that only the new (last) file can ever end in a torn group;
+    /// then the new file is created with its header synced and the directory
+    /// synced, before any record goes into it. A crash before that leaves a
+    /// file shorter than its header (or zeroed), which open removes.
+    ///
+    /// - Returns: The sequence number of the new file.
+    /// - Parameter skipping: File numbers left free between the old file and the new one (1 for a snapshot).
+    /// - Returns: The LSN of the last record in the old file.
+    @discardableResult
+    func rollOver(skipping: UInt64 = 0) throws -> UInt64 {
+        if let writeFailure { throw writeFailure }
+        let old = activeWriter
+        let lastLSN = try old.retire()
+        let sequence = old.fileSequence + 1 + skipping
+        let file: any StorageFile
+        do {
+            file = try directory.openNewLogFile(sequence: sequence, instanceID: instanceID)
+        } catch let error as SpoolError {
+            // The old writer refuses appends now and the new file may be half made: only a reopen repairs it.
+            writeFailure = SpoolError(.needsReopen, "creating the next log file failed (\(error)); reopen the queue",
+                                         path: error.path, errno: error.errno, operation: error.operation)
+            throw error
+        }
+        let next = LogWriter(file: file, fileSequence: sequence, seed: old.seed, end: Int64(LogFormat.fileHeaderSize),
+                             lastLSN: lastLSN, preallocationChunk: configuration.preallocationChunk)
+        writerLock.withLock { activeWriter = next }
+        retiredFileBytes[old.fileSequence] = old.appendedEnd
+        retiredBytes += old.appendedEnd
+        return lastLSN
+    }
+
+    // MARK: Compaction
+
+    /// Writes the live jobs into a snapshot file and deletes the log files it replaces.
+    ///
+    /// 1. Under the engine lock: succeeded and cancelled jobs past the retention
+    ///    are expired by a record in the active file (n); the writer rolls over to
+    ///    file n+2, leaving n+1 for the snapshot (every record of file n is durable
+    ///    by then); the state is copied (a copy-on-write value) with the last LSN.
+    /// 2. Without the lock, while records go to n+2: the snapshot is written to
+    ///    `snap-<n+1>.tmp`, synced, renamed to `wal-<n+1>.log`, and the directory synced.
+    /// 3. Under the lock: jobs whose payload is unchanged point into the snapshot.
+    /// 4. Files before n+1 are deleted, then the directory synced.
+    ///
+    /// A crash before the rename leaves files up to n and n+2 (one number free),
+    /// which replay reads as before; after it, replay starts at the snapshot, and
+    /// open deletes the older files.
+    ///
+    /// - Parameter onlyIfNeeded: Do nothing (and return `nil`) unless ``Configuration/autoCompaction``
+    ///   says the log is due, checked under the lock (a background compaction).
+    @discardableResult
+    func compact(onlyIfNeeded: Bool = false) throws -> CompactionReport? {
+        try compactionLock.withLock {
+            let now = nowMillis
+            let cutoff = now - Millis.from(seconds: configuration.retention)
+            let planned = try withOpenState { () -> (QueueState, SnapshotSummary, UInt64, Int)? in
+                if onlyIfNeeded, !needsCompaction() { return nil }
+                let expiredIDs = state.jobs.values
+                    .filter { ($0.state == .succeeded || $0.state == .cancelled) && ($0.finishedAt ?? .max) <= cutoff }
+                    .sorted { $0.sequence < $1.sequence }.map(\.id)
+                if !expiredIDs.isEmpty { _ = try commit(expiredIDs.map { .other(.expire(id: $0)) }) }
+                let snapshotSequence = activeWriter.fileSequence + 1
+                let lastLSN = try rollOver(skipping: 1)
+                let createdAt = min(state.summary?.createdAt ?? now, state.jobs.values.map(\.createdAt).min() ?? now)
+                let summary = SnapshotSummary(lastLSN: lastLSN, nextSequence: state.nextSequence, createdAt: createdAt,
+                                              expiredJobs: state.expiredJobs)
+                return (state, summary, snapshotSequence, expiredIDs.count)
+            }
+            guard let (copy, summary, sequence, expired) = planned else { return nil }
+            do {
+                return try finishCompaction(copy: copy, summary: summary, sequence: sequence, expired: expired)
+            } catch let error as SpoolError {
+                // What reached the disk is unknown (a failed sync cannot be retried), as after a failed
+                // write of the log: the queue refuses changes until it is reopened, and open sorts it out.
+                lock.withLock {
+                    writeFailure = writeFailure ?? SpoolError(.needsReopen, "a compaction failed (\(error)); reopen the queue",
+                                                              path: error.path, errno: error.errno, operation: error.operation)
+                }
+                throw error
+            }
+        }
+    }
+
+    /// Steps 2 to 4 of ``compact()``: the snapshot, the payloads moved into it, the old files deleted.
+    func finishCompaction(copy: QueueState, summary: SnapshotSummary, sequence: UInt64,
+                                  expired: Int) throws -> CompactionReport {
+        let replaced = try LogReplay.logFiles(in: path, fileSystem: configuration.fileSystem)
+            .filter { $0.sequence < sequence }
+        var bytesBefore: Int64 = 0
+        for file in replaced {
+            let handle = try configuration.fileSystem.openFile(at: file.path, mode: .readOnly)
+            bytesBefore += try handle.size()
+            handle.close()
+        }
+        let jobs = copy.jobs.values.sorted { $0.sequence < $1.sequence }
+        let writer = SnapshotWriter(directory: path, fileSystem: configuration.fileSystem, instanceID: instanceID,
+                                    sequence: sequence)
+        let outcome = try writer.write(summary: summary, appliedMigration: copy.appliedMigration, jobs: jobs) { try self.payload(at: $0.payload) }
+        try withOpenState {
+            state.relocatePayloads(outcome.moves)
+            state.adoptSummary(summary)
+            for (fileSequence, bytes) in retiredFileBytes where fileSequence < sequence {
+                retiredFileBytes[fileSequence] = nil
+                retiredBytes -= bytes
+            }
+            retiredFileBytes[sequence] = outcome.bytes
+            retiredBytes += outcome.bytes
+            bytesAfterCompaction = logBytes
+            if !jobs.isEmpty { averageJobBytes = max(32, Double(outcome.bytes) / Double(jobs.count)) }
+        }
+        for file in replaced { try configuration.fileSystem.removeFile(at: file.path) }
+        if !replaced.isEmpty { try configuration.fileSystem.syncDirectory(at: path) }
+        segmentReaders.forget(below: sequence)
+        return CompactionReport(bytesBefore: bytesBefore, bytesAfter: outcome.bytes, recordsWritten: outcome.records,
+                                jobsWritten: jobs.count, jobsExpired: expired, snapshotFile: sequence)
+    }
+
+    /// What the snapshots remember of the queue's past.
+    var history: QueueHistory {
+        lock.withLock {
+            QueueHistory(createdAt: state.summary.map { Millis.date($0.createdAt) },
+                         expiredJobs: Int(clamping: state.expiredJobs))
+        }
+    }
+
+    /// Rolls the log over now, whatever the size of the active file (for tests and compaction).
+    func lockedRollOver() throws {
+        try withOpenState { _ = try rollOver() }
+    }
+
+    /// Whether `body` decodes to `operations` (the debug check of ``commit(_:)``).
+    static func decodes(_ body: [UInt8], to operations: [Operation], fileSequence: UInt64,
+                                bodyOffset: Int64) -> Bool {
+        let decoded = try? body.withUnsafeBytes {
+            try TransactionCodec.decode($0, fileSequence: fileSequence, bodyOffset: bodyOffset)
+        }
+        return decoded == operations
+    }
+
+}

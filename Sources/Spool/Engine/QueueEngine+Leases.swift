@@ -1,0 +1,175 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Dispatch
+
+/// Claims, lease renewal, completion and failure, and reclaiming leases that ended without a result.
+extension QueueEngine {
+    // MARK: Leases
+
+    struct Claimed {
+        var job: StoredJob
+        var lease: StoredLease
+    }
+
+    func claim(kind: String?, leaseDuration: TimeInterval?) throws -> (Claimed?, UInt64?) {
+        if let kind { try Self.checkText(kind, name: "kind", maxBytes: JobLimits.maxKindBytes) }
+        return try claim(kinds: KindSet(kind), leaseDuration: leaseDuration)
+    }
+
+    /// Claims the best due job among the jobs of `kinds` — higher priority, then
+    /// earlier due, then earlier enqueued, across all of them — after reclaiming
+    /// expired leases. The worker runtime claims through this with the kinds it
+    /// has a handler and a free slot for.
+    func claim(kinds: KindSet, leaseDuration: TimeInterval?) throws -> (Claimed?, UInt64?) {
+        let duration = leaseDuration ?? configuration.leaseDuration
+        guard duration > 0, duration.isFinite, duration < 1e9 else {
+            throw SpoolError.invalidArgument("the lease duration must be a positive number of seconds")
+        }
+        return try withOpenState {
+            let now = nowMillis
+            var operations = expiredLeaseReclaims(now: now)
+            // Reclaims change what is ready only by putting jobs back with a deadline in the future
+            // (or now, for a zero delay), so choose after applying them.
+            var reclaimLSN: UInt64?
+            if !operations.isEmpty {
+                reclaimLSN = try commit(operations)
+                operations = []
+            }
+            guard let job = state.bestReadyJob(at: now, kinds: kinds) else { return (nil, reclaimLSN) }
+            let monotonic = clock.monotonicNanoseconds()
+            let claim = Operation.Claim(id: job.id, token: RandomPool.shared.nextToken(), claimedAt: now,
+                                        expiresAt: now + Millis.from(seconds: duration),
+                                        monotonicExpiry: monotonic + UInt64(duration * 1e9),
+                                        bootID: clock.bootIdentifier())
+            let lsn = try commit([.other(.claim(claim))])
+            let claimed = state.jobs[job.id]!
+            return (Claimed(job: claimed, lease: claimed.lease!), lsn)
+        }
+    }
+
+    func renew(id: JobID, token: LeaseToken, duration: TimeInterval?) throws -> (StoredJob, UInt64) {
+        let duration = duration ?? configuration.leaseDuration
+        guard duration > 0, duration.isFinite, duration < 1e9 else {
+            throw SpoolError.invalidArgument("the lease duration must be a positive number of seconds")
+        }
+        return try withOpenState {
+            _ = try leasedJob(id, token: token)
+            let lsn = try commit([.other(.renewLease(id: id.rawValue, token: token.rawValue,
+                                                     expiresAt: nowMillis + Millis.from(seconds: duration),
+                                                     monotonicExpiry: clock.monotonicNanoseconds() + UInt64(duration * 1e9)))])
+            return (state.jobs[id.rawValue]!, lsn)
+        }
+    }
+
+    func complete(id: JobID, token: LeaseToken) throws -> (StoredJob, UInt64) {
+        try withOpenState {
+            let job = try leasedJob(id, token: token)
+            let now = nowMillis
+            let lsn = try commit([.other(.complete(id: id.rawValue, token: token.rawValue, at: now))]
+                                 + nextOccurrence(of: job, endingWith: nil, at: now))
+            return (state.jobs[id.rawValue]!, lsn)
+        }
+    }
+
+    func fail(id: JobID, token: LeaseToken, error: String, terminal: Bool) throws -> (StoredJob, UInt64) {
+        try withOpenState {
+            let job = try leasedJob(id, token: token)
+            let now = nowMillis
+            let nextRetryAt = terminal ? nil : nextRetry(after: job, now: now)
+            let lsn = try commit([.other(.fail(id: id.rawValue, token: token.rawValue, at: now,
+                                               error: Self.truncated(error), nextRetryAt: nextRetryAt))]
+                                 + nextOccurrence(of: job, endingWith: nextRetryAt, at: now))
+            return (state.jobs[id.rawValue]!, lsn)
+        }
+    }
+
+    /// For a periodic job whose occurrence ends now — it succeeded, or failed with no retry
+    /// left (`nextRetryAt == nil` after a failure) — the operation that schedules the next
+    /// occurrence, to go into the same record. Empty for a one-off job or a retry.
+    func nextOccurrence(of job: StoredJob, endingWith nextRetryAt: Int64?, at now: Int64) -> [PlannedOperation] {
+        guard let periodic = job.periodic, nextRetryAt == nil else { return [] }
+        return [.other(.nextOccurrence(id: job.id, at: now, runAt: periodic.nextRunAt(after: now)))]
+    }
+
+    /// A reclaim of `job`, followed by its next occurrence when it is periodic and out of attempts.
+    func reclaim(_ job: StoredJob, reason: String, now: Int64) -> [PlannedOperation] {
+        let nextRetryAt = nextRetry(after: job, now: now)
+        return [.other(.reclaim(id: job.id, at: now, reason: reason, nextRetryAt: nextRetryAt))]
+            + nextOccurrence(of: job, endingWith: nextRetryAt, at: now)
+    }
+
+    /// The deadline after the job's current attempt failed, or `nil` when its attempts are spent.
+    func nextRetry(after job: StoredJob, now: Int64) -> Int64? {
+        guard job.attempts < job.maxAttempts else { return nil }
+        let delay = configuration.retryPolicy.delay(afterFailedAttempt: Int(job.attempts),
+                                                    unitRandom: Double.random(in: 0..<1))
+        return now + Millis.from(seconds: delay)
+    }
+
+    func leasedJob(_ id: JobID, token: LeaseToken) throws -> StoredJob {
+        guard let job = state.jobs[id.rawValue] else {
+            throw SpoolError(.jobNotFound, "no such job", jobID: id)
+        }
+        guard job.state == .running, job.lease?.token == token.rawValue else {
+            let why = job.state == .running ? "the job was claimed again under another lease"
+                                            : "the job is \(job.state.rawValue) now"
+            throw SpoolError(.leaseLost, "the lease is no longer valid: \(why)", jobID: id)
+        }
+        return job
+    }
+
+    static func truncated(_ text: String) -> String {
+        guard text.utf8.count > JobLimits.maxErrorBytes else { return text }
+        var cut = String(decoding: text.utf8.prefix(JobLimits.maxErrorBytes), as: UTF8.self)
+        while cut.utf8.count > JobLimits.maxErrorBytes { cut.removeLast() }
+        return cut
+    }
+
+    /// Reclaims for every running job whose lease has expired.
+    func expiredLeaseReclaims(now: Int64) -> [PlannedOperation] {
+        guard state.runningCount > 0 else { return [] }
+        let monotonic = clock.monotonicNanoseconds()
+        let boot = clock.bootIdentifier()
+        return state.runningJobs
+            .filter { $0.lease?.isExpired(wallNow: now, monotonicNow: monotonic, bootID: boot) ?? true }
+            .sorted { $0.sequence < $1.sequence }
+            .flatMap { reclaim($0, reason: "lease expired", now: now) }
+    }
+
+    func reclaimExpiredLeases() throws -> ([JobID], UInt64?) {
+        try withOpenState {
+            let operations = expiredLeaseReclaims(now: nowMillis)
+            return try commitReclaims(operations)
+        }
+    }
+
+    /// Records reclaims as one transaction; returns the reclaimed ids and the LSN, or none when there is nothing to reclaim.
+    /// Call with `lock` held.
+    func commitReclaims(_ operations: [PlannedOperation]) throws -> ([JobID], UInt64?) {
+        guard !operations.isEmpty else { return ([], nil) }
+        let ids = operations.compactMap { planned -> JobID? in
+            if case .other(.reclaim(let id, _, _, _)) = planned { return JobID(id) }
+            return nil
+        }
+        return (ids, try commit(operations))
+    }
+
+    func reclaimRunningJobsAtOpen() throws -> ([JobID], UInt64?) {
+        try lock.withLock {
+            let now = nowMillis
+            let operations: [PlannedOperation]
+            switch configuration.runningJobsAtOpen {
+            case .reclaim:
+                operations = state.runningJobs.sorted { $0.sequence < $1.sequence }.flatMap {
+                    reclaim($0, reason: "orphaned: the process ended while the job was running", now: now)
+                }
+            case .keepUnexpiredLeases:
+                operations = expiredLeaseReclaims(now: now)
+            }
+            return try commitReclaims(operations)
+        }
+    }
+}

@@ -1,0 +1,118 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Dispatch
+
+/// Reads of the state, payloads and the device conditions.
+extension QueueEngine {
+    // MARK: Queries
+
+    func job(_ id: JobID) throws -> StoredJob? {
+        try withOpenState { state.jobs[id.rawValue] }
+    }
+
+    func jobs(where predicate: (StoredJob) -> Bool) throws -> [StoredJob] {
+        try withOpenState { state.jobs.values.filter(predicate) }.sorted { $0.sequence < $1.sequence }
+    }
+
+    func readyJobs(at instant: Date, kind: String?) throws -> [StoredJob] {
+        let now = Millis.from(instant)
+        let conditions = try withOpenState { state.deviceConditions }
+        return try jobs {
+            $0.state == .enqueued && !$0.isBlocked && $0.dueAt <= now && (kind == nil || $0.kind == kind)
+                && ($0.constraints.map(conditions.satisfies) ?? true)
+        }
+            .sorted { a, b in
+                if a.priority != b.priority { return a.priority > b.priority }
+                if a.dueAt != b.dueAt { return a.dueAt < b.dueAt }
+                return a.sequence < b.sequence
+            }
+    }
+
+    func earliestDue(kind: String?) throws -> Int64? {
+        try earliestDue(kinds: KindSet(kind))
+    }
+
+    /// The earliest due time of an enqueued job of `kinds`.
+    func earliestDue(kinds: KindSet) throws -> Int64? {
+        try withOpenState { state.earliestDue(kinds: kinds) }
+    }
+
+    func earliestDue(kind: String?, constraints: JobConstraints) throws -> Int64? {
+        try withOpenState { state.earliestDue(kind: kind, constraints: constraints) }
+    }
+
+    func earliestDueByConstraints() throws -> [JobConstraints: Int64] {
+        try withOpenState { state.earliestDueByConstraints() }
+    }
+
+    // MARK: Device conditions
+
+    /// What holds on the device now, as the app last reported it (memory only).
+    var deviceConditions: DeviceConditions { lock.withLock { state.deviceConditions } }
+
+    /// Takes the app's report of the device's state; subscribers of ``changes`` are told, since
+    /// jobs may have become runnable (or stopped being so).
+    func updateDeviceConditions(_ conditions: DeviceConditions) throws {
+        let changed = try withOpenState { () -> Bool in
+            guard state.deviceConditions != conditions else { return false }
+            state.deviceConditions = conditions
+            return true
+        }
+        if changed { changes.publishEnvironmentChange() }
+    }
+
+    func counts() throws -> [JobState: Int] {
+        try withOpenState {
+            var counts: [JobState: Int] = [:]
+            for job in state.jobs.values { counts[job.state, default: 0] += 1 }
+            return counts
+        }
+    }
+
+    /// Reads the payload of `job` (as the state held it a moment ago). A
+    /// compaction may have moved it into a snapshot and deleted the file it was
+    /// in since: the read then follows the job's current location, as long as
+    /// it is the same job (same enqueue sequence).
+    func payload(of job: StoredJob) throws -> [UInt8] {
+        var location = job.payload
+        while true {
+            do {
+                return try payload(at: location)
+            } catch let error as SpoolError {
+                let current = try withOpenState { () -> PayloadLocation? in
+                    guard let now = state.jobs[job.id], now.sequence == job.sequence else { return nil }
+                    return now.payload
+                }
+                guard let current, current != location else { throw error }
+                location = current
+            }
+        }
+    }
+
+    /// Reads a payload from the log (or from the write buffer when it is not written yet).
+    func payload(at location: PayloadLocation) throws -> [UInt8] {
+        let writer = try withOpenState { activeWriter }
+        let bytes: [UInt8]
+        if location.fileSequence == writer.fileSequence {
+            bytes = try writer.read(at: location.offset, count: Int(location.length))
+        } else if location.fileSequence < writer.fileSequence {
+            bytes = try segmentReaders.read(sequence: location.fileSequence, at: location.offset,
+                                            count: Int(location.length))
+        } else {
+            throw SpoolError(.ioFailure, "the payload lies in log file \(location.fileSequence), after the active one",
+                             path: path, offset: location.offset)
+        }
+        guard bytes.count == Int(location.length) else {
+            throw SpoolError(.ioFailure, "the payload is shorter on disk than recorded",
+                             path: path + "/" + QueueDirectoryLayout.logFileName(sequence: location.fileSequence),
+                             offset: location.offset)
+        }
+        return bytes
+    }
+
+    /// A copy of the whole in-memory state, for invariant checks and tests.
+    var stateSnapshot: QueueState { lock.withLock { state } }
+}

@@ -1,0 +1,214 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Dispatch
+
+/// Enqueue and the manual transitions: cancel, retry, reschedule, delete.
+extension QueueEngine {
+    // MARK: Enqueue
+
+    func enqueue(_ request: NewJob) throws -> (JobID, UInt64) {
+        let planned = try validate(request, now: nowMillis)
+        return try withOpenState {
+            var plan = EnqueuePlan()
+            let id = try plan.add(request, planned, to: state)
+            guard !plan.operations.isEmpty else { return (id, writer.lastAppendedLSN) }
+            return (id, try commit(plan.operations))
+        }
+    }
+
+    /// Enqueues every job of `requests` in one record: all of them or none.
+    ///
+    /// Every job is validated before anything is written. Unique keys are
+    /// resolved in order, as if the jobs were enqueued one by one: a job whose
+    /// key is held — by an unfinished job or by an earlier job of the batch —
+    /// keeps the holder (its id is returned, nothing is written for it),
+    /// replaces it (cancels of the key's unfinished jobs go into the same record)
+    /// or is chained after it (append).
+    ///
+    /// - Returns: One id per request, in order, and the record's LSN.
+    func enqueue(contentsOf requests: [NewJob]) throws -> ([JobID], UInt64) {
+        let now = nowMillis
+        var planned: [NewEnqueue] = []
+        planned.reserveCapacity(requests.count)
+        for (index, request) in requests.enumerated() {
+            do {
+                planned.append(try validate(request, now: now))
+            } catch let error as SpoolError {
+                throw SpoolError(error.code, "job \(index) of the batch: \(error.message)", jobID: error.jobID)
+            }
+        }
+        return try withOpenState {
+            var plan = EnqueuePlan()
+            plan.operations.reserveCapacity(planned.count)
+            var ids: [JobID] = []
+            ids.reserveCapacity(planned.count)
+            for (request, job) in zip(requests, planned) {
+                ids.append(try plan.add(request, job, to: state))
+            }
+            guard !plan.operations.isEmpty else { return (ids, writer.lastAppendedLSN) }
+            return (ids, try commit(plan.operations))
+        }
+    }
+
+    func validate(_ request: NewJob, now: Int64) throws -> NewEnqueue {
+        try Self.checkText(request.kind, name: "kind", maxBytes: JobLimits.maxKindBytes)
+        try checkKnown(kind: request.kind, jobID: request.id)
+        if let key = request.uniqueKey { try Self.checkText(key, name: "unique key", maxBytes: JobLimits.maxUniqueKeyBytes) }
+        if let id = request.id { try Self.checkText(id.rawValue, name: "job id", maxBytes: JobLimits.maxIDBytes) }
+        guard request.payload.count <= configuration.maximumPayloadSize else {
+            throw SpoolError.invalidArgument("the payload of \(request.payload.count) bytes is over the limit of \(configuration.maximumPayloadSize)")
+        }
+        guard request.delay >= 0, request.delay.isFinite, request.delay < 1e11 else {
+            throw SpoolError.invalidArgument("the delay must be a finite number of seconds, not negative")
+        }
+        guard let priority = Int32(exactly: request.priority) else {
+            throw SpoolError.invalidArgument("priority must fit in 32 bits")
+        }
+        let maxAttempts = request.maxAttempts ?? configuration.retryPolicy.maxAttempts
+        guard (1...JobLimits.maxAttempts).contains(maxAttempts) else {
+            throw SpoolError.invalidArgument("maxAttempts must be from 1 to \(JobLimits.maxAttempts)")
+        }
+        if let runAt = request.runAt {
+            guard Millis.isRepresentable(runAt) else {
+                throw SpoolError.invalidArgument("runAt must be a finite date between the years 1 and 9999")
+            }
+        }
+        var options = EnqueueOptions()
+        for name in request.constraints.requiredConditions {
+            try Self.checkText(name, name: "condition name", maxBytes: JobLimits.maxKindBytes)
+        }
+        options.constraints = request.constraints.isEmpty ? nil : request.constraints
+        var seen = Set<String>()
+        for dependency in request.dependencies {
+            try Self.checkText(dependency.rawValue, name: "prerequisite id", maxBytes: JobLimits.maxIDBytes)
+            if seen.insert(dependency.rawValue).inserted { options.dependencies.append(dependency.rawValue) }
+        }
+        if let periodic = request.periodic {
+            guard periodic.interval.isFinite, periodic.interval >= PeriodicSchedule.minimumInterval,
+                  periodic.interval < 1e9 else {
+                throw SpoolError.invalidArgument("a periodic interval must be at least \(Int(PeriodicSchedule.minimumInterval)) seconds")
+            }
+            guard periodic.flex == 0 || (periodic.flex >= PeriodicSchedule.minimumFlex && periodic.flex <= periodic.interval) else {
+                throw SpoolError.invalidArgument("a periodic flex must be 0 or from \(Int(PeriodicSchedule.minimumFlex)) seconds to the interval")
+            }
+            guard request.dependencies.isEmpty, request.uniquePolicy != .append else {
+                throw SpoolError.invalidArgument("a periodic job cannot have prerequisites nor be appended to a chain")
+            }
+            options.periodic = (Millis.from(seconds: periodic.interval), Millis.from(seconds: periodic.flex))
+        }
+        let base = request.runAt.map(Millis.from) ?? now
+        return NewEnqueue(id: request.id?.rawValue ?? RandomPool.shared.nextUUIDString(), kind: request.kind,
+                          payload: Array(request.payload), priority: Int64(priority), createdAt: now,
+                          runAt: base + Millis.from(seconds: request.delay), maxAttempts: Int64(maxAttempts),
+                          uniqueKey: request.uniqueKey, options: options)
+    }
+
+    static func checkText(_ text: String, name: String, maxBytes: Int) throws {
+        let count = text.utf8.count
+        guard count > 0 else { throw SpoolError.invalidArgument("the \(name) is empty") }
+        guard count <= maxBytes else {
+            throw SpoolError.invalidArgument("the \(name) is \(count) bytes, over the limit of \(maxBytes)")
+        }
+    }
+
+    // MARK: Other transitions
+
+    func cancel(_ id: JobID) throws -> (StoredJob, UInt64) {
+        try withOpenState {
+            let job = try existingJob(id)
+            switch job.state {
+            case .cancelled:
+                return (job, writer.lastAppendedLSN)
+            case .succeeded, .failed:
+                throw SpoolError(.invalidState, "a \(job.state.rawValue) job cannot be cancelled", jobID: id)
+            case .enqueued, .running:
+                let lsn = try commit([.other(.cancel(id: id.rawValue, at: nowMillis))])
+                return (state.jobs[id.rawValue]!, lsn)
+            }
+        }
+    }
+
+    func retry(_ id: JobID) throws -> (StoredJob, UInt64) {
+        try withOpenState {
+            let job = try existingJob(id)
+            guard job.state != .running && job.state != .succeeded else {
+                throw SpoolError(.invalidState, "a \(job.state.rawValue) job cannot be retried", jobID: id)
+            }
+            try checkKnown(kind: job.kind, jobID: id)
+            if job.state.isFinished, let key = job.uniqueKey, let holder = state.uniqueKeys[key], holder != job.id {
+                throw SpoolError(.uniqueKeyConflict, "unfinished job \(holder) holds the unique key \(key)", jobID: id)
+            }
+            if let blocker = job.waitingFor.first(where: { !(state.jobs[$0]?.state.isFinished == false) }) {
+                throw SpoolError(.invalidState, "prerequisite \(blocker) did not succeed: retry it first", jobID: id)
+            }
+            let lsn = try commit([.other(.retry(id: id.rawValue, at: nowMillis))])
+            return (state.jobs[id.rawValue]!, lsn)
+        }
+    }
+
+    func reschedule(_ id: JobID, runAt: Date) throws -> (StoredJob, UInt64) {
+        try withOpenState {
+            let job = try existingJob(id)
+            guard job.state == .enqueued else {
+                throw SpoolError(.invalidState, "only an enqueued job can be rescheduled; this one is \(job.state.rawValue)", jobID: id)
+            }
+            guard Millis.isRepresentable(runAt) else {
+                throw SpoolError.invalidArgument("runAt must be a finite date between the years 1 and 9999")
+            }
+            let lsn = try commit([.other(.reschedule(id: id.rawValue, runAt: Millis.from(runAt), at: nowMillis))])
+            return (state.jobs[id.rawValue]!, lsn)
+        }
+    }
+
+    /// Deletes a job. The unfinished jobs waiting for it are cancelled by the chain rule in the
+    /// same record: the delete operation carries no time, so their cancels are written before it
+    /// (their own dependents then follow by the cascade inside apply).
+    func delete(_ id: JobID) throws -> UInt64 {
+        try withOpenState {
+            _ = try existingJob(id)
+            let now = nowMillis
+            let waiting = (state.dependents[id.rawValue] ?? []).filter { state.jobs[$0]?.state.isFinished == false }
+            return try commit(cancels(of: waiting, at: now) + [.other(.delete(id: id.rawValue))])
+        }
+    }
+
+    /// Cancels of the unfinished jobs `ids`, in enqueue order, leaving out those that the cascade
+    /// of another one's cancel reaches (apply cancels them; an explicit cancel would not apply).
+    func cancels(of ids: [String], at now: Int64) -> [PlannedOperation] {
+        let reached = state.unfinishedDependents(of: ids)
+        return ids.filter { !reached.contains($0) }
+            .sorted { state.jobs[$0]!.sequence < state.jobs[$1]!.sequence }
+            .map { .other(.cancel(id: $0, at: now)) }
+    }
+
+    /// Cancels every unfinished job `select` picks, and what the chain rule cancels with them, in one record.
+    /// - Returns: The jobs this cancelled, in enqueue order, and the LSN (`nil` when nothing was unfinished).
+    func cancel(where select: (StoredJob) -> Bool) throws -> ([StoredJob], UInt64?) {
+        try withOpenState {
+            let targets = state.jobs.values.filter { !$0.state.isFinished && select($0) }.map(\.id)
+            guard !targets.isEmpty else { return ([], nil) }
+            let all = Set(targets).union(state.unfinishedDependents(of: targets))
+            let lsn = try commit(cancels(of: targets, at: nowMillis))
+            return (all.compactMap { state.jobs[$0] }.sorted { $0.sequence < $1.sequence }, lsn)
+        }
+    }
+
+    /// Cancels every unfinished job carrying unique key `key` (a chain built with policy append carries one key).
+    func cancel(uniqueKey key: String) throws -> ([StoredJob], UInt64?) {
+        try withOpenState {
+            let targets = state.unfinishedCarriers(of: key)
+            guard !targets.isEmpty else { return ([], nil) }
+            let all = Set(targets).union(state.unfinishedDependents(of: targets))
+            let lsn = try commit(cancels(of: targets, at: nowMillis))
+            return (all.compactMap { state.jobs[$0] }.sorted { $0.sequence < $1.sequence }, lsn)
+        }
+    }
+
+    func existingJob(_ id: JobID) throws -> StoredJob {
+        guard let job = state.jobs[id.rawValue] else { throw SpoolError(.jobNotFound, "no such job", jobID: id) }
+        return job
+    }
+}
