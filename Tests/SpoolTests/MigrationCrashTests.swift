@@ -19,7 +19,7 @@ import Testing
         }
     }
 
-    private static func configuration(_ disk: SimulatedDisk, migrations: [JobMigration]) -> Configuration {
+    static func configuration(_ disk: SimulatedDisk, migrations: [JobMigration]) -> Configuration {
         var configuration = Configuration()
         configuration.clock = ManualClock()
         configuration.fileSystem = disk
@@ -33,7 +33,7 @@ import Testing
     }
 
     /// The same queue every time, closed: jobs of every kind the migration treats, one running.
-    private static func setUp() throws -> SimulatedDisk {
+    static func setUp() throws -> SimulatedDisk {
         let disk = SimulatedDisk()
         let queue = try JobQueue(directory: "/q", configuration: configuration(disk, migrations: []))
         let kinds = ["batch", "upload", "legacy", "bad", "other"]

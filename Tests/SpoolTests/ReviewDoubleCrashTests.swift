@@ -5,33 +5,12 @@ import Testing
 /// An independent review's check: a crash during a migration, then a second crash during its re-run, then opens:
 /// the jobs are as before or as after the migration, and live equals replay.
 @Suite struct ReviewDoubleCrashTests {
+    // The queue and configuration of ``MigrationCrashTests``.
     private static func configuration(_ disk: SimulatedDisk, migrations: [JobMigration]) -> Configuration {
-        var configuration = Configuration()
-        configuration.clock = ManualClock()
-        configuration.fileSystem = disk
-        configuration.segmentSize = 400
-        configuration.preallocationChunk = 4096
-        configuration.runningJobsAtOpen = .keepUnexpiredLeases
-        configuration.autoCompaction = nil
-        configuration.migrations = migrations
-        configuration.migrationRecordBytes = 150
-        return configuration
+        MigrationCrashTests.configuration(disk, migrations: migrations)
     }
 
-    private static func setUp() throws -> SimulatedDisk {
-        let disk = SimulatedDisk()
-        let queue = try JobQueue(directory: "/q", configuration: configuration(disk, migrations: []))
-        let kinds = ["batch", "upload", "legacy", "bad", "other"]
-        for index in 0..<10 {
-            let kind = kinds[index % kinds.count]
-            let payload = kind == "batch" ? "a\(index),b\(index),c\(index)" : "payload \(index)"
-            _ = try queue.enqueue(NewJob(kind: kind, payload: Data(payload.utf8), id: JobID("j\(index)"),
-                                         priority: index % 3, uniqueKey: index == 1 ? "u" : nil))
-        }
-        _ = try queue.claim(kind: "upload", leaseDuration: 3600)
-        try queue.close()
-        return disk
-    }
+    private static func setUp() throws -> SimulatedDisk { try MigrationCrashTests.setUp() }
 
     private static func jobs(_ queue: JobQueue) throws -> [String: String] {
         var result: [String: String] = [:]
