@@ -108,16 +108,13 @@ enum SnapshotCodec {
             }
         }
         let payload = try reader.readByteRange()
-        var job = StoredJob(id: id, kind: kind, state: stateCodes[code - 1], attempts: attempts32, maxAttempts: max32,
+        // The rare fields are boxed once, or not at all for a plain job (three setters would box three times).
+        return StoredJob(id: id, kind: kind, state: stateCodes[code - 1], attempts: attempts32, maxAttempts: max32,
                          priority: priority32, sequence: sequence, createdAt: createdAt, runAt: runAt,
                          nextRetryAt: nextRetryAt, finishedAt: finishedAt, uniqueKey: uniqueKey, lastError: lastError,
                          payload: PayloadLocation(fileSequence: fileSequence, offset: bodyOffset + Int64(payload.lowerBound),
                                                   length: Int32(payload.count)),
-                         lease: lease)
-        job.constraints = constraints
-        job.waitingFor = waitingFor
-        job.periodic = periodic
-        return job
+                         lease: lease, constraints: constraints, waitingFor: waitingFor, periodic: periodic)
     }
 
     /// `lease := presence:u8 (token:u64 claimed_at:svarint expires_at:svarint monotonic_expiry:varint boot_id:string)?`

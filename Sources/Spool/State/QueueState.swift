@@ -356,7 +356,8 @@ struct QueueState: Sendable {
     private mutating func applyRestore(_ restored: StoredJob) throws(Inapplicable) {
         var job = restored
         job.scheduleVersion = 0
-        guard !jobs.contains(job.id) else { throw Inapplicable(jobID: job.id, reason: "restore: the id exists") }
+        let idHash = JobTable.hash(of: job.id)
+        guard !jobs.contains(job.id, hash: idHash) else { throw Inapplicable(jobID: job.id, reason: "restore: the id exists") }
         guard (job.state == .running) == (job.lease != nil), job.maxAttempts >= 1 else {
             throw Inapplicable(jobID: job.id, reason: "restore: a lease without running, or running without a lease")
         }
@@ -375,7 +376,7 @@ struct QueueState: Sendable {
         count(job.state, by: 1)
         if job.state == .running { runningIDs.insert(job.id) }
         for prerequisite in job.waitingFor { dependents[prerequisite, default: []].append(job.id) }
-        jobs[job.id] = job
+        jobs.insertNew(job, hash: idHash)
         if job.state == .enqueued && !job.isBlocked { ready.insert(job) }
     }
 
