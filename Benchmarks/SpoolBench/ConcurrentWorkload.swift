@@ -12,31 +12,12 @@ func runConcurrent(_ context: Context) throws {
         defer { try? queue.close() }
         try queue.enqueue(NewJob(kind: "bench", payload: payload))
         let before = queue.logStatistics
-        let results = Shared<(acknowledged: Int, latencies: Latencies, error: String?)>((0, Latencies(), nil))
-        let start = Clock.nanoseconds()
-        let deadline = start + UInt64(duration * 1e9)
-        onThreads(producers) { _ in
-            var latencies = Latencies(capacity: 4096)
-            var done = 0
-            var failure: String?
-            while Clock.nanoseconds() < deadline {
-                do {
-                    try latencies.measure { _ = try queue.enqueue(NewJob(kind: "bench", payload: payload)) }
-                    done += 1
-                } catch {
-                    failure = "\(error)"
-                    break
-                }
-            }
-            results.withLock {
-                $0.acknowledged += done
-                $0.latencies.append(contentsOf: latencies)
-                if let failure { $0.error = failure }
-            }
+        let run = runTimed(threads: producers, seconds: duration) {
+            _ = try queue.enqueue(NewJob(kind: "bench", payload: payload))
+            return true
         }
-        let elapsed = Double(Clock.nanoseconds() - start) / 1e9
         let after = queue.logStatistics
-        let (acknowledged, latencies, error) = results.withLock { $0 }
+        let (acknowledged, latencies, error, elapsed) = (run.operations, run.latencies, run.error, run.elapsed)
         if let error { throw BenchError("a producer failed: \(error)") }
         let rate = Double(acknowledged) / elapsed
         if producers == 1 { singleRate = rate }

@@ -33,36 +33,13 @@ func runCycle(_ context: Context) throws {
         }
         try queue.waitUntilDurable()
         let before = queue.logStatistics
-        let results = Shared<(completed: Int, latencies: Latencies, error: String?)>((0, Latencies(), nil))
-        let start = Clock.nanoseconds()
-        let deadline = start + UInt64(duration * 1e9)
-        onThreads(workers) { _ in
-            var latencies = Latencies(capacity: 4096)
-            var done = 0
-            var failure: String?
-            while Clock.nanoseconds() < deadline {
-                do {
-                    let finished = try latencies.measure { () -> Bool in
-                        guard let lease = try queue.claim() else { return false }
-                        try queue.complete(lease)
-                        return true
-                    }
-                    if !finished { break }
-                    done += 1
-                } catch {
-                    failure = "\(error)"
-                    break
-                }
-            }
-            results.withLock {
-                $0.completed += done
-                $0.latencies.append(contentsOf: latencies)
-                if let failure { $0.error = failure }
-            }
+        let run = runTimed(threads: workers, seconds: duration) {
+            guard let lease = try queue.claim() else { return false }
+            try queue.complete(lease)
+            return true
         }
-        let elapsed = Double(Clock.nanoseconds() - start) / 1e9
         let after = queue.logStatistics
-        let (completed, latencies, error) = results.withLock { $0 }
+        let (completed, latencies, error, elapsed) = (run.operations, run.latencies, run.error, run.elapsed)
         if let error { throw BenchError("a worker failed: \(error)") }
         let name = waitingJobs ? "cycle: claim + complete, 1 worker, 40,000 jobs waiting (network, prerequisite)"
                                : "cycle: claim + complete, \(workers) worker\(workers == 1 ? "" : "s")"

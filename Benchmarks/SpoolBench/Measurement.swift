@@ -92,3 +92,45 @@ final class Shared<Value>: @unchecked Sendable {
         return try body(&value)
     }
 }
+
+/// What ``runTimed(threads:seconds:_:)`` measured.
+struct TimedRun {
+    /// Operations that finished (returned `true`).
+    var operations = 0
+    /// The latency of every finished operation, across threads.
+    var latencies = Latencies()
+    /// The first failure, if an operation threw.
+    var error: String?
+    /// Seconds from the start to the last thread's end.
+    var elapsed: Double = 0
+}
+
+/// Runs `threads` threads for `duration` seconds, each repeating `operation` and timing it,
+/// until the deadline, an operation returns `false` (nothing left to do) or one throws.
+func runTimed(threads: Int, seconds duration: Double, _ operation: @escaping @Sendable () throws -> Bool) -> TimedRun {
+    let results = Shared(TimedRun())
+    let start = Clock.nanoseconds()
+    let deadline = start + UInt64(duration * 1e9)
+    onThreads(threads) { _ in
+        var latencies = Latencies(capacity: 4096)
+        var done = 0
+        var failure: String?
+        while Clock.nanoseconds() < deadline {
+            do {
+                guard try latencies.measure(operation) else { break }
+                done += 1
+            } catch {
+                failure = "\(error)"
+                break
+            }
+        }
+        results.withLock {
+            $0.operations += done
+            $0.latencies.append(contentsOf: latencies)
+            if let failure, $0.error == nil { $0.error = failure }
+        }
+    }
+    var run = results.withLock { $0 }
+    run.elapsed = Double(Clock.nanoseconds() - start) / 1e9
+    return run
+}
