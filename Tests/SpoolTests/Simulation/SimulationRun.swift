@@ -162,6 +162,17 @@ final class SimulationRun {
 
     private var now: Int64 { Millis.from(clock.now()) }
 
+    /// Closes `queue` before an open: an injected failure while closing leaves it closed all the same.
+    private func closeForReopen(_ queue: JobQueue) throws {
+        do {
+            try queue.close()
+        } catch where faultInjected && !disk.hasCrashed {
+            faultInjected = false
+            disk.clearFaults()
+        }
+        self.queue = nil
+    }
+
     /// Opens the queue; a crash during open leaves it closed.
     func open() {
         do {
@@ -282,13 +293,7 @@ final class SimulationRun {
                 compactions += 1
                 if report.jobsExpired != 0 { violations.append("compaction expired \(report.jobsExpired) jobs") }
             case .migrate:
-                do {
-                    try queue.close()
-                } catch where faultInjected && !disk.hasCrashed {
-                    faultInjected = false
-                    disk.clearFaults()
-                }
-                self.queue = nil
+                try closeForReopen(queue)
                 let number = migrations.count + 1
                 let unsplittable = next.unsplittableIDs
                 migrations.append(Self.migration(number, unsplittable: unsplittable))
@@ -301,14 +306,7 @@ final class SimulationRun {
                 compare("migrate")
                 return [model]
             case .reopen:
-                do {
-                    try queue.close()
-                } catch where faultInjected && !disk.hasCrashed {
-                    // An injected failure while closing: the queue is closed all the same.
-                    faultInjected = false
-                    disk.clearFaults()
-                }
-                self.queue = nil
+                try closeForReopen(queue)
                 open()
                 if self.queue != nil { compare("reopen") }
                 return [model]
