@@ -44,9 +44,14 @@ final class ChangeFeed: Sendable {
         return ChangeSubscription(feed: self, token: token)
     }
 
-    /// Records that the jobs with `ids` changed and wakes waiting subscribers.
-    func publish<IDs: Sequence>(jobIDs ids: IDs) where IDs.Element == String {
-        deliver { $0.jobIDs.formUnion(ids) }
+    /// Records that the jobs with `ids` changed and wakes waiting subscribers. `ids` is
+    /// evaluated only when there is a subscriber: a commit with nobody listening builds nothing.
+    func publish(jobIDs ids: @autoclosure () -> [String]) {
+        var evaluated: [String]?
+        deliver { changes in
+            if evaluated == nil { evaluated = ids() }
+            changes.jobIDs.formUnion(evaluated!)
+        }
     }
 
     /// Records that something outside the jobs changed (see ``Changes/environmentChanged``).
@@ -74,6 +79,7 @@ final class ChangeFeed: Sendable {
 
     private func deliver(_ change: (inout Changes) -> Void) {
         let woken = registry.withLock { registry -> [(CheckedContinuation<Changes?, Never>, Changes)] in
+            guard !registry.subscribers.isEmpty else { return [] }
             var woken: [(CheckedContinuation<Changes?, Never>, Changes)] = []
             for token in registry.subscribers.keys {
                 change(&registry.subscribers[token]!.pending)

@@ -181,7 +181,8 @@ final class QueueEngine: @unchecked Sendable {
             }
         }
         // Jobs a cascade changed inside apply (dependents unblocked or cancelled) are published too.
-        changes.publish(jobIDs: recorded.lazy.map(\.jobID).filter { !$0.isEmpty } + state.takeCascadedIDs())
+        let cascaded = state.takeCascadedIDs()
+        changes.publish(jobIDs: recorded.map(\.jobID).filter { !$0.isEmpty } + cascaded)
         if !backgroundCompactionScheduled, writeFailure == nil, needsCompaction() {
             startBackgroundCompaction()
         }
