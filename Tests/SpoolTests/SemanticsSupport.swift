@@ -39,36 +39,33 @@ func reopenedTwice(_ queue: JobQueue, clock: ManualClock,
     return current
 }
 
-/// The body versions of the queue's records, in log order.
-func bodyVersions(_ directory: String) throws -> [UInt8] {
-    var versions: [UInt8] = []
+/// The bodies of the queue's records with the sequence of their file, in log order
+/// (read straight from the files, also while the queue is open).
+func recordBodies(_ directory: String) throws -> [(fileSequence: UInt64, body: [UInt8])] {
+    var bodies: [(fileSequence: UInt64, body: [UInt8])] = []
     for file in try LogReplay.logFiles(in: directory, fileSystem: POSIXFileSystem()) {
         let bytes = try readFile(file.path)
         var offset = LogFormat.fileHeaderSize
         while offset + LogFormat.frameHeaderSize < bytes.count {
             let length = Int(bytes[offset + 4]) | Int(bytes[offset + 5]) << 8 | Int(bytes[offset + 6]) << 16 | Int(bytes[offset + 7]) << 24
-            guard length > 0 else { break }
-            versions.append(bytes[offset + LogFormat.frameHeaderSize])
-            offset += LogFormat.frameHeaderSize + length
+            let start = offset + LogFormat.frameHeaderSize
+            guard length > 0, start + length <= bytes.count else { break }
+            bodies.append((file.sequence, Array(bytes[start..<(start + length)])))
+            offset = start + length
         }
     }
-    return versions
+    return bodies
+}
+
+/// The body versions of the queue's records, in log order.
+func bodyVersions(_ directory: String) throws -> [UInt8] {
+    try recordBodies(directory).map { $0.body[0] }
 }
 
 /// The operation names of the queue's records, in log order (read while the queue is open).
 func recordOperationNames(_ directory: String) throws -> [[String]] {
-    var records: [[String]] = []
-    for file in try LogReplay.logFiles(in: directory, fileSystem: POSIXFileSystem()) {
-        let bytes = try readFile(file.path)
-        var offset = LogFormat.fileHeaderSize
-        while offset + LogFormat.frameHeaderSize < bytes.count {
-            let length = Int(bytes[offset + 4]) | Int(bytes[offset + 5]) << 8 | Int(bytes[offset + 6]) << 16 | Int(bytes[offset + 7]) << 24
-            guard length > 0 else { break }
-            let body = Array(bytes[(offset + LogFormat.frameHeaderSize)..<(offset + LogFormat.frameHeaderSize + length)])
-            let operations = try body.withUnsafeBytes { try TransactionCodec.decode($0, fileSequence: file.sequence, bodyOffset: 0) }
-            records.append(operations.map { LogOperation($0).name })
-            offset += LogFormat.frameHeaderSize + length
-        }
+    try recordBodies(directory).map { record in
+        try record.body.withUnsafeBytes { try TransactionCodec.decode($0, fileSequence: record.fileSequence, bodyOffset: 0) }
+            .map { LogOperation($0).name }
     }
-    return records
 }
