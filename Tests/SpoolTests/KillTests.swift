@@ -75,8 +75,8 @@ enum ChildProcess {
         return nil
     }
 
-    /// Runs `binary` to its end; returns its exit status and what it printed on standard output.
-    static func run(_ binary: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+    /// Starts `binary` with its standard output on a pipe and its standard error discarded.
+    private static func launch(_ binary: String, _ arguments: [String]) throws -> (Process, Pipe) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
@@ -84,6 +84,12 @@ enum ChildProcess {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
+        return (process, output)
+    }
+
+    /// Runs `binary` to its end; returns its exit status and what it printed on standard output.
+    static func run(_ binary: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let (process, output) = try launch(binary, arguments)
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
@@ -93,13 +99,7 @@ enum ChildProcess {
     /// it with SIGKILL, and returns every complete line it printed.
     static func runAndKill(_ binary: String, _ arguments: [String], afterLines count: Int,
                            whileRunning: () -> Void = {}) throws -> [String] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let (process, output) = try launch(binary, arguments)
         var buffer = Data()
         let reader = output.fileHandleForReading
         while buffer.filter({ $0 == UInt8(ascii: "\n") }).count < count {
