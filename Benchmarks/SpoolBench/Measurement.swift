@@ -17,6 +17,9 @@ struct Latencies {
 
     mutating func append(contentsOf other: Latencies) { samples.append(contentsOf: other.samples) }
 
+    /// Records a sample timed by the caller (an async operation, which ``measure(_:)`` cannot wrap).
+    mutating func record(microseconds: Double) { samples.append(microseconds) }
+
     var percentiles: Percentiles {
         let sorted = samples.sorted()
         func at(_ fraction: Double) -> Double {
@@ -130,6 +133,50 @@ func runTimed(threads: Int, seconds duration: Double, _ operation: @escaping @Se
             if let failure, $0.error == nil { $0.error = failure }
         }
     }
+    var run = results.withLock { $0 }
+    run.elapsed = Double(Clock.nanoseconds() - start) / 1e9
+    return run
+}
+
+/// Runs `tasks` concurrent Swift tasks for `duration` seconds, each repeating `operation` and
+/// timing it, as ``runTimed(threads:seconds:_:)`` does with threads. The tasks share Swift's
+/// cooperative thread pool (one thread per core): this is how an app that calls the async API
+/// from many tasks drives the queue. The calling thread blocks until every task has ended.
+func runTimed(tasks: Int, seconds duration: Double,
+              _ operation: @escaping @Sendable () async throws -> Bool) -> TimedRun {
+    let results = Shared(TimedRun())
+    let finished = DispatchSemaphore(value: 0)
+    let start = Clock.nanoseconds()
+    let deadline = start + UInt64(duration * 1e9)
+    Task.detached {
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<tasks {
+                group.addTask {
+                    var latencies = Latencies(capacity: 4096)
+                    var done = 0
+                    var failure: String?
+                    while Clock.nanoseconds() < deadline {
+                        let begin = Clock.nanoseconds()
+                        do {
+                            guard try await operation() else { break }
+                        } catch {
+                            failure = "\(error)"
+                            break
+                        }
+                        latencies.record(microseconds: Double(Clock.nanoseconds() - begin) / 1000)
+                        done += 1
+                    }
+                    results.withLock { [latencies, done, failure] in
+                        $0.operations += done
+                        $0.latencies.append(contentsOf: latencies)
+                        if let failure, $0.error == nil { $0.error = failure }
+                    }
+                }
+            }
+        }
+        finished.signal()
+    }
+    finished.wait()
     var run = results.withLock { $0 }
     run.elapsed = Double(Clock.nanoseconds() - start) / 1e9
     return run

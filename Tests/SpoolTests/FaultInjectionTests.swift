@@ -1,4 +1,5 @@
 import Foundation
+import Dispatch
 import Testing
 @testable import Spool
 
@@ -6,8 +7,12 @@ import Testing
 /// sync of a log file fails with a chosen errno.
 final class FaultyFileSystem: FileSystem, @unchecked Sendable {
     // @unchecked: the fault plan is guarded by `plan`.
-    /// `snapshotWrite` fails only a write to a snapshot being written (`snap-*.tmp`).
-    enum Fault { case write(Int32), sync(Int32), shortWriteThen(Int32), snapshotWrite(Int32) }
+    /// `snapshotWrite` fails only a write to a snapshot being written (`snap-*.tmp`). `holdSync`
+    /// makes the next data sync signal `entered`, then wait for `release` before it syncs.
+    enum Fault {
+        case write(Int32), sync(Int32), shortWriteThen(Int32), snapshotWrite(Int32)
+        case holdSync(entered: DispatchSemaphore, release: DispatchSemaphore)
+    }
     private let real = POSIXFileSystem()
     let plan = Locked<[Fault]>([])
 
@@ -45,7 +50,7 @@ final class FaultyFile: StorageFile, @unchecked Sendable {
         let isSnapshot = path.contains("snap-")
         switch owner.take({
             switch $0 {
-            case .sync: return false
+            case .sync, .holdSync: return false
             case .snapshotWrite: return isSnapshot
             default: return true
             }
@@ -61,8 +66,14 @@ final class FaultyFile: StorageFile, @unchecked Sendable {
     }
     func size() throws -> Int64 { try inner.size() }
     func sync() throws {
-        if case .sync(let code)? = owner.take({ if case .sync = $0 { return true } else { return false } }) {
+        switch owner.take({ switch $0 { case .sync, .holdSync: return true; default: return false } }) {
+        case .sync(let code)?:
             throw SpoolError.system("fdatasync", errno: code, path: path)
+        case .holdSync(let entered, let release)?:
+            entered.signal()
+            release.wait()
+        default:
+            break
         }
         try inner.sync()
     }
@@ -104,6 +115,8 @@ final class FaultyFile: StorageFile, @unchecked Sendable {
                 #expect(error.errno == code, "\(error)")
                 #expect(error.code == ((code == ENOSPC || code == EFBIG) ? .diskFull : .ioFailure))
                 #expect(error.path == logFilePath(temp.queue))
+            case .holdSync:
+                Issue.record("holding a sync is not a failure")
             }
         }
         // No retry of the sync is trusted: every later change is refused until reopen.

@@ -7,11 +7,14 @@ import Dispatch
 /// gets its LSN), then wait until it is durable. The first waiter to find no
 /// write in progress becomes the leader: it takes everything buffered, writes
 /// it with one `pwrite` and syncs it with one `fdatasync`, then wakes every
-/// waiter that sync covered. Records appended during the sync form the next
-/// group; the leader goes on writing groups while anyone waits, and hands the
-/// role to a waiting *blocking* caller (which has a thread of its own) rather
-/// than to an async one, which might need a thread that blocked callers hold.
-/// A lone writer pays no delay; many writers share syncs.
+/// waiter that sync covered. A lone writer so pays no delay and no thread
+/// hand-off. Records appended during the sync form the next group: if anyone
+/// waits when the leader's own record is durable, it hands the role to the
+/// *flusher*, a thread of the writer's own (a serial dispatch queue), and
+/// returns to its caller; the flusher writes group after group until no one
+/// waits. So many writers share syncs, no caller waits for syncs that are not
+/// its own, and an async caller holds a thread of Swift's cooperative pool for
+/// at most one sync. Blocked callers are woken as a tree (``BlockingWait``).
 ///
 /// The file grows in preallocated chunks: before a group would be written
 /// past the reserved space, the leader reserves the next chunk and makes the
@@ -27,11 +30,8 @@ final class LogWriter: @unchecked Sendable {
     // @unchecked: every mutable property below is guarded by `lock`, except
     // `file`, which is immutable and safe for concurrent positional I/O, and
     // the leader-owned ones, which only the current leader touches (the role
-    // passes from thread to thread under `lock`).
+    // passes from a caller to the flusher under `lock`).
 
-    /// How many groups a leader writes in a row, while others wait, before it
-    /// hands the role to a blocked caller.
-    static let groupsBeforeHandoff = 4
 
     /// The size of the chunks the file grows by, when nothing else is said.
     static let defaultPreallocationChunk: Int64 = 4 << 20
@@ -47,6 +47,8 @@ final class LogWriter: @unchecked Sendable {
     /// The checksum seed of the file's frames.
     let seed: UInt32
     private let lock = Lock()
+    /// Where the flusher runs: a thread of its own, outside Swift's cooperative pool.
+    private let flusher = DispatchQueue(label: "spool.log-flusher", qos: .userInitiated)
 
     // Leader-owned:
     /// Bytes reserved ahead of the write position at a time; 0 turns preallocation off.
@@ -75,20 +77,14 @@ final class LogWriter: @unchecked Sendable {
     private var statistics = WriterStatistics()
 
     private enum Waiter {
+        /// An async caller; its continuation returns whether it is to lead (only ever
+        /// at registration: a woken waiter's record is durable, or the writer failed).
         case async(lsn: UInt64, CheckedContinuation<Bool, any Error>)
         case blocking(lsn: UInt64, BlockingWait)
 
         var lsn: UInt64 {
             switch self {
             case .async(let lsn, _), .blocking(let lsn, _): return lsn
-            }
-        }
-
-        /// Wakes the waiter: `lead` asks it to become the next leader.
-        func resume(_ result: Result<Bool, SpoolError>) {
-            switch self {
-            case .async(_, let continuation): continuation.resume(with: result.mapError { $0 as any Error })
-            case .blocking(_, let wait): wait.resume(result)
             }
         }
     }
@@ -113,6 +109,9 @@ final class LogWriter: @unchecked Sendable {
 
     /// Counts of the work done so far.
     var currentStatistics: WriterStatistics { lock.withLock { statistics } }
+
+    /// Callers waiting for a sync that has not started yet or is under way (not the leader).
+    var waiterCount: Int { lock.withLock { waiters.count } }
 
     /// The LSN of the most recently appended record.
     var lastAppendedLSN: UInt64 { lock.withLock { nextLSN - 1 } }
@@ -188,7 +187,7 @@ final class LogWriter: @unchecked Sendable {
         switch next {
         case .done: return
         case .lead: try lead()
-        case .wait(let wait): if try wait.wait().get() { try lead() }
+        case .wait(let wait): try wait.wait().get()
         }
     }
 
@@ -207,12 +206,12 @@ final class LogWriter: @unchecked Sendable {
         if shouldLead { try lead() }
     }
 
-    /// Writes and syncs commit groups until no waiter is left uncovered, or
-    /// until a blocking waiter can take over, then returns.
-    private func lead() throws {
-        var rounds = 0
+    /// Writes and syncs commit groups. A caller leads until its own record is
+    /// durable; if others are still waiting then, it hands the role to the
+    /// flusher and returns to its caller. The flusher leads until no waiter is
+    /// left uncovered. A failure poisons the writer, which fails every waiter.
+    private func lead(asFlusher: Bool = false) throws {
         while true {
-            rounds += 1
             let (groups, offset, lastLSN) = lock.withLock { () -> ([[UInt8]], Int64, UInt64) in
                 var groups = sealedGroups
                 if !pending.isEmpty { groups.append(pending) }
@@ -242,7 +241,7 @@ final class LogWriter: @unchecked Sendable {
                 throw failed
             }
             // Waiters are woken after the lock is released, so that they do not block on it at once.
-            let (covered, successor, carryOn) = lock.withLock { () -> ([Waiter], Waiter?, Bool) in
+            let (covered, handOff, carryOn) = lock.withLock { () -> ([Waiter], Bool, Bool) in
                 statistics.dataSyncs += groups.count
                 statistics.records += Int(lastLSN - durableLSN)
                 writtenEnd += Int64(inFlight.count)
@@ -256,22 +255,35 @@ final class LogWriter: @unchecked Sendable {
                 waiters = remaining
                 if remaining.isEmpty {
                     leaderActive = false
-                    return (covered, nil, false)
+                    return (covered, false, false)
                 }
-                // The leader is on a CPU already; waking another thread to write the next group
-                // would leave the disk idle until it is scheduled. So it writes a few more groups
-                // itself before handing over, which bounds how long its own caller waits.
-                if rounds < Self.groupsBeforeHandoff { return (covered, nil, true) }
-                if let index = remaining.firstIndex(where: { if case .blocking = $0 { return true } else { return false } }) {
-                    // Leadership passes to a thread that is already blocked; `leaderActive` stays true.
-                    return (covered, waiters.remove(at: index), false)
-                }
-                return (covered, nil, true)
+                // Others wait: the flusher carries on; a caller, whose record is durable, hands
+                // the role over (`leaderActive` stays true) rather than make its caller wait for
+                // other callers' syncs, and rather than hold a thread of Swift's cooperative pool
+                // (an async caller's) in one sync after another.
+                return (covered, !asFlusher, asFlusher)
             }
-            for waiter in covered { waiter.resume(.success(false)) }
-            successor?.resume(.success(true))
+            if handOff { flusher.async { [self] in try? lead(asFlusher: true) } }
+            Self.wake(covered, with: .success(()))
             if !carryOn { return }
         }
+    }
+
+    /// Resumes `waiters` with `result`. Async waiters are resumed here (a
+    /// continuation resumes onto an executor, which is cheap); blocked threads
+    /// are woken as a tree: the leader wakes two, each of which wakes the
+    /// next ones when it runs (``BlockingWait``). Waking each blocked thread in
+    /// turn would keep the leader off the disk for a futex wake per waiter,
+    /// while the next group, appended during the sync, waits for its write.
+    private static func wake(_ waiters: [Waiter], with result: Result<Void, SpoolError>) {
+        var blocked: [BlockingWait] = []
+        for waiter in waiters {
+            switch waiter {
+            case .async(_, let continuation): continuation.resume(with: result.map { false }.mapError { $0 as any Error })
+            case .blocking(_, let wait): blocked.append(wait)
+            }
+        }
+        BlockingWait.resume(blocked[...], with: result)
     }
 
     /// Makes sure the file's space up to `end` is reserved and the reservation
@@ -311,7 +323,7 @@ final class LogWriter: @unchecked Sendable {
             waiters = []
             leaderActive = false
             inFlight = []
-            for waiter in covered { waiter.resume(.failure(error)) }
+            Self.wake(covered, with: .failure(error))
         }
     }
 
@@ -381,19 +393,34 @@ struct WriterStatistics: Sendable, Equatable {
 }
 
 /// A one-shot wait for a blocking caller.
+///
+/// A woken wait passes the wake-up on: before its thread returns it resumes
+/// the waits it was handed (see ``resume(_:with:)``), so that a commit group's
+/// blocked callers are woken as a binary tree rather than one by one by the
+/// leader.
 final class BlockingWait: @unchecked Sendable {
-    // @unchecked: `result` is written once before the semaphore is signalled
-    // and read once after it is waited on.
+    // @unchecked: `result` and `others` are written once before the semaphore
+    // is signalled and read once after it is waited on.
     private let semaphore = DispatchSemaphore(value: 0)
-    private var result: Result<Bool, SpoolError> = .success(false)
+    private var result: Result<Void, SpoolError> = .success(())
+    /// Waits this one resumes, with the same result, once its thread runs.
+    private var others: ArraySlice<BlockingWait> = []
 
-    func resume(_ result: Result<Bool, SpoolError>) {
-        self.result = result
-        semaphore.signal()
+    /// Resumes the first of `waits` directly, and through it the others.
+    static func resume(_ waits: ArraySlice<BlockingWait>, with result: Result<Void, SpoolError>) {
+        guard let first = waits.first else { return }
+        first.result = result
+        first.others = waits.dropFirst()
+        first.semaphore.signal()
     }
 
-    func wait() -> Result<Bool, SpoolError> {
+    func wait() -> Result<Void, SpoolError> {
         semaphore.wait()
+        // Two subtrees: this thread wakes the first wait of each half.
+        let middle = others.startIndex + (others.count + 1) / 2
+        Self.resume(others[..<middle], with: result)
+        Self.resume(others[middle...], with: result)
+        others = []
         return result
     }
 }

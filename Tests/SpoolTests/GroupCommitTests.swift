@@ -1,0 +1,158 @@
+import Foundation
+import Dispatch
+import Testing
+@_spi(Benchmarks) @testable import Spool
+
+/// Group commit with a sync held open: who writes which group, and what every
+/// waiting caller learns. Each test body blocks (on semaphores, on threads), so
+/// it runs on a thread of its own, never on Swift's cooperative pool, where the
+/// async callers it starts must run.
+@Suite struct GroupCommitTests {
+    /// How the callers that wait behind the leader call the queue.
+    enum Callers: CaseIterable, Sendable { case blockingThreads, asyncTasks }
+
+    private struct Setup {
+        let temp = TemporaryDirectory()
+        let fileSystem = FaultyFileSystem()
+        let queue: JobQueue
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+
+        init() throws {
+            var configuration = testConfiguration()
+            configuration.fileSystem = fileSystem
+            queue = try JobQueue(directory: temp.queue, configuration: configuration)
+            // The first file chunk is reserved now, so that the syncs below are the data syncs counted.
+            try queue.enqueue(NewJob(kind: "k", id: "warm-up"))
+        }
+    }
+
+    /// Enqueues under way; `outcomes` holds the errno of each failure, nil for a success.
+    private struct Enqueues {
+        let outcomes = Locked<[Int32?]>([])
+        let done = DispatchGroup()
+
+        /// Waits for every enqueue to return.
+        func callAsFunction() -> [Int32?] {
+            done.wait()
+            return outcomes.withLock { $0 }
+        }
+
+        /// Whether every enqueue returned within `seconds`.
+        func returned(within seconds: Double) -> Bool {
+            done.wait(timeout: .now() + seconds) == .success
+        }
+    }
+
+    /// Starts `count` enqueues of ids `prefix-0…` that run concurrently.
+    private func startEnqueues(_ count: Int, prefix: String, on queue: JobQueue, as callers: Callers) -> Enqueues {
+        let enqueues = Enqueues()
+        @Sendable func record(_ error: (any Error)?) {
+            enqueues.outcomes.withLock { $0.append(error.map { ($0 as? SpoolError)?.errno ?? -1 }) }
+            enqueues.done.leave()
+        }
+        for index in 0..<count {
+            enqueues.done.enter()
+            let job = NewJob(kind: "k", id: JobID("\(prefix)-\(index)"))
+            switch callers {
+            case .blockingThreads:
+                Thread { do { try queue.enqueue(job); record(nil) } catch { record(error) } }.start()
+            case .asyncTasks:
+                Task.detached { do { try await queue.enqueue(job); record(nil) } catch { record(error) } }
+            }
+        }
+        return enqueues
+    }
+
+    /// Waits (bounded) until the leader's sync is held.
+    private func waitUntilHeld(_ setup: Setup) throws {
+        if setup.entered.wait(timeout: .now() + 30) == .timedOut {
+            setup.release.signal()
+            throw SpoolError(.ioFailure, "the leader's sync was not held")
+        }
+    }
+
+    /// Waits (polling, bounded) until `count` callers wait behind the leader's sync.
+    private func waitForWaiters(_ count: Int, on queue: JobQueue) {
+        let deadline = DispatchTime.now().uptimeNanoseconds + 30_000_000_000
+        while queue.engine.writer.waiterCount < count, DispatchTime.now().uptimeNanoseconds < deadline {
+            usleep(500)
+        }
+        #expect(queue.engine.writer.waiterCount == count)
+    }
+
+    @Test(arguments: Callers.allCases)
+    func callersThatWaitedThroughASyncShareTheNextOneWhichTheLeaderDoesNotWaitFor(callers: Callers) async throws {
+        try await onOwnThread { try sharedSync(callers) }
+    }
+
+    private func sharedSync(_ callers: Callers) throws {
+        let setup = try Setup()
+        defer { setup.temp.cleanup() }
+        let queue = setup.queue
+        let syncsBefore = queue.logStatistics.dataSyncs
+        let recordsBefore = queue.logStatistics.records
+        let secondEntered = DispatchSemaphore(value: 0), secondRelease = DispatchSemaphore(value: 0)
+        setup.fileSystem.inject(.holdSync(entered: setup.entered, release: setup.release))
+        setup.fileSystem.inject(.holdSync(entered: secondEntered, release: secondRelease))
+        let leader = startEnqueues(1, prefix: "leader", on: queue, as: .blockingThreads)
+        try waitUntilHeld(setup)
+        let followers = startEnqueues(20, prefix: "follower", on: queue, as: callers)
+        waitForWaiters(20, on: queue)
+        // Only the leader's record was in the held sync: none of the others may have returned.
+        #expect(queue.logStatistics.records == recordsBefore)
+        setup.release.signal()
+
+        // The second sync (the followers') is held now: the leader has returned all the same.
+        #expect(secondEntered.wait(timeout: .now() + 30) == .success)
+        let leaderReturnedDuringIt = leader.returned(within: 30)
+        let followersReturnedDuringIt = followers.returned(within: 0.05)
+        secondRelease.signal()
+        #expect(leaderReturnedDuringIt, "the leader waited for a sync that does not cover its record")
+        #expect(!followersReturnedDuringIt)
+        #expect(leader() == [nil])
+        let outcomes = followers()
+        #expect(outcomes.count == 20 && outcomes.allSatisfy { $0 == nil }, "\(outcomes)")
+        // Two syncs: the leader's, then one (by the flusher) for all 20 that waited through it.
+        #expect(queue.logStatistics.dataSyncs - syncsBefore == 2)
+        try queue.close()
+        let reopened = try JobQueue(directory: setup.temp.queue, configuration: testConfiguration())
+        #expect(try reopened.jobs().count == 22)
+        try reopened.close()
+    }
+
+    @Test(arguments: Callers.allCases)
+    func aFailedSyncOfTheFlusherFailsEveryCallerItCoveredAndNotTheLeader(callers: Callers) async throws {
+        try await onOwnThread { try failedSharedSync(callers) }
+    }
+
+    private func failedSharedSync(_ callers: Callers) throws {
+        let setup = try Setup()
+        defer { setup.temp.cleanup() }
+        let queue = setup.queue
+        setup.fileSystem.inject(.holdSync(entered: setup.entered, release: setup.release))
+        setup.fileSystem.inject(.sync(EIO))
+        let leader = startEnqueues(1, prefix: "leader", on: queue, as: .blockingThreads)
+        try waitUntilHeld(setup)
+        let followers = startEnqueues(20, prefix: "follower", on: queue, as: callers)
+        waitForWaiters(20, on: queue)
+        setup.release.signal()
+
+        #expect(leader() == [nil])
+        let outcomes = followers()
+        #expect(outcomes.count == 20 && outcomes.allSatisfy { $0 == EIO }, "\(outcomes)")
+        expectError(.needsReopen) { try queue.enqueue(NewJob(kind: "k", id: "after")) }
+        try? queue.close()
+        let reopened = try JobQueue(directory: setup.temp.queue, configuration: testConfiguration())
+        let ids = Set(try reopened.jobs().map(\.id.rawValue))
+        #expect(ids.contains("leader-0") && ids.contains("warm-up"))
+        try reopened.close()
+    }
+}
+
+/// Runs `body` on a new thread and returns (or throws) what it did.
+func onOwnThread(_ body: @escaping @Sendable () throws -> Void) async throws {
+    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
+    }
+}
