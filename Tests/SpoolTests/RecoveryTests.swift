@@ -127,6 +127,42 @@ import Testing
         try queue.close()
     }
 
+    /// Replay applies each operation as it decodes it in strict mode; a record whose first operation
+    /// applies but whose second does not decode must still leave no trace: strict open fails and
+    /// changes nothing, salvage skips the record whole (its first operation unapplied).
+    @Test func aRecordThatDecodesOnlyInPartIsNeverAppliedInPart() throws {
+        let temp = TemporaryDirectory()
+        defer { temp.cleanup() }
+        let (bytes, _) = try makeLog(in: temp.queue, count: 1)
+        let seed = RecordFrame.checksumSeed(instanceID: Array(bytes[12..<28]))
+        // A cancel of job-0, then a byte that is no opcode: the count says two operations.
+        var body = TransactionCodec.encode([.other(.cancel(id: "job-0", at: 5))])
+        #expect(body[1] == 1)
+        body[1] = 2
+        body.append(0xEE)
+        var damaged = bytes
+        body.withUnsafeBytes {
+            _ = RecordFrame.append(body: $0, type: .transaction, lsn: 2, groupIndex: 0, seed: seed, to: &damaged)
+        }
+        try writeFile(logFilePath(temp.queue), damaged)
+        do {
+            _ = try JobQueue(directory: temp.queue, configuration: testConfiguration())
+            Issue.record("strict open applied a record that does not decode")
+        } catch let error as SpoolError {
+            #expect(error.code == .corruption)
+            #expect(error.offset == Int64(bytes.count), "\(error)")
+            #expect(error.message.contains("cannot be decoded"), "\(error)")
+        }
+        #expect(try readFile(logFilePath(temp.queue)) == damaged, "strict open changed the file")
+
+        var configuration = testConfiguration()
+        configuration.recoveryMode = .salvage
+        let queue = try JobQueue(directory: temp.queue, configuration: configuration)
+        #expect(try queue.job("job-0")?.state == .enqueued, "the cancel of the skipped record was applied")
+        #expect(queue.recoveryReport.skipped.map(\.offset) == [Int64(bytes.count)])
+        try queue.close()
+    }
+
     @Test func aFileFromANewerFormatIsRefusedAndLeftAlone() throws {
         let temp = TemporaryDirectory()
         defer { temp.cleanup() }

@@ -119,7 +119,17 @@ struct ByteReader {
         return low | high << 32
     }
 
+    @inline(__always)
     mutating func readVarint() throws(DecodingError) -> UInt64 {
+        // Most varints (lengths, counts, small numbers) are one byte: read those without the loop.
+        if position < bytes.count, bytes[position] < 0x80 {
+            position += 1
+            return UInt64(bytes[position - 1])
+        }
+        return try readMultiByteVarint()
+    }
+
+    private mutating func readMultiByteVarint() throws(DecodingError) -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {

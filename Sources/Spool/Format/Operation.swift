@@ -335,27 +335,71 @@ enum TransactionCodec {
     /// in the log, so that enqueues can record where their payload is.
     static func decode(_ body: UnsafeRawBufferPointer, fileSequence: UInt64,
                        bodyOffset: Int64) throws(Failure) -> [Operation] {
-        var reader = ByteReader(body)
-        do {
-            let version = try reader.readUInt8()
-            guard (baseBodyVersion...bodyVersion).contains(version) else {
-                if version > bodyVersion { throw Failure.newerBodyVersion(version) }
-                throw Failure.malformed("body version \(version) is not readable")
-            }
-            // Every operation takes at least two bytes, which bounds the count.
-            let count = try reader.readCount(atMost: reader.remaining / 2)
-            var operations: [Operation] = []
-            operations.reserveCapacity(count)
-            for _ in 0..<count {
-                let operation = try decodeOperation(&reader, fileSequence: fileSequence, bodyOffset: bodyOffset)
-                let needed = minimumBodyVersion(of: operation)
-                if version < needed {
-                    throw Failure.malformed("opcode of body version \(needed) in a version \(version) body")
+        var decoder = try BodyDecoder(body, fileSequence: fileSequence, bodyOffset: bodyOffset)
+        var operations: [Operation] = []
+        operations.reserveCapacity(decoder.count)
+        while let operation = try decoder.next() { operations.append(operation) }
+        return operations
+    }
+
+    /// Decodes a body one operation at a time, so that a caller may use each as it comes
+    /// instead of building the whole list (replay applies a snapshot's 1 MiB records so).
+    /// ``decode(_:fileSequence:bodyOffset:)`` is this decoder run to the end.
+    struct BodyDecoder {
+        private var reader: ByteReader
+        /// The body version, known readable.
+        let version: UInt8
+        /// The operations the body says it holds.
+        let count: Int
+        private var decoded = 0
+        private let fileSequence: UInt64
+        private let bodyOffset: Int64
+
+        /// Reads the body version and operation count.
+        init(_ body: UnsafeRawBufferPointer, fileSequence: UInt64, bodyOffset: Int64) throws(Failure) {
+            var reader = ByteReader(body)
+            let (version, count) = try TransactionCodec.failures { () throws -> (UInt8, Int) in
+                let version = try reader.readUInt8()
+                guard (baseBodyVersion...bodyVersion).contains(version) else {
+                    if version > bodyVersion { throw Failure.newerBodyVersion(version) }
+                    throw Failure.malformed("body version \(version) is not readable")
                 }
-                operations.append(operation)
+                // Every operation takes at least two bytes, which bounds the count.
+                return (version, try reader.readCount(atMost: reader.remaining / 2))
             }
-            guard reader.isAtEnd else { throw Failure.malformed("\(reader.remaining) bytes after the last operation") }
-            return operations
+            self.reader = reader
+            self.version = version
+            self.count = count
+            self.fileSequence = fileSequence
+            self.bodyOffset = bodyOffset
+        }
+
+        /// The next operation; `nil` after the last one, once no byte is left after it.
+        mutating func next() throws(Failure) -> Operation? {
+            guard decoded < count else {
+                guard reader.isAtEnd else { throw Failure.malformed("\(reader.remaining) bytes after the last operation") }
+                return nil
+            }
+            let version = self.version, fileSequence = self.fileSequence, bodyOffset = self.bodyOffset
+            var reader = self.reader
+            defer { self.reader = reader }
+            let operation = try TransactionCodec.failures { () throws -> Operation in
+                try decodeOperation(&reader, fileSequence: fileSequence, bodyOffset: bodyOffset)
+            }
+            let needed = minimumBodyVersion(of: operation)
+            if version < needed {
+                throw Failure.malformed("opcode of body version \(needed) in a version \(version) body")
+            }
+            decoded += 1
+            return operation
+        }
+    }
+
+    /// Runs `body`, turning what it throws into a ``Failure``.
+    @inline(__always)
+    private static func failures<T>(_ body: () throws -> T) throws(Failure) -> T {
+        do {
+            return try body()
         } catch let failure as Failure {
             throw failure
         } catch let error as DecodingError {

@@ -32,8 +32,14 @@ struct LogReplay {
         var versions: Set<UInt16> = []
         /// Files read per format version.
         var fileVersions: [UInt16: Int] = [:]
-        /// Records read per body version.
-        var bodyVersions: [UInt8: Int] = [:]
+        /// Records read per body version (a count per possible version byte: replay adds one per record).
+        var bodyVersionCounts = [Int](repeating: 0, count: 256)
+        /// Records read per body version, for the versions read.
+        var bodyVersions: [UInt8: Int] {
+            var versions: [UInt8: Int] = [:]
+            for (version, count) in bodyVersionCounts.enumerated() where count > 0 { versions[UInt8(version)] = count }
+            return versions
+        }
         /// Migrations begun in the log but never committed (a crash cut them short), discarded.
         var abandonedMigrations = 0
         /// The newest snapshot, where replay started.
@@ -247,14 +253,35 @@ struct LogReplay {
     private func applyRecord(_ found: RecordFrame.Found, in raw: UnsafeRawBufferPointer, file: LogFile,
                              into result: inout Result,
                              inspect: ((String, Int, UInt64, [Operation]) -> Void)?) throws {
-        let operations: [Operation]
+        let body = UnsafeRawBufferPointer(rebasing: raw[found.bodyRange])
+        var decoder: TransactionCodec.BodyDecoder
         do {
-            operations = try TransactionCodec.decode(UnsafeRawBufferPointer(rebasing: raw[found.bodyRange]),
-                                                     fileSequence: file.sequence,
-                                                     bodyOffset: Int64(found.bodyRange.lowerBound))
-        } catch .newerBodyVersion(let version) {
+            decoder = try TransactionCodec.BodyDecoder(body, fileSequence: file.sequence,
+                                                       bodyOffset: Int64(found.bodyRange.lowerBound))
+            if mode == .strict && inspect == nil {
+                // A record that does not decode or apply fails the whole open in strict mode, so
+                // no state built from part of it survives: each operation is applied as it is
+                // decoded, without a list of them (a snapshot record holds thousands of jobs).
+                while let operation = try decoder.next() {
+                    do {
+                        try result.state.apply(operation)
+                    } catch {
+                        throw SpoolError(.corruption, "record \(found.header.lsn) does not apply: \(error)",
+                                         path: file.path, offset: Int64(found.offset))
+                    }
+                }
+            } else {
+                // Salvage skips a record that does not decode whole, before applying any of it;
+                // inspection sees each record's operations before they are applied.
+                var operations: [Operation] = []
+                operations.reserveCapacity(decoder.count)
+                while let operation = try decoder.next() { operations.append(operation) }
+                inspect?(file.path, found.offset, found.header.lsn, operations)
+                try applyEach(operations, of: found, file: file, into: &result)
+            }
+        } catch TransactionCodec.Failure.newerBodyVersion(let version) {
             throw Self.newerRecordError(lsn: found.header.lsn, version: version, path: file.path, offset: found.offset)
-        } catch .malformed(let reason) {
+        } catch TransactionCodec.Failure.malformed(let reason) {
             result.state.abandonPendingMigration()
             guard mode == .salvage else {
                 throw SpoolError(.corruption, "record \(found.header.lsn) has an intact checksum but cannot be decoded: \(reason)",
@@ -265,8 +292,14 @@ struct LogReplay {
             result.lastLSN = found.header.lsn
             return
         }
-        inspect?(file.path, found.offset, found.header.lsn, operations)
-        result.bodyVersions[raw[found.bodyRange.lowerBound], default: 0] += 1
+        result.bodyVersionCounts[Int(decoder.version)] += 1
+        result.report.recordsReplayed += 1
+        result.lastLSN = found.header.lsn
+    }
+
+    /// Applies a decoded record's operations in order; in salvage mode one that does not apply is skipped.
+    private func applyEach(_ operations: [Operation], of found: RecordFrame.Found, file: LogFile,
+                                into result: inout Result) throws(SpoolError) {
         for operation in operations {
             do {
                 try result.state.apply(operation)
@@ -280,7 +313,5 @@ struct LogReplay {
                                                    reason: "operation skipped: \(error)"))
             }
         }
-        result.report.recordsReplayed += 1
-        result.lastLSN = found.header.lsn
     }
 }

@@ -41,6 +41,21 @@ struct JobTable: Sendable {
         find(id, hash: hash) != nil
     }
 
+    /// Where the job with this id sits, for reading it with ``subscript(position:)`` and writing
+    /// it back with ``replace(at:with:)`` on one probe (the subscript probes once per get and set).
+    func position(of id: String) -> Int? {
+        find(id, hash: HashIndex.hash(id))?.position
+    }
+
+    /// The job at a ``position(of:)``.
+    subscript(position position: Int) -> StoredJob { slots[position] }
+
+    /// Replaces the job at a ``position(of:)`` with a new value of the same job.
+    mutating func replace(at position: Int, with job: StoredJob) {
+        precondition(slots[position].id == job.id, "a job stored under another id")
+        slots[position] = job
+    }
+
     /// The job with this id; setting `nil` removes it.
     subscript(id: String) -> StoredJob? {
         get {

@@ -84,27 +84,31 @@ struct QueueState: Sendable {
         case .enqueue(let op):
             try applyEnqueue(op)
         case .claim(let op):
-            var job = try existing(op.id, in: [.enqueued], for: "claim")
+            let (found, position) = try located(op.id, in: [.enqueued], for: "claim")
+            var job = found
             job.state = .running
             job.attempts += 1
             job.nextRetryAt = nil
             job.lease = StoredLease(token: op.token, claimedAt: op.claimedAt, expiresAt: op.expiresAt,
                                     monotonicExpiry: op.monotonicExpiry, bootID: op.bootID)
-            store(job)
+            store(job, at: position)
         case .renewLease(let id, let token, let expiresAt, let monotonicExpiry):
-            var job = try leased(id, token: token, for: "renew")
+            let (found, position) = try leased(id, token: token, for: "renew")
+            var job = found
             job.lease?.expiresAt = expiresAt
             job.lease?.monotonicExpiry = monotonicExpiry
-            store(job)
+            store(job, at: position)
         case .complete(let id, let token, let at):
-            var job = try leased(id, token: token, for: "complete")
+            let (found, position) = try leased(id, token: token, for: "complete")
+            var job = found
             finish(&job, as: .succeeded, at: at)
-            store(job)
+            store(job, at: position)
         case .fail(let id, let token, let at, let error, let nextRetryAt):
-            var job = try leased(id, token: token, for: "fail")
+            let (found, position) = try leased(id, token: token, for: "fail")
+            var job = found
             job.lastError = error
             endAttempt(&job, nextRetryAt: nextRetryAt, at: at)
-            store(job)
+            store(job, at: position)
         case .reclaim(let id, let at, let reason, let nextRetryAt):
             var job = try existing(id, in: [.running], for: "reclaim")
             job.lastError = reason
@@ -430,17 +434,23 @@ struct QueueState: Sendable {
 
     /// Writes a changed job back, keeping the counts, unique keys and ready index in step,
     /// then carries the change to the jobs that wait for it (see ``propagate(from:)``).
-    private mutating func store(_ job: StoredJob) {
-        let previous = jobs[job.id]!
-        storeOne(job)
-        if previous.state != job.state, job.state.isFinished, dependents[job.id] != nil {
+    ///
+    /// - Parameter position: The job's ``JobTable/position(of:)`` when the caller has just looked it up.
+    private mutating func store(_ job: StoredJob, at position: Int? = nil) {
+        let previousState = storeOne(job, at: position)
+        if previousState != job.state, job.state.isFinished, dependents[job.id] != nil {
             propagate(from: job.id)
         }
     }
 
-    private mutating func storeOne(_ job: StoredJob) {
+    /// Writes a changed job back (see ``store(_:)``) without the chain rule.
+    /// - Returns: The state the job had before.
+    @discardableResult
+    private mutating func storeOne(_ job: StoredJob, at knownPosition: Int? = nil) -> JobState {
         var job = job
-        let previous = jobs[job.id]!
+        // One probe (or none) finds the job to compare with and the place to write it back.
+        let position = knownPosition ?? jobs.position(of: job.id)!
+        let previous = jobs[position: position]
         if previous.state != job.state {
             count(previous.state, by: -1)
             count(job.state, by: 1)
@@ -458,10 +468,11 @@ struct QueueState: Sendable {
         } else if wasReady && !isReady {
             job.scheduleVersion &+= 1
         }
-        jobs[job.id] = job
+        jobs.replace(at: position, with: job)
         let live = enqueuedCount
         let snapshot = jobs
         ready.compactIfNeeded(liveCount: live) { snapshot.values.filter { $0.state == .enqueued && !$0.isBlocked } }
+        return previous.state
     }
 
     /// The chain rule, applied when a job finished: its success unblocks the jobs
@@ -541,17 +552,25 @@ struct QueueState: Sendable {
     }
 
     private func existing(_ id: String, in states: [JobState], for action: String) throws(Inapplicable) -> StoredJob {
-        guard let job = jobs[id] else { throw Inapplicable(jobID: id, reason: "\(action): no such job") }
+        try located(id, in: states, for: action).job
+    }
+
+    /// The job, checked as ``existing(_:in:for:)`` does, with its position in ``jobs`` for ``store(_:at:)``.
+    private func located(_ id: String, in states: [JobState],
+                         for action: String) throws(Inapplicable) -> (job: StoredJob, position: Int) {
+        guard let position = jobs.position(of: id) else { throw Inapplicable(jobID: id, reason: "\(action): no such job") }
+        let job = jobs[position: position]
         guard states.contains(job.state) else {
             throw Inapplicable(jobID: id, reason: "\(action): job is \(job.state.rawValue)")
         }
-        return job
+        return (job, position)
     }
 
-    private func leased(_ id: String, token: UInt64, for action: String) throws(Inapplicable) -> StoredJob {
-        let job = try existing(id, in: [.running], for: action)
+    private func leased(_ id: String, token: UInt64,
+                        for action: String) throws(Inapplicable) -> (job: StoredJob, position: Int) {
+        let (job, position) = try located(id, in: [.running], for: action)
         guard job.lease?.token == token else { throw Inapplicable(jobID: id, reason: "\(action): stale lease token") }
-        return job
+        return (job, position)
     }
 
     // MARK: Queries
