@@ -41,16 +41,27 @@ extension QueueEngine {
             }
         }
         return try withOpenState {
-            var plan = EnqueuePlan()
-            plan.operations.reserveCapacity(planned.count)
-            var ids: [JobID] = []
-            ids.reserveCapacity(planned.count)
-            for (request, job) in zip(requests, planned) {
-                ids.append(try plan.add(request, job, to: state))
-            }
+            let (plan, ids) = try Self.plan(requests, planned, against: state)
             guard !plan.operations.isEmpty else { return (ids, writer.lastAppendedLSN) }
             return (ids, try commit(plan.operations))
         }
+    }
+
+    /// Plans the validated jobs `planned` of `requests`, in order. A function of its own so that
+    /// `state` is borrowed once for the whole batch (not copied for each job) and let go before
+    /// the commit changes it. `planned` is consumed: each job moves into the plan uncopied.
+    private static func plan(_ requests: [NewJob], _ planned: consuming [NewEnqueue],
+                             against state: QueueState) throws -> (EnqueuePlan, [JobID]) {
+        var plan = EnqueuePlan(jobs: requests.count)
+        var ids: [JobID] = []
+        ids.reserveCapacity(requests.count)
+        // Taken from the end, popLast moves each job out of the array; reversed first to keep the order.
+        var remaining = planned
+        remaining.reverse()
+        for request in requests {
+            ids.append(try plan.add(request, remaining.removeLast(), to: state))
+        }
+        return (plan, ids)
     }
 
     func validate(_ request: NewJob, now: Int64) throws -> NewEnqueue {
