@@ -31,7 +31,8 @@ extension QueueEngine {
     /// - Returns: One id per request, in order, and the record's LSN.
     func enqueue(contentsOf requests: [NewJob]) throws -> ([JobID], UInt64) {
         let now = nowMillis
-        var planned: [NewEnqueue] = []
+        // Optional, so that planning can take each job out of the array (see `plan`).
+        var planned: [NewEnqueue?] = []
         planned.reserveCapacity(requests.count)
         for (index, request) in requests.enumerated() {
             do {
@@ -41,7 +42,7 @@ extension QueueEngine {
             }
         }
         return try withOpenState {
-            let (plan, ids) = try Self.plan(requests, planned, against: state)
+            let (plan, ids) = try Self.plan(requests, &planned, against: state)
             guard !plan.operations.isEmpty else { return (ids, writer.lastAppendedLSN) }
             return (ids, try commit(plan.operations))
         }
@@ -49,17 +50,14 @@ extension QueueEngine {
 
     /// Plans the validated jobs `planned` of `requests`, in order. A function of its own so that
     /// `state` is borrowed once for the whole batch (not copied for each job) and let go before
-    /// the commit changes it. `planned` is consumed: each job moves into the plan uncopied.
-    private static func plan(_ requests: [NewJob], _ planned: consuming [NewEnqueue],
+    /// the commit changes it. Each job of `planned` moves into the plan uncopied, leaving nil.
+    private static func plan(_ requests: [NewJob], _ planned: inout [NewEnqueue?],
                              against state: QueueState) throws -> (EnqueuePlan, [JobID]) {
         var plan = EnqueuePlan(jobs: requests.count)
         var ids: [JobID] = []
         ids.reserveCapacity(requests.count)
-        // Taken from the end, popLast moves each job out of the array; reversed first to keep the order.
-        var remaining = planned
-        remaining.reverse()
-        for request in requests {
-            ids.append(try plan.add(request, remaining.removeLast(), to: state))
+        for (index, request) in requests.enumerated() {
+            ids.append(try plan.add(request, planned[index].take()!, to: state))
         }
         return (plan, ids)
     }

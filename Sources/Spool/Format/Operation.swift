@@ -144,6 +144,15 @@ enum PlannedOperation: Sendable {
     /// A migrated job with new payload bytes (`nil`: the job keeps its payload).
     case migrateJob(MigratedJob, payload: [UInt8]?)
     case other(Operation)
+
+    /// The id of the job the operation changes ("" for none), as ``Operation/jobID``.
+    var jobID: String {
+        switch self {
+        case .enqueue(let new): return new.id
+        case .migrateJob(let job, _): return job.id
+        case .other(let operation): return operation.jobID
+        }
+    }
 }
 
 /// The binary encoding of a transaction body (record type 1):
@@ -221,8 +230,9 @@ enum TransactionCodec {
         var writer = ByteWriter(capacity: capacity)
         writer.writeUInt8(version(for: operations))
         writer.writeVarint(UInt64(operations.count))
-        for operation in operations {
-            switch operation {
+        // By index: a `for` over the array would copy each operation (and retain its strings) first.
+        for index in operations.indices {
+            switch operations[index] {
             case .enqueue(let op):
                 writer.writeUInt8(op.options.isEmpty ? Opcode.enqueue.rawValue : Opcode.enqueueWithOptions.rawValue)
                 writer.writeString(op.id)
