@@ -31,12 +31,14 @@ extension QueueEngine {
     /// - Returns: One id per request, in order, and the record's LSN.
     func enqueue(contentsOf requests: [NewJob]) throws -> ([JobID], UInt64) {
         let now = nowMillis
+        // The ids the batch lacks, drawn together (one lock, not one per job).
+        var generatedIDs = RandomPool.shared.nextUUIDStrings(requests.lazy.filter { $0.id == nil }.count)
         // Optional, so that planning can take each job out of the array (see `plan`).
         var planned: [NewEnqueue?] = []
         planned.reserveCapacity(requests.count)
         for (index, request) in requests.enumerated() {
             do {
-                planned.append(try validate(request, now: now))
+                planned.append(try validate(request, now: now, generatedID: request.id == nil ? generatedIDs.popLast() : nil))
             } catch let error as SpoolError {
                 throw SpoolError(error.code, "job \(index) of the batch: \(error.message)", jobID: error.jobID)
             }
@@ -62,7 +64,8 @@ extension QueueEngine {
         return (plan, ids)
     }
 
-    func validate(_ request: NewJob, now: Int64) throws -> NewEnqueue {
+    /// Checks a request and makes its enqueue; `generatedID` is its id when it names none (a fresh UUID by default).
+    func validate(_ request: NewJob, now: Int64, generatedID: String? = nil) throws -> NewEnqueue {
         try Self.checkText(request.kind, name: "kind", maxBytes: JobLimits.maxKindBytes)
         try checkKnown(kind: request.kind, jobID: request.id)
         if let key = request.uniqueKey { try Self.checkText(key, name: "unique key", maxBytes: JobLimits.maxUniqueKeyBytes) }
@@ -109,8 +112,8 @@ extension QueueEngine {
             options.periodic = (Millis.from(seconds: periodic.interval), Millis.from(seconds: periodic.flex))
         }
         let base = request.runAt.map(Millis.from) ?? now
-        return NewEnqueue(id: request.id?.rawValue ?? RandomPool.shared.nextUUIDString(), kind: request.kind,
-                          payload: Array(request.payload), priority: Int64(priority), createdAt: now,
+        return NewEnqueue(id: request.id?.rawValue ?? generatedID ?? RandomPool.shared.nextUUIDString(), kind: request.kind,
+                          payload: request.payload, priority: Int64(priority), createdAt: now,
                           runAt: base + Millis.from(seconds: request.delay), maxAttempts: Int64(maxAttempts),
                           uniqueKey: request.uniqueKey, options: options)
     }

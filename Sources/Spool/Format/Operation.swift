@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// Where a job's payload bytes lie in the log, so that they need not be kept
 /// in memory: the file's sequence number, the offset in it, the length.
 struct PayloadLocation: Equatable, Sendable {
@@ -128,7 +134,8 @@ struct EnqueueOptions: Equatable, Sendable {
 struct NewEnqueue: Sendable {
     var id: String
     var kind: String
-    var payload: [UInt8]
+    /// The caller's `Data`, shared rather than copied: the encoder copies its bytes into the record.
+    var payload: Data
     var priority: Int64
     var createdAt: Int64
     var runAt: Int64
@@ -255,7 +262,8 @@ enum TransactionCodec {
                 }
                 writer.writeVarint(UInt64(op.payload.count))
                 payloadRanges.append(writer.count..<(writer.count + op.payload.count))
-                writer.writeRaw(op.payload)
+                // Through its buffer: one copy of the bytes, where appending `Data` as a collection goes byte by byte.
+                op.payload.withUnsafeBytes { writer.writeRaw($0) }
             case .migrateJob(let job, let payload):
                 if let range = MigrationCodec.encodeJob(job, payload: payload, into: &writer) { payloadRanges.append(range) }
             case .other(let op):
