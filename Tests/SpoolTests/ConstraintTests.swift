@@ -106,7 +106,7 @@ import Testing
 /// The body version 3 operations, byte for byte and round trip.
 @Suite struct OptionsFormatTests {
     @Test func enqueueWithOptionsBytes() throws {
-        let job = NewEnqueue(id: "j", kind: "k", payload: [], priority: 0, createdAt: 0, runAt: 0, maxAttempts: 1,
+        let job = NewEnqueue(id: "j", kind: "k", payload: Data(), priority: 0, createdAt: 0, runAt: 0, maxAttempts: 1,
                              uniqueKey: nil, options: EnqueueOptions(constraints: JobConstraints(requiresNetwork: true, requiredConditions: ["a"]),
                                                                      dependencies: ["x"], periodic: (900_000, 0)))
         let body = TransactionCodec.encode([.enqueue(job)])

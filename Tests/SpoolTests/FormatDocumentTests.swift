@@ -10,7 +10,7 @@ import Testing
         let instanceID = Array(UInt8(0)..<16)
         var bytes = FileHeader(instanceID: instanceID, sequence: 1).encoded()
         let body = TransactionCodec.encode([.enqueue(NewEnqueue(
-            id: "job-1", kind: "upload", payload: Array("hello".utf8), priority: 0,
+            id: "job-1", kind: "upload", payload: Data("hello".utf8), priority: 0,
             createdAt: 1_800_000_000_000, runAt: 1_800_000_000_000, maxAttempts: 5, uniqueKey: nil))])
         body.withUnsafeBytes {
             _ = RecordFrame.append(body: $0, type: .transaction, lsn: 1, groupIndex: 0,

@@ -60,7 +60,7 @@ import Testing
     }
 
     @Test func everyOperationRoundTrips() throws {
-        let enqueue = NewEnqueue(id: "job-1", kind: "upload", payload: Array("héllo".utf8), priority: -3,
+        let enqueue = NewEnqueue(id: "job-1", kind: "upload", payload: Data("héllo".utf8), priority: -3,
                                  createdAt: 1_800_000_000_123, runAt: 1_800_000_005_000, maxAttempts: 5,
                                  uniqueKey: "photo:42")
         let others: [Spool.Operation] = [

@@ -6,10 +6,12 @@
 /// ``QueueState/apply(_:)`` reaches each one: which jobs the record cancels
 /// (explicitly, or by the chain rule's cascade inside apply) and which jobs of
 /// the record carry which key. Apply then finds every operation applicable.
+///
+/// A job's id is hashed once, for the look-up in the state's table and in this plan's own.
 struct EnqueuePlan {
     var operations: [PlannedOperation] = []
     /// Jobs of this plan: whether each is periodic and whether it is cancelled when enqueued.
-    private var newJobs: [String: (periodic: Bool, cancelledAtBirth: Bool)] = [:]
+    private var newJobs = PlannedJobs()
     /// Key → jobs of this plan carrying it (not cancelled at birth), in order.
     private var newCarriers: [String: [String]] = [:]
     /// Prerequisite id → jobs of this plan that wait for it.
@@ -17,8 +19,15 @@ struct EnqueuePlan {
     /// Jobs the record cancels, explicitly or by cascade.
     private var cancelled = Set<String>()
 
+    /// A plan with room for `jobs` jobs (a batch's size), so that it does not grow as it fills.
+    init(jobs: Int = 1) {
+        operations.reserveCapacity(jobs)
+        newJobs.reserveCapacity(jobs)
+    }
+
     /// Plans one job; returns the id the caller gets (the holder's, with policy keep).
-    mutating func add(_ request: NewJob, _ planned: NewEnqueue, to state: QueueState) throws -> JobID {
+    /// `planned` is consumed: its strings and payload move into the plan without a copy.
+    mutating func add(_ request: borrowing NewJob, _ planned: consuming NewEnqueue, to state: QueueState) throws -> JobID {
         var job = planned
         if let key = job.uniqueKey, let holder = holder(of: key, in: state) {
             switch request.uniquePolicy {
@@ -35,7 +44,8 @@ struct EnqueuePlan {
                 if !job.options.dependencies.contains(holder) { job.options.dependencies.append(holder) }
             }
         }
-        guard state.jobs[job.id] == nil, newJobs[job.id] == nil else {
+        let idHash = JobTable.hash(of: job.id)
+        guard !state.jobs.contains(job.id, hash: idHash), newJobs.find(job.id, hash: idHash) == nil else {
             throw SpoolError(.invalidArgument, "a job with this id exists", jobID: JobID(job.id))
         }
         var cancelledAtBirth = false
@@ -55,10 +65,12 @@ struct EnqueuePlan {
         for dependency in job.options.dependencies where !(state.jobs[dependency]?.state == .succeeded) {
             newDependents[dependency, default: []].append(job.id)
         }
-        newJobs[job.id] = (job.options.periodic != nil, cancelledAtBirth)
+        newJobs.insert(PlannedJobs.Entry(id: job.id, periodic: job.options.periodic != nil,
+                                         cancelledAtBirth: cancelledAtBirth), hash: idHash)
         if let key = job.uniqueKey, !cancelledAtBirth { newCarriers[key, default: []].append(job.id) }
+        let id = JobID(job.id)
         operations.append(.enqueue(job))
-        return JobID(job.id)
+        return id
     }
 
     /// The job holding `key` when apply reaches the next operation: the last unfinished carrier.
@@ -92,5 +104,36 @@ struct EnqueuePlan {
             }
         }
         return found
+    }
+}
+
+/// The jobs of one plan by id: a list plus a ``HashIndex`` keyed by ``JobTable/hash(of:)``,
+/// the hash the state's table uses, so that planning a job hashes its id once for both.
+private struct PlannedJobs {
+    struct Entry {
+        let id: String
+        let periodic: Bool
+        let cancelledAtBirth: Bool
+    }
+
+    private var entries: [Entry] = []
+    private var index = HashIndex()
+
+    mutating func reserveCapacity(_ count: Int) {
+        entries.reserveCapacity(count)
+        index.reserve(count)
+    }
+
+    /// The job with `id`, whose ``JobTable/hash(of:)`` is `hash`.
+    func find(_ id: String, hash: UInt32) -> Entry? {
+        index.firstMatch(hash: hash) { entries[$0].id == id }.map { entries[$0.position] }
+    }
+
+    subscript(id: String) -> Entry? { find(id, hash: JobTable.hash(of: id)) }
+
+    /// Adds a job whose id the plan does not hold yet.
+    mutating func insert(_ entry: Entry, hash: UInt32) {
+        index.insert(hash: hash, position: entries.count, growingFor: entries.count + 1)
+        entries.append(entry)
     }
 }

@@ -31,29 +31,41 @@ extension QueueEngine {
     /// - Returns: One id per request, in order, and the record's LSN.
     func enqueue(contentsOf requests: [NewJob]) throws -> ([JobID], UInt64) {
         let now = nowMillis
-        var planned: [NewEnqueue] = []
+        // The ids the batch lacks, drawn together (one lock, not one per job).
+        var generatedIDs = RandomPool.shared.nextUUIDStrings(requests.lazy.filter { $0.id == nil }.count)
+        // Optional, so that planning can take each job out of the array (see `plan`).
+        var planned: [NewEnqueue?] = []
         planned.reserveCapacity(requests.count)
         for (index, request) in requests.enumerated() {
             do {
-                planned.append(try validate(request, now: now))
+                planned.append(try validate(request, now: now, generatedID: request.id == nil ? generatedIDs.popLast() : nil))
             } catch let error as SpoolError {
                 throw SpoolError(error.code, "job \(index) of the batch: \(error.message)", jobID: error.jobID)
             }
         }
         return try withOpenState {
-            var plan = EnqueuePlan()
-            plan.operations.reserveCapacity(planned.count)
-            var ids: [JobID] = []
-            ids.reserveCapacity(planned.count)
-            for (request, job) in zip(requests, planned) {
-                ids.append(try plan.add(request, job, to: state))
-            }
+            let (plan, ids) = try Self.plan(requests, &planned, against: state)
             guard !plan.operations.isEmpty else { return (ids, writer.lastAppendedLSN) }
             return (ids, try commit(plan.operations))
         }
     }
 
-    func validate(_ request: NewJob, now: Int64) throws -> NewEnqueue {
+    /// Plans the validated jobs `planned` of `requests`, in order. A function of its own so that
+    /// `state` is borrowed once for the whole batch (not copied for each job) and let go before
+    /// the commit changes it. Each job of `planned` moves into the plan uncopied, leaving nil.
+    private static func plan(_ requests: [NewJob], _ planned: inout [NewEnqueue?],
+                             against state: QueueState) throws -> (EnqueuePlan, [JobID]) {
+        var plan = EnqueuePlan(jobs: requests.count)
+        var ids: [JobID] = []
+        ids.reserveCapacity(requests.count)
+        for (index, request) in requests.enumerated() {
+            ids.append(try plan.add(request, planned[index].take()!, to: state))
+        }
+        return (plan, ids)
+    }
+
+    /// Checks a request and makes its enqueue; `generatedID` is its id when it names none (a fresh UUID by default).
+    func validate(_ request: NewJob, now: Int64, generatedID: String? = nil) throws -> NewEnqueue {
         try Self.checkText(request.kind, name: "kind", maxBytes: JobLimits.maxKindBytes)
         try checkKnown(kind: request.kind, jobID: request.id)
         if let key = request.uniqueKey { try Self.checkText(key, name: "unique key", maxBytes: JobLimits.maxUniqueKeyBytes) }
@@ -100,8 +112,8 @@ extension QueueEngine {
             options.periodic = (Millis.from(seconds: periodic.interval), Millis.from(seconds: periodic.flex))
         }
         let base = request.runAt.map(Millis.from) ?? now
-        return NewEnqueue(id: request.id?.rawValue ?? RandomPool.shared.nextUUIDString(), kind: request.kind,
-                          payload: Array(request.payload), priority: Int64(priority), createdAt: now,
+        return NewEnqueue(id: request.id?.rawValue ?? generatedID ?? RandomPool.shared.nextUUIDString(), kind: request.kind,
+                          payload: request.payload, priority: Int64(priority), createdAt: now,
                           runAt: base + Millis.from(seconds: request.delay), maxAttempts: Int64(maxAttempts),
                           uniqueKey: request.uniqueKey, options: options)
     }

@@ -141,11 +141,13 @@ final class QueueEngine: @unchecked Sendable {
         if activeWriter.appendedEnd >= configuration.segmentSize { try rollOver() }
         let writer = activeWriter
         let (lsn, bodyOffset) = try writer.append(body)
+        // Each operation is applied as it is made from its planned form; the list is kept for the debug check only.
         var recorded: [Operation] = []
-        recorded.reserveCapacity(operations.count)
         var enqueues = 0
-        for planned in operations {
-            switch planned {
+        // By index: a `for` over the array would copy each operation (and retain its strings) first.
+        for index in operations.indices {
+            let operation: Operation
+            switch operations[index] {
             case .enqueue(let new):
                 let range = payloadRanges[enqueues]
                 enqueues += 1
@@ -153,12 +155,12 @@ final class QueueEngine: @unchecked Sendable {
                 let jobBytes = Double(range.count + new.id.utf8.count + new.kind.utf8.count
                                       + (new.uniqueKey?.utf8.count ?? 0) + 32)
                 averageJobBytes += (jobBytes - averageJobBytes) / 64
-                recorded.append(.enqueue(.init(
+                operation = .enqueue(.init(
                     id: new.id, kind: new.kind,
                     payload: PayloadLocation(fileSequence: writer.fileSequence, offset: bodyOffset + Int64(range.lowerBound),
                                              length: Int32(range.count)),
                     priority: new.priority, createdAt: new.createdAt, runAt: new.runAt, maxAttempts: new.maxAttempts,
-                    uniqueKey: new.uniqueKey, options: new.options)))
+                    uniqueKey: new.uniqueKey, options: new.options))
             case .migrateJob(var job, let payload):
                 if payload != nil {
                     let range = payloadRanges[enqueues]
@@ -166,23 +168,22 @@ final class QueueEngine: @unchecked Sendable {
                     job.payload = PayloadLocation(fileSequence: writer.fileSequence,
                                                   offset: bodyOffset + Int64(range.lowerBound), length: Int32(range.count))
                 }
-                recorded.append(.migrateJob(job))
-            case .other(let operation):
-                recorded.append(operation)
+                operation = .migrateJob(job)
+            case .other(let other):
+                operation = other
             }
-        }
-        assert(Self.decodes(body, to: recorded, fileSequence: writer.fileSequence, bodyOffset: bodyOffset),
-               "a record this build encoded does not decode to the operations it applies")
-        for operation in recorded {
             do {
                 try state.apply(operation)
             } catch {
                 preconditionFailure("the live path validated an operation that apply refuses: \(error)")
             }
+            assert({ recorded.append(operation); return true }())
         }
+        assert(Self.decodes(body, to: recorded, fileSequence: writer.fileSequence, bodyOffset: bodyOffset),
+               "a record this build encoded does not decode to the operations it applies")
         // Jobs a cascade changed inside apply (dependents unblocked or cancelled) are published too.
         let cascaded = state.takeCascadedIDs()
-        changes.publish(jobIDs: recorded.map(\.jobID).filter { !$0.isEmpty } + cascaded)
+        changes.publish(jobIDs: operations.map(\.jobID).filter { !$0.isEmpty } + cascaded)
         if !backgroundCompactionScheduled, writeFailure == nil, needsCompaction() {
             startBackgroundCompaction()
         }

@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// Where a job's payload bytes lie in the log, so that they need not be kept
 /// in memory: the file's sequence number, the offset in it, the length.
 struct PayloadLocation: Equatable, Sendable {
@@ -128,7 +134,8 @@ struct EnqueueOptions: Equatable, Sendable {
 struct NewEnqueue: Sendable {
     var id: String
     var kind: String
-    var payload: [UInt8]
+    /// The caller's `Data`, shared rather than copied: the encoder copies its bytes into the record.
+    var payload: Data
     var priority: Int64
     var createdAt: Int64
     var runAt: Int64
@@ -144,6 +151,15 @@ enum PlannedOperation: Sendable {
     /// A migrated job with new payload bytes (`nil`: the job keeps its payload).
     case migrateJob(MigratedJob, payload: [UInt8]?)
     case other(Operation)
+
+    /// The id of the job the operation changes ("" for none), as ``Operation/jobID``.
+    var jobID: String {
+        switch self {
+        case .enqueue(let new): return new.id
+        case .migrateJob(let job, _): return job.id
+        case .other(let operation): return operation.jobID
+        }
+    }
 }
 
 /// The binary encoding of a transaction body (record type 1):
@@ -221,8 +237,9 @@ enum TransactionCodec {
         var writer = ByteWriter(capacity: capacity)
         writer.writeUInt8(version(for: operations))
         writer.writeVarint(UInt64(operations.count))
-        for operation in operations {
-            switch operation {
+        // By index: a `for` over the array would copy each operation (and retain its strings) first.
+        for index in operations.indices {
+            switch operations[index] {
             case .enqueue(let op):
                 writer.writeUInt8(op.options.isEmpty ? Opcode.enqueue.rawValue : Opcode.enqueueWithOptions.rawValue)
                 writer.writeString(op.id)
@@ -245,7 +262,8 @@ enum TransactionCodec {
                 }
                 writer.writeVarint(UInt64(op.payload.count))
                 payloadRanges.append(writer.count..<(writer.count + op.payload.count))
-                writer.writeRaw(op.payload)
+                // Through its buffer: one copy of the bytes, where appending `Data` as a collection goes byte by byte.
+                op.payload.withUnsafeBytes { writer.writeRaw($0) }
             case .migrateJob(let job, let payload):
                 if let range = MigrationCodec.encodeJob(job, payload: payload, into: &writer) { payloadRanges.append(range) }
             case .other(let op):
