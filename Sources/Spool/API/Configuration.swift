@@ -77,15 +77,22 @@ public struct Configuration: Sendable {
 /// A background compaction that fails leaves the queue refusing writes with
 /// ``SpoolError/Code/needsReopen``, as a failed ``JobQueue/compact()`` does.
 ///
-/// The ratio also bounds open: replay reads the last snapshot plus at most
-/// `obsoleteRatio` times its size of later records (once the log is past
-/// ``minimumLogBytes``). Small claim and complete records cost up to about 1.6 times
-/// as much per byte to replay as a snapshot, so the default of 0.5 keeps open within
-/// about 2 times the open of a queue holding only the live jobs, at the cost of
-/// rewriting the live jobs once per half their size of new records.
+/// The ratio also bounds open: replay reads the last snapshot plus the records
+/// after it, and the trigger counts those records by what they cost to replay,
+/// not by their bytes alone: each record of a transition (a claim, a completion,
+/// a cancel…) counts its bytes plus ``bytesPerRecord`` (decoding, checksum and
+/// apply set-up that a small record pays as much as a large one); a record that
+/// enqueues jobs counts its bytes, so live jobs alone never trigger a compaction. With the default ratio of 0.5 a queue whose
+/// later records are all small single-job transitions (the worst case) opens
+/// within about 1.5 times the open of a queue holding only the live jobs; the
+/// price is rewriting the live jobs once per half their size of new records.
 public struct AutoCompaction: Sendable, Equatable {
     /// The log never compacts by itself below this many bytes.
     public var minimumLogBytes: Int64
+    /// What each transition record after the snapshot adds to its bytes in the trigger's count:
+    /// measured on one-job enqueue, claim and complete records (~68 bytes), whose replay costs
+    /// about as much as 140 bytes of a batch enqueue or a snapshot.
+    public static let bytesPerRecord: Int64 = 64
     /// How much obsolete data the log may hold, as a multiple of the live data.
     public var obsoleteRatio: Double
 

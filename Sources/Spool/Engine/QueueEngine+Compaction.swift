@@ -12,14 +12,20 @@ extension QueueEngine {
     /// The bytes of the log files, up to the end of the last record of the active one. Call with `lock` held.
     var logBytes: Int64 { retiredBytes + activeWriter.appendedEnd }
 
+    /// What replaying the log costs, in bytes: its bytes, plus ``AutoCompaction/bytesPerRecord``
+    /// for each transition record after the snapshot. Records that enqueue jobs count their
+    /// bytes only: a log of live jobs alone holds nothing obsolete and never triggers a
+    /// compaction. Call with `lock` held.
+    var replayCost: Int64 { logBytes + Int64(recordsSinceSnapshot) * AutoCompaction.bytesPerRecord }
+
     /// Whether the log is due for a compaction by ``Configuration/autoCompaction``. O(1); call with `lock` held.
     func needsCompaction() -> Bool {
         // A snapshot cannot hold a migration half written: none starts until its commit is applied.
         guard state.pendingMigration == nil, !isOpening, let limit = compactionLimit else { return false }
-        return logBytes > limit
+        return replayCost > limit
     }
 
-    /// The log's bytes past which automatic compaction starts (`nil`: off). O(1); call with `lock` held.
+    /// The replay cost past which automatic compaction starts (`nil`: off). O(1); call with `lock` held.
     var compactionLimit: Int64? {
         guard let auto = configuration.autoCompaction else { return nil }
         let liveJobs = state.enqueuedCount + state.runningCount + state.failedCount
@@ -28,12 +34,13 @@ extension QueueEngine {
         return max(auto.minimumLogBytes - 1, Int64(min(limit, Double(Int64.max / 2))))
     }
 
-    /// How many more bytes the log may take before automatic compaction starts
-    /// (`nil`: off, or a compaction is under way), for the benchmark's worst case.
+    /// How much more replay cost (bytes, and ``AutoCompaction/bytesPerRecord`` per record)
+    /// the log may take before automatic compaction starts (`nil`: off, or a compaction is
+    /// under way), for the benchmark's worst case.
     var bytesBeforeAutoCompaction: Int64? {
         lock.withLock {
             guard !backgroundCompactionScheduled, let limit = compactionLimit else { return nil }
-            return limit - logBytes
+            return limit - replayCost
         }
     }
 
@@ -131,7 +138,7 @@ extension QueueEngine {
         try compactionLock.withLock {
             let now = nowMillis
             let cutoff = now - Millis.from(seconds: configuration.retention)
-            let planned = try withOpenState { () -> (QueueState, SnapshotSummary, UInt64, Int)? in
+            let planned = try withOpenState { () -> (QueueState, SnapshotSummary, UInt64, Int, Int)? in
                 if onlyIfNeeded, !needsCompaction() { return nil }
                 let expiredIDs = state.jobs.values
                     .filter { ($0.state == .succeeded || $0.state == .cancelled) && ($0.finishedAt ?? .max) <= cutoff }
@@ -142,11 +149,13 @@ extension QueueEngine {
                 let createdAt = min(state.summary?.createdAt ?? now, state.jobs.values.map(\.createdAt).min() ?? now)
                 let summary = SnapshotSummary(lastLSN: lastLSN, nextSequence: state.nextSequence, createdAt: createdAt,
                                               expiredJobs: state.expiredJobs)
-                return (state, summary, snapshotSequence, expiredIDs.count)
+                // The snapshot replaces every record so far; those appended from now on follow it.
+                return (state, summary, snapshotSequence, expiredIDs.count, recordsSinceSnapshot)
             }
-            guard let (copy, summary, sequence, expired) = planned else { return nil }
+            guard let (copy, summary, sequence, expired, recordsReplaced) = planned else { return nil }
             do {
-                return try finishCompaction(copy: copy, summary: summary, sequence: sequence, expired: expired)
+                return try finishCompaction(copy: copy, summary: summary, sequence: sequence, expired: expired,
+                                            recordsReplaced: recordsReplaced)
             } catch let error as SpoolError {
                 // What reached the disk is unknown (a failed sync cannot be retried), as after a failed
                 // write of the log: the queue refuses changes until it is reopened, and open sorts it out.
@@ -161,7 +170,7 @@ extension QueueEngine {
 
     /// Steps 2 to 4 of ``compact()``: the snapshot, the payloads moved into it, the old files deleted.
     func finishCompaction(copy: QueueState, summary: SnapshotSummary, sequence: UInt64,
-                                  expired: Int) throws -> CompactionReport {
+                          expired: Int, recordsReplaced: Int) throws -> CompactionReport {
         let replaced = try LogReplay.logFiles(in: path, fileSystem: configuration.fileSystem)
             .filter { $0.sequence < sequence }
         var bytesBefore: Int64 = 0
@@ -183,7 +192,8 @@ extension QueueEngine {
             }
             retiredFileBytes[sequence] = outcome.bytes
             retiredBytes += outcome.bytes
-            bytesAfterCompaction = logBytes
+            recordsSinceSnapshot -= recordsReplaced
+            bytesAfterCompaction = replayCost
             if !jobs.isEmpty { averageJobBytes = max(32, Double(outcome.bytes) / Double(jobs.count)) }
         }
         for file in replaced { try configuration.fileSystem.removeFile(at: file.path) }

@@ -53,8 +53,11 @@ final class QueueEngine: @unchecked Sendable {
     var retiredFileBytes: [UInt64: Int64] = [:]
     /// The sum of `retiredFileBytes`.
     var retiredBytes: Int64 = 0
-    /// The log's bytes just after the last compaction finished.
+    /// The log's replay cost (``replayCost``) just after the last compaction finished.
     var bytesAfterCompaction: Int64 = 0
+    /// Transition records (records that enqueue no job) in the log after its snapshot (all of
+    /// them when there is none), for the automatic compaction's trigger.
+    var recordsSinceSnapshot = 0
     /// The estimated bytes one live job takes in a snapshot: measured by the last
     /// compaction, moved towards the size of each new job's enqueue meanwhile.
     var averageJobBytes: Double = 128
@@ -96,6 +99,7 @@ final class QueueEngine: @unchecked Sendable {
         instanceID = opened.replay.instanceID ?? []
         directoryLock = opened.lock
         state = opened.replay.state
+        recordsSinceSnapshot = opened.replay.transitionRecordsAfterSnapshot
         recoveryReport = opened.replay.report
         do {
             let activeSequence = opened.writer.fileSequence
@@ -141,6 +145,7 @@ final class QueueEngine: @unchecked Sendable {
         if activeWriter.appendedEnd >= configuration.segmentSize { try rollOver() }
         let writer = activeWriter
         let (lsn, bodyOffset) = try writer.append(body)
+        if case .enqueue = operations.first {} else { recordsSinceSnapshot += 1 }
         // Each operation is applied as it is made from its planned form; the list is kept for the debug check only.
         var recorded: [Operation] = []
         var enqueues = 0

@@ -44,6 +44,11 @@ struct LogReplay {
         var abandonedMigrations = 0
         /// The newest snapshot, where replay started.
         var snapshotSequence: UInt64?
+        /// Transition records (those that enqueue no job) replayed after the snapshot (all of
+        /// them when there is none): what the automatic compaction's trigger weighs besides bytes.
+        var transitionRecordsAfterSnapshot = 0
+        /// Transition records replayed so far, the snapshot's included.
+        var transitionRecords = 0
         /// Files before the newest snapshot: obsolete, not read.
         var obsoleteFiles: [LogFile] = []
     }
@@ -69,6 +74,7 @@ struct LogReplay {
             result.obsoleteFiles = Array(files[..<start])
             files.removeFirst(start)
         }
+        var snapshotRecords = 0
         for (index, logFile) in files.enumerated() {
             let isLast = index == files.count - 1
             // One number may be missing: the place of a snapshot that was never completed (the
@@ -83,6 +89,7 @@ struct LogReplay {
                                      path: logFile.path)
                 }
                 try replayFile(logFile, isLast: false, into: &result, inspect: inspect)
+                snapshotRecords = result.transitionRecords
                 guard let summary = result.state.summary else {
                     throw SpoolError(.corruption, "the snapshot holds no summary", path: logFile.path)
                 }
@@ -93,6 +100,7 @@ struct LogReplay {
             }
             result.report.filesRead += 1
         }
+        result.transitionRecordsAfterSnapshot = result.transitionRecords - snapshotRecords
         if result.state.pendingMigration != nil {
             result.abandonedMigrations += 1
             result.state.abandonPendingMigration()
@@ -262,7 +270,10 @@ struct LogReplay {
                 // A record that does not decode or apply fails the whole open in strict mode, so
                 // no state built from part of it survives: each operation is applied as it is
                 // decoded, without a list of them (a snapshot record holds thousands of jobs).
+                var isFirst = true
                 while let operation = try decoder.next() {
+                    if isFirst, case .enqueue = operation {} else if isFirst { result.transitionRecords += 1 }
+                    isFirst = false
                     do {
                         try result.state.apply(operation)
                     } catch {
@@ -278,6 +289,7 @@ struct LogReplay {
                 while let operation = try decoder.next() { operations.append(operation) }
                 inspect?(file.path, found.offset, found.header.lsn, operations)
                 try applyEach(operations, of: found, file: file, into: &result)
+                if let first = operations.first, case .enqueue = first {} else { result.transitionRecords += 1 }
             }
         } catch TransactionCodec.Failure.newerBodyVersion(let version) {
             throw Self.newerRecordError(lsn: found.header.lsn, version: version, path: file.path, offset: found.offset)
