@@ -64,6 +64,19 @@ import Testing
         return enqueues
     }
 
+    /// Starts a leader whose sync is held, then 20 followers that wait behind it; the
+    /// sync after the held one (the followers') meets `secondSync`.
+    private func startLeaderAndFollowers(_ setup: Setup, _ callers: Callers,
+                                         secondSync: FaultyFileSystem.Fault) throws -> (Enqueues, Enqueues) {
+        setup.fileSystem.inject(.holdSync(entered: setup.entered, release: setup.release))
+        setup.fileSystem.inject(secondSync)
+        let leader = startEnqueues(1, prefix: "leader", on: setup.queue, as: .blockingThreads)
+        try waitUntilHeld(setup)
+        let followers = startEnqueues(20, prefix: "follower", on: setup.queue, as: callers)
+        waitForWaiters(20, on: setup.queue)
+        return (leader, followers)
+    }
+
     /// Waits (bounded) until the leader's sync is held.
     private func waitUntilHeld(_ setup: Setup) throws {
         if setup.entered.wait(timeout: .now() + 30) == .timedOut {
@@ -93,12 +106,8 @@ import Testing
         let syncsBefore = queue.logStatistics.dataSyncs
         let recordsBefore = queue.logStatistics.records
         let secondEntered = DispatchSemaphore(value: 0), secondRelease = DispatchSemaphore(value: 0)
-        setup.fileSystem.inject(.holdSync(entered: setup.entered, release: setup.release))
-        setup.fileSystem.inject(.holdSync(entered: secondEntered, release: secondRelease))
-        let leader = startEnqueues(1, prefix: "leader", on: queue, as: .blockingThreads)
-        try waitUntilHeld(setup)
-        let followers = startEnqueues(20, prefix: "follower", on: queue, as: callers)
-        waitForWaiters(20, on: queue)
+        let (leader, followers) = try startLeaderAndFollowers(
+            setup, callers, secondSync: .holdSync(entered: secondEntered, release: secondRelease))
         // Only the leader's record was in the held sync: none of the others may have returned.
         #expect(queue.logStatistics.records == recordsBefore)
         setup.release.signal()
@@ -130,12 +139,7 @@ import Testing
         let setup = try Setup()
         defer { setup.temp.cleanup() }
         let queue = setup.queue
-        setup.fileSystem.inject(.holdSync(entered: setup.entered, release: setup.release))
-        setup.fileSystem.inject(.sync(EIO))
-        let leader = startEnqueues(1, prefix: "leader", on: queue, as: .blockingThreads)
-        try waitUntilHeld(setup)
-        let followers = startEnqueues(20, prefix: "follower", on: queue, as: callers)
-        waitForWaiters(20, on: queue)
+        let (leader, followers) = try startLeaderAndFollowers(setup, callers, secondSync: .sync(EIO))
         setup.release.signal()
 
         #expect(leader() == [nil])
