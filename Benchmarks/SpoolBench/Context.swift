@@ -4,27 +4,22 @@ import Foundation
 /// The state of one benchmark run: the directory under test and the rows so far.
 final class Context {
     let options: Options
-    /// The directory every workload works in.
+    /// The directory every workload works in: made by this run inside `--dir` (or the
+    /// working directory) and removed at its end.
     let directory: String
-    /// Whether `directory` was created by this run (and is removed at the end).
-    let ownsDirectory: Bool
     private(set) var rows: [Row] = []
 
     init(options: Options) throws {
         self.options = options
-        if let directory = options.directory {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            self.directory = URL(fileURLWithPath: directory).standardizedFileURL.path
-            ownsDirectory = false
-        } else {
-            // Under the working directory: the same file system as the checkout, not a tmpfs /tmp.
-            var template = Array((FileManager.default.currentDirectoryPath + "/.spool-bench-XXXXXX").utf8CString)
-            guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-                throw BenchError("mkdtemp failed: errno \(errno)")
-            }
-            directory = String(cString: made)
-            ownsDirectory = true
+        // By default under the working directory: the same file system as the checkout, not a tmpfs /tmp.
+        let parent = options.directory ?? FileManager.default.currentDirectoryPath
+        try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+        let base = URL(fileURLWithPath: parent).standardizedFileURL.path
+        var template = Array((base + "/.spool-bench-XXXXXX").utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw BenchError("mkdtemp in \(base) failed: errno \(errno)")
         }
+        directory = String(cString: made)
     }
 
     func add(_ row: Row) { rows.append(row) }
@@ -44,7 +39,7 @@ final class Context {
     }
 
     func removeDirectory() {
-        if ownsDirectory { try? FileManager.default.removeItem(atPath: directory) }
+        try? FileManager.default.removeItem(atPath: directory)
     }
 
     /// Progress for people, on stderr so that `--json` output stays one object.
