@@ -152,6 +152,58 @@ import Testing
         #expect(ids.contains("leader-0") && ids.contains("warm-up"))
         try reopened.close()
     }
+
+    /// What the test runs while the flusher's sync (the followers') is held.
+    enum DuringFlush: CaseIterable, Sendable { case close, rollOver }
+
+    @Test(arguments: DuringFlush.allCases, Callers.allCases)
+    func aCloseOrRollOverDuringTheFlushersSyncWaitsForItAndLosesNothing(during: DuringFlush, callers: Callers) async throws {
+        try await onOwnThread { try endDuringFlush(during, callers) }
+    }
+
+    private func endDuringFlush(_ during: DuringFlush, _ callers: Callers) throws {
+        let setup = try Setup()
+        defer { setup.temp.cleanup() }
+        let queue = setup.queue
+        let secondEntered = DispatchSemaphore(value: 0), secondRelease = DispatchSemaphore(value: 0)
+        let (leader, followers) = try startLeaderAndFollowers(
+            setup, callers, secondSync: .holdSync(entered: secondEntered, release: secondRelease))
+        setup.release.signal()
+        #expect(secondEntered.wait(timeout: .now() + 30) == .success)
+        #expect(leader() == [nil])
+
+        // The flusher holds the writer's file in its sync: the close (or the retiring writer) must wait for it.
+        let ended = Locked<(any Error)??>(nil)
+        let endedGroup = DispatchGroup()
+        endedGroup.enter()
+        Thread {
+            let result = Result { () throws -> Void in
+                switch during {
+                case .close: try queue.close()
+                case .rollOver: try queue.engine.lockedRollOver()
+                }
+            }
+            ended.withLock { if case .failure(let error) = result { $0 = .some(error) } else { $0 = .some(nil) } }
+            endedGroup.leave()
+        }.start()
+        // The 20 followers still wait in the held sync, and now the closing caller too.
+        waitForWaiters(21, on: queue)
+        let endedDuringTheSync = endedGroup.wait(timeout: .now() + 0.05) == .success
+        secondRelease.signal()
+        #expect(!endedDuringTheSync, "\(during) returned while the flusher's sync was under way")
+        #expect(endedGroup.wait(timeout: .now() + 30) == .success)
+        let error = ended.withLock { $0 }
+        #expect(error.map { $0 == nil } == true, "\(String(describing: error))")
+        let outcomes = followers()
+        #expect(outcomes.count == 20 && outcomes.allSatisfy { $0 == nil }, "\(outcomes)")
+        if during == .rollOver {
+            try queue.enqueue(NewJob(kind: "k", id: "after-the-roll-over"))
+            try queue.close()
+        }
+        let reopened = try JobQueue(directory: setup.temp.queue, configuration: testConfiguration())
+        #expect(try reopened.jobs().count == (during == .rollOver ? 23 : 22))
+        try reopened.close()
+    }
 }
 
 /// Runs `body` on a new thread and returns (or throws) what it did.
