@@ -338,6 +338,11 @@ final class SimulatedFile: StorageFile, @unchecked Sendable {
     func truncate(to size: Int64) throws { try disk.resize(inode, to: size, path: path, operation: "ftruncate") }
     func preallocate(offset: Int64, length: Int64) throws {
         let end = offset + length
+        // Linux reserves by writing zeroes over the whole range (Platform.preallocate): a reservation
+        // that reached back over bytes already there would destroy them, which fallocate would not.
+        let overlapped = disk.read(inode, at: offset, count: Int(length))
+        precondition(overlapped.allSatisfy { $0 == 0 },
+                     "preallocate(offset: \(offset)) reaches back over \(overlapped.count) bytes that are not zero")
         if end > disk.size(inode) { try disk.resize(inode, to: end, path: path, operation: "fallocate") }
     }
     func close() {}
