@@ -51,6 +51,28 @@ import Testing
         try queue.close()
     }
 
+    @Test func theFirstReservationAfterAnOpenIsSmallWhateverTheFilesSize() throws {
+        let temp = TemporaryDirectory()
+        defer { temp.cleanup() }
+        var configuration = testConfiguration()
+        configuration.preallocationChunk = 1 << 20
+        var queue = try JobQueue(directory: temp.queue, configuration: configuration)
+        for index in 0..<40 {
+            try queue.enqueue(NewJob(kind: "k", payload: Data(repeating: 1, count: 60_000), id: JobID("j\(index)")))
+        }
+        try queue.close()
+        let end = try fileSize(logFilePath(temp.queue))
+        let first = LogWriter.firstReservation
+        // Between two whole chunks and a quarter chunk below the next: a chunk-sized step would reserve more.
+        #expect(end > 2 << 20 && end < (3 << 20) - first, "\(end)")
+        queue = try JobQueue(directory: temp.queue, configuration: configuration)
+        try queue.enqueue(NewJob(kind: "k", id: "after-open"))
+        // On Linux a reservation writes its zeroes: the first after an open stays small (one
+        // first reservation, rounded), not as large as the file or a whole chunk.
+        #expect(try fileSize(logFilePath(temp.queue)) == (end / first + 1) * first)
+        try queue.close()
+    }
+
     @Test func aCrashImageWithAZeroedTailOpensAndTheWriterReservesAgainAfterATornTail() throws {
         let temp = TemporaryDirectory()
         defer { temp.cleanup() }

@@ -55,6 +55,10 @@ final class LogWriter: @unchecked Sendable {
     private var preallocationChunk: Int64
     /// The file's space up to here is reserved and the reservation is durable.
     private var allocatedEnd: Int64
+    /// Where this writer's reservations start to double from: 0 for a new file, the end of
+    /// the records for a file opened again. On Linux a reservation writes zeroes, so the
+    /// first one after an open must be small too, not as large as the file (up to a chunk).
+    private let reservationBase: Int64
 
     // Guarded by `lock`:
     /// Full commit groups waiting for a leader (a group holds at most
@@ -105,6 +109,7 @@ final class LogWriter: @unchecked Sendable {
         // Whatever lies after `end` (zeroes of an earlier reservation, or nothing) is reserved
         // again, with a full sync, before the first write: its allocation is not known to be durable.
         self.allocatedEnd = end
+        self.reservationBase = end > Int64(LogFormat.fileHeaderSize) ? end : 0
     }
 
     /// Counts of the work done so far.
@@ -295,8 +300,9 @@ final class LogWriter: @unchecked Sendable {
     /// new size too. A failed full sync is a failed sync: it poisons the writer.
     private func reserve(through end: Int64) throws {
         guard preallocationChunk > 0, end > allocatedEnd else { return }
-        // The step doubles with the file, from the first reservation up to the chunk.
-        let step = min(preallocationChunk, max(min(Self.firstReservation, preallocationChunk), allocatedEnd))
+        // The step doubles with what this writer reserved, from the first reservation up to the chunk.
+        let reserved = allocatedEnd - reservationBase
+        let step = min(preallocationChunk, max(min(Self.firstReservation, preallocationChunk), reserved))
         // Round up to a whole step past `end`, so that the next step is reserved ahead of the writes.
         let target = (end / step + 1) * step
         do {
