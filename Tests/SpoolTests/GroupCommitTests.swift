@@ -85,13 +85,9 @@ import Testing
         }
     }
 
-    /// Waits (polling, bounded) until `count` callers wait behind the leader's sync.
+    /// Waits (bounded) until `count` callers wait behind the held sync; the writer signals each one.
     private func waitForWaiters(_ count: Int, on queue: JobQueue) {
-        let deadline = DispatchTime.now().uptimeNanoseconds + 30_000_000_000
-        while queue.engine.writer.waiterCount < count, DispatchTime.now().uptimeNanoseconds < deadline {
-            usleep(500)
-        }
-        #expect(queue.engine.writer.waiterCount == count)
+        #expect(queue.engine.writer.waitForWaiters(count, until: .now() + 30), "\(count) callers never waited")
     }
 
     @Test(arguments: Callers.allCases)

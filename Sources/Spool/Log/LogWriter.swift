@@ -76,6 +76,8 @@ final class LogWriter: @unchecked Sendable {
     private var durableLSN: UInt64
     private var leaderActive = false
     private var waiters: [Waiter] = []
+    /// A ``waitForWaiters(_:until:)`` in progress: how many waiters it waits for, and its signal.
+    private var waiterWatch: (count: Int, semaphore: DispatchSemaphore)?
     private var failure: SpoolError?
     private var isClosed = false
     private var statistics = WriterStatistics()
@@ -115,8 +117,30 @@ final class LogWriter: @unchecked Sendable {
     /// Counts of the work done so far.
     var currentStatistics: WriterStatistics { lock.withLock { statistics } }
 
-    /// Callers waiting for a sync that has not started yet or is under way (not the leader).
-    var waiterCount: Int { lock.withLock { waiters.count } }
+    /// Blocks until at least `count` callers wait for a sync (the leader not counted), or until
+    /// `deadline`; returns whether they do. For tests that hold a sync open and must know who
+    /// waits behind it: each caller that starts waiting signals the watch, so nothing polls.
+    func waitForWaiters(_ count: Int, until deadline: DispatchTime) -> Bool {
+        let watch = DispatchSemaphore(value: 0)
+        let already = lock.withLock { () -> Bool in
+            if waiters.count >= count { return true }
+            waiterWatch = (count, watch)
+            return false
+        }
+        if already { return true }
+        let reached = watch.wait(timeout: deadline) == .success
+        lock.withLock { waiterWatch = nil }
+        return reached
+    }
+
+    /// Registers `waiter` and signals a ``waitForWaiters(_:until:)`` it satisfies. Call with `lock` held.
+    private func addWaiter(_ waiter: Waiter) {
+        waiters.append(waiter)
+        if let watch = waiterWatch, waiters.count >= watch.count {
+            watch.semaphore.signal()
+            waiterWatch = nil
+        }
+    }
 
     /// The LSN of the most recently appended record.
     var lastAppendedLSN: UInt64 { lock.withLock { nextLSN - 1 } }
@@ -186,7 +210,7 @@ final class LogWriter: @unchecked Sendable {
             try checkHolds(lsn)
             if !leaderActive { leaderActive = true; return .lead }
             let wait = BlockingWait()
-            waiters.append(.blocking(lsn: lsn, wait))
+            addWaiter(.blocking(lsn: lsn, wait))
             return .wait(wait)
         }
         switch next {
@@ -204,7 +228,7 @@ final class LogWriter: @unchecked Sendable {
                 if let failure { continuation.resume(throwing: failure); return }
                 do { try checkHolds(lsn) } catch { continuation.resume(throwing: error); return }
                 if !leaderActive { leaderActive = true; continuation.resume(returning: true); return }
-                waiters.append(.async(lsn: lsn, continuation))
+                addWaiter(.async(lsn: lsn, continuation))
             }
         }
         // The leader blocks this thread for one write and one sync.
