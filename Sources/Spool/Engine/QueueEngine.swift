@@ -145,7 +145,7 @@ final class QueueEngine: @unchecked Sendable {
         if activeWriter.appendedEnd >= configuration.segmentSize { try rollOver() }
         let writer = activeWriter
         let (lsn, bodyOffset) = try writer.append(body)
-        if case .enqueue = operations.first {} else { recordsSinceSnapshot += 1 }
+        if let first = operations.first, !first.enqueuesJob { recordsSinceSnapshot += 1 }
         // Each operation is applied as it is made from its planned form; the list is kept for the debug check only.
         var recorded: [Operation] = []
         var enqueues = 0

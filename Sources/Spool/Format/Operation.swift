@@ -85,6 +85,13 @@ enum Operation: Equatable, Sendable {
         }
     }
 
+    /// Whether the operation adds a job. A record whose first operation does not is a
+    /// *transition* record, which the automatic compaction's trigger weighs more than its bytes.
+    var enqueuesJob: Bool {
+        if case .enqueue = self { return true }
+        return false
+    }
+
     /// The id of the job the operation changes.
     var jobID: String {
         switch self {
@@ -151,6 +158,12 @@ enum PlannedOperation: Sendable {
     /// A migrated job with new payload bytes (`nil`: the job keeps its payload).
     case migrateJob(MigratedJob, payload: [UInt8]?)
     case other(Operation)
+
+    /// Whether the operation adds a job, as ``Operation/enqueuesJob``.
+    var enqueuesJob: Bool {
+        if case .enqueue = self { return true }
+        return false
+    }
 
     /// The id of the job the operation changes ("" for none), as ``Operation/jobID``.
     var jobID: String {

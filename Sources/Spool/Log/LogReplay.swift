@@ -272,7 +272,7 @@ struct LogReplay {
                 // decoded, without a list of them (a snapshot record holds thousands of jobs).
                 var isFirst = true
                 while let operation = try decoder.next() {
-                    if isFirst, case .enqueue = operation {} else if isFirst { result.transitionRecords += 1 }
+                    if isFirst, !operation.enqueuesJob { result.transitionRecords += 1 }
                     isFirst = false
                     do {
                         try result.state.apply(operation)
@@ -289,7 +289,7 @@ struct LogReplay {
                 while let operation = try decoder.next() { operations.append(operation) }
                 inspect?(file.path, found.offset, found.header.lsn, operations)
                 try applyEach(operations, of: found, file: file, into: &result)
-                if let first = operations.first, case .enqueue = first {} else { result.transitionRecords += 1 }
+                if let first = operations.first, !first.enqueuesJob { result.transitionRecords += 1 }
             }
         } catch TransactionCodec.Failure.newerBodyVersion(let version) {
             throw Self.newerRecordError(lsn: found.header.lsn, version: version, path: file.path, offset: found.offset)
