@@ -8,7 +8,7 @@ import Foundation
 func runConcurrent(_ context: Context) throws {
     let payload = Data(repeating: 0x61, count: 48)
     let duration = context.options.duration
-    for mode in ProducerMode.allCases {
+    for mode in context.options.producerModes {
         var singleRate: Double?
         for producers in context.options.producers {
             let queue = try JobQueue(directory: context.freshPath("concurrent-\(mode)-\(producers)"),
@@ -54,5 +54,7 @@ enum ProducerMode: CaseIterable, CustomStringConvertible {
     case tasks
 
     var noun: String { self == .threads ? "thread" : "task" }
+    /// Its name on the command line.
+    var name: String { noun + "s" }
     var description: String { noun }
 }

@@ -6,12 +6,15 @@ struct Options {
     static let workloads = ["baseline", "enqueue", "concurrent", "batch", "cycle", "open", "compaction"]
     static let usage = """
         usage: spool-bench [--workload NAME[,NAME...]|all] [--count N] [--duration SECONDS]
-                           [--producers 1,4,16,32,64] [--batch-size N] [--batches N]
+                           [--producers 1,4,16,32,64] [--producer-modes threads,tasks]
+                           [--batch-size N] [--batches N]
                            [--open-records 100000,1000000] [--churn-jobs N] [--obsolete-ratio R]
                            [--prealloc-chunk BYTES]
                            [--dir DIR] [--json]
           workloads: \(workloads.joined(separator: ", ")); the baseline always runs, since every
           Spool figure is printed as a ratio to it.
+          --producer-modes: how the concurrent workload's producers run: threads (the blocking
+          API) and/or tasks (the async API); default both.
           --churn-jobs: jobs the compaction workload enqueues, claims and completes (default 1000000);
           --obsolete-ratio: its AutoCompaction.obsoleteRatio (default: the library's, 0.5).
           --prealloc-chunk: the log file's preallocation chunk (0: none; default: Spool's own).
@@ -25,6 +28,7 @@ struct Options {
     /// Seconds each throughput configuration runs.
     var duration = 1.0
     var producers = [1, 4, 16, 32, 64]
+    var producerModes = ProducerMode.allCases
     var workers = [1, 16]
     var batchSize = 10_000
     var batches = 10
@@ -59,6 +63,14 @@ struct Options {
                 guard let seconds = Double(value(argument)), seconds > 0 else { Self.fail("--duration: not a positive number") }
                 duration = seconds
             case "--producers": producers = integers(argument)
+            case "--producer-modes":
+                let text = value(argument)
+                producerModes = text.split(separator: ",").map { name in
+                    guard let mode = ProducerMode.allCases.first(where: { $0.name == name }) else {
+                        Self.fail("--producer-modes: unknown mode \(name) (threads, tasks)")
+                    }
+                    return mode
+                }
             case "--workers": workers = integers(argument)
             case "--batch-size": batchSize = integers(argument)[0]
             case "--batches": batches = integers(argument)[0]

@@ -14,7 +14,10 @@ import Dispatch
 /// returns to its caller; the flusher writes group after group until no one
 /// waits. So many writers share syncs, no caller waits for syncs that are not
 /// its own, and an async caller holds a thread of Swift's cooperative pool for
-/// at most one sync. Blocked callers are woken as a tree (``BlockingWait``).
+/// at most one sync. Blocked callers and suspended tasks are woken as trees
+/// (``BlockingWait``, ``AsyncWakeUp``), so that a leader spends one wake-up
+/// per group, and it takes the waiters a sync covered and the next group in
+/// one critical section.
 ///
 /// The file grows in preallocated chunks: before a group would be written
 /// past the reserved space, the leader reserves the next chunk and makes the
@@ -83,9 +86,7 @@ final class LogWriter: @unchecked Sendable {
     private var statistics = WriterStatistics()
 
     private enum Waiter {
-        /// An async caller; its continuation returns whether it is to lead (only ever
-        /// at registration: a woken waiter's record is durable, or the writer failed).
-        case async(lsn: UInt64, CheckedContinuation<Bool, any Error>)
+        case async(lsn: UInt64, AsyncWait)
         case blocking(lsn: UInt64, BlockingWait)
 
         var lsn: UInt64 {
@@ -182,7 +183,7 @@ final class LogWriter: @unchecked Sendable {
 
     /// Refuses a wait for a record this writer was never given (one appended
     /// to another file's writer): it would otherwise return at once. Call with `lock` held.
-    private func checkHolds(_ lsn: UInt64) throws {
+    private func checkHolds(_ lsn: UInt64) throws(SpoolError) {
         guard lsn < nextLSN else {
             assertionFailure("waiting for record \(lsn), past the last appended \(nextLSN - 1)")
             throw SpoolError(.ioFailure, "waiting for record \(lsn), which this log file's writer never held",
@@ -222,17 +223,25 @@ final class LogWriter: @unchecked Sendable {
 
     /// Suspends until the record `lsn` is on stable storage.
     func waitUntilDurable(_ lsn: UInt64) async throws {
-        let shouldLead = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Bool, any Error>) in
-            lock.withLock {
-                if lsn <= durableLSN { continuation.resume(returning: false); return }
-                if let failure { continuation.resume(throwing: failure); return }
-                do { try checkHolds(lsn) } catch { continuation.resume(throwing: error); return }
-                if !leaderActive { leaderActive = true; continuation.resume(returning: true); return }
+        let wakeUp = await withCheckedContinuation { (continuation: AsyncWait) in
+            let immediate: AsyncWakeUp? = lock.withLock {
+                if lsn <= durableLSN { return .done(.success(()), passOn: []) }
+                if let failure { return .done(.failure(failure), passOn: []) }
+                do throws(SpoolError) { try checkHolds(lsn) } catch { return .done(.failure(error), passOn: []) }
+                if !leaderActive { leaderActive = true; return .lead }
                 addWaiter(.async(lsn: lsn, continuation))
+                return nil
             }
+            if let immediate { continuation.resume(returning: immediate) }
         }
-        // The leader blocks this thread for one write and one sync.
-        if shouldLead { try lead() }
+        switch wakeUp {
+        case .lead:
+            // The leader blocks this thread for one write and one sync.
+            try lead()
+        case .done(let result, let passOn):
+            AsyncWakeUp.resumeTree(passOn, with: result)
+            try result.get()
+        }
     }
 
     /// Writes and syncs commit groups. A caller leads until its own record is
@@ -240,78 +249,117 @@ final class LogWriter: @unchecked Sendable {
     /// flusher and returns to its caller. The flusher leads until no waiter is
     /// left uncovered. A failure poisons the writer, which fails every waiter.
     private func lead(asFlusher: Bool = false) throws {
+        var work = lock.withLock { takeBuffered() }
         while true {
-            let (groups, offset, lastLSN) = lock.withLock { () -> ([[UInt8]], Int64, UInt64) in
-                var groups = sealedGroups
-                if !pending.isEmpty { groups.append(pending) }
-                sealedGroups = []
-                pending = []
-                pendingRecords = 0
-                inFlight = groups.count == 1 ? groups[0] : groups.flatMap { $0 }
-                return (groups, writtenEnd, nextLSN - 1)
-            }
             var failed: SpoolError?
             var written: Int64 = 0
-            for group in groups where failed == nil {
+            for group in work.groups where failed == nil {
                 // One write and one sync per group: the scanner's torn-tail rule depends on it.
                 do {
-                    try reserve(through: offset + written + Int64(group.count))
-                    try file.write(group, at: offset + written)
+                    try reserve(through: work.offset + written + Int64(group.count))
+                    try file.write(group, at: work.offset + written)
                     try file.sync()
                     written += Int64(group.count)
                 } catch let error as SpoolError {
                     failed = error
                 } catch {
-                    failed = SpoolError(.ioFailure, "\(error)", path: file.path, offset: offset + written)
+                    failed = SpoolError(.ioFailure, "\(error)", path: file.path, offset: work.offset + written)
                 }
             }
             if let failed {
-                poison(with: failed, keepingBytes: offset + written)
+                poison(with: failed, keepingBytes: work.offset + written)
                 throw failed
             }
-            // Waiters are woken after the lock is released, so that they do not block on it at once.
-            let (covered, handOff, carryOn) = lock.withLock { () -> ([Waiter], Bool, Bool) in
-                statistics.dataSyncs += groups.count
-                statistics.records += Int(lastLSN - durableLSN)
+            // One critical section per sync: the waiters it covers are taken out and, when the
+            // flusher carries on, the next group with them. They are woken after the lock is
+            // released, so that they do not block on it at once.
+            let (covered, next) = lock.withLock { () -> ([Waiter], AfterSync) in
+                statistics.dataSyncs += work.groups.count
+                statistics.records += Int(work.lastLSN - durableLSN)
                 writtenEnd += Int64(inFlight.count)
                 inFlight = []
-                durableLSN = lastLSN
-                var covered: [Waiter] = []
-                var remaining: [Waiter] = []
-                for waiter in waiters {
-                    if waiter.lsn <= durableLSN { covered.append(waiter) } else { remaining.append(waiter) }
-                }
-                waiters = remaining
-                if remaining.isEmpty {
+                durableLSN = work.lastLSN
+                let covered = takeWaiters(through: durableLSN)
+                if waiters.isEmpty {
                     leaderActive = false
-                    return (covered, false, false)
+                    return (covered, .done)
                 }
                 // Others wait: the flusher carries on; a caller, whose record is durable, hands
                 // the role over (`leaderActive` stays true) rather than make its caller wait for
                 // other callers' syncs, and rather than hold a thread of Swift's cooperative pool
                 // (an async caller's) in one sync after another.
-                return (covered, !asFlusher, asFlusher)
+                return (covered, asFlusher ? .write(takeBuffered()) : .handOff)
             }
-            if handOff { flusher.async { [self] in try? lead(asFlusher: true) } }
+            if case .handOff = next { flusher.async { [self] in try? lead(asFlusher: true) } }
             Self.wake(covered, with: .success(()))
-            if !carryOn { return }
+            guard case .write(let buffered) = next else { return }
+            work = buffered
         }
     }
 
-    /// Resumes `waiters` with `result`. Async waiters are resumed here (a
-    /// continuation resumes onto an executor, which is cheap); blocked threads
-    /// are woken as a tree: the leader wakes two, each of which wakes the
-    /// next ones when it runs (``BlockingWait``). Waking each blocked thread in
-    /// turn would keep the leader off the disk for a futex wake per waiter,
-    /// while the next group, appended during the sync, waits for its write.
+    /// What a leader does after a sync.
+    private enum AfterSync {
+        /// No one waits: the role is given up.
+        case done
+        /// A caller hands the role to the flusher.
+        case handOff
+        /// The flusher writes these next.
+        case write(Buffered)
+    }
+
+    /// Buffered records taken for writing: one or more commit groups.
+    private struct Buffered {
+        var groups: [[UInt8]]
+        /// Where the first group goes.
+        var offset: Int64
+        var lastLSN: UInt64
+    }
+
+    /// Takes every buffered group for writing and marks it in flight. Call with `lock` held.
+    private func takeBuffered() -> Buffered {
+        var groups = sealedGroups
+        if !pending.isEmpty { groups.append(pending) }
+        sealedGroups = []
+        pending = []
+        pendingRecords = 0
+        inFlight = groups.count == 1 ? groups[0] : groups.flatMap { $0 }
+        return Buffered(groups: groups, offset: writtenEnd, lastLSN: nextLSN - 1)
+    }
+
+    /// Removes and returns the waiters whose records are at or before `lsn`,
+    /// keeping the others in order. Call with `lock` held.
+    private func takeWaiters(through lsn: UInt64) -> [Waiter] {
+        var covered: [Waiter] = []
+        covered.reserveCapacity(waiters.count)
+        var kept = 0
+        for index in waiters.indices {
+            if waiters[index].lsn <= lsn {
+                covered.append(waiters[index])
+            } else {
+                waiters.swapAt(kept, index)
+                kept += 1
+            }
+        }
+        waiters.removeLast(waiters.count - kept)
+        return covered
+    }
+
+    /// Resumes `waiters` with `result`, as two trees: the leader wakes the
+    /// first blocked thread and resumes the first suspended task, and each
+    /// passes the wake-up on to the next ones when it runs (``BlockingWait``,
+    /// ``AsyncWakeUp``). Waking each in turn would keep the leader off the
+    /// disk for a futex wake or an executor enqueue per waiter, while the next
+    /// group, appended during the sync, waits for its write.
     private static func wake(_ waiters: [Waiter], with result: Result<Void, SpoolError>) {
         var blocked: [BlockingWait] = []
+        var suspended: [AsyncWait] = []
         for waiter in waiters {
             switch waiter {
-            case .async(_, let continuation): continuation.resume(with: result.map { false }.mapError { $0 as any Error })
+            case .async(_, let continuation): suspended.append(continuation)
             case .blocking(_, let wait): blocked.append(wait)
             }
         }
+        AsyncWakeUp.resume(suspended[...], with: result)
         BlockingWait.resume(blocked[...], with: result)
     }
 
@@ -420,6 +468,33 @@ struct WriterStatistics: Sendable, Equatable {
     var fullSyncs = 0
     /// Records made durable.
     var records = 0
+}
+
+/// A suspended caller of ``LogWriter/waitUntilDurable(_:)-async``.
+typealias AsyncWait = CheckedContinuation<AsyncWakeUp, Never>
+
+/// What a suspended caller is resumed with: lead the next group, or its
+/// record's fate together with the callers it is to resume in turn.
+///
+/// Like ``BlockingWait``, a resumed task passes the wake-up on before it
+/// returns, so that a commit group's tasks are resumed as a binary tree.
+enum AsyncWakeUp: Sendable {
+    case lead
+    case done(Result<Void, SpoolError>, passOn: ArraySlice<AsyncWait>)
+
+    /// Resumes the first of `waits` directly, and through it the others.
+    static func resume(_ waits: ArraySlice<AsyncWait>, with result: Result<Void, SpoolError>) {
+        guard let first = waits.first else { return }
+        first.resume(returning: .done(result, passOn: waits.dropFirst()))
+    }
+
+    /// Resumes two subtrees of `waits`: the part of the wake-up a resumed task passes on.
+    static func resumeTree(_ waits: ArraySlice<AsyncWait>, with result: Result<Void, SpoolError>) {
+        guard !waits.isEmpty else { return }
+        let middle = waits.startIndex + (waits.count + 1) / 2
+        resume(waits[..<middle], with: result)
+        resume(waits[middle...], with: result)
+    }
 }
 
 /// A one-shot wait for a blocking caller.
