@@ -1,26 +1,18 @@
 import Foundation
 
-/// The floor Spool is compared with: a record-sized write followed by
-/// `fdatasync`, appended to a growing file, and into a preallocated file whose
+/// The floor Spool is compared with: a record-sized write followed by a data
+/// sync, appended to a growing file, and into a preallocated file whose
 /// allocation was made durable first (so each sync is data only).
 func runBaseline(_ context: Context) throws {
     let bytes = [UInt8](repeating: 0xAB, count: Baseline.recordSize)
     let count = context.options.count
     for preallocated in [false, true] {
         let path = context.freshPath(preallocated ? "baseline-prealloc" : "baseline-append")
-        let fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw BenchError("open \(path): errno \(errno)") }
-        defer { close(fd) }
-        if preallocated {
-            let result = posix_fallocate(fd, 0, off_t(bytes.count * (count + 1) + 4096))
-            guard result == 0, fsync(fd) == 0 else { throw BenchError("preallocating \(path) failed: \(result)") }
-        }
+        var file = try RawSyncFile(path: path, preallocating: preallocated ? bytes.count * count : 0)
+        defer { file.close() }
         var latencies = Latencies(capacity: count)
-        for index in 0..<count {
-            try latencies.measure {
-                let written = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(index * bytes.count)) }
-                guard written == bytes.count, fdatasync(fd) == 0 else { throw BenchError("write or sync failed: errno \(errno)") }
-            }
+        for _ in 0..<count {
+            try latencies.measure { try file.writeAndSync(bytes) }
         }
         context.add(Row(workload: "baseline",
                         name: preallocated ? "baseline: preallocated pwrite + fdatasync" : "baseline: append + fdatasync",
@@ -31,4 +23,51 @@ func runBaseline(_ context: Context) throws {
 enum Baseline {
     /// About the size of an enqueue record with a 48-byte payload and a UUID id.
     static let recordSize = 128
+}
+
+/// A file that takes record-sized writes one after another, each followed by
+/// a data sync (`fdatasync`; `F_FULLFSYNC` on Apple platforms, as Spool does).
+///
+/// Preallocated space is written with zeroes and fully synced first, as
+/// Spool's log does on Linux: `posix_fallocate` leaves unwritten extents, and
+/// on ext4 and XFS the first write into one makes its sync flush metadata too,
+/// so the floor would not be a data-only sync.
+struct RawSyncFile {
+    let path: String
+    private let fd: Int32
+    private var offset = 0
+
+    init(path: String, preallocating bytes: Int) throws {
+        self.path = path
+        fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw BenchError("open \(path): errno \(errno)") }
+        guard bytes > 0 else { return }
+        let zeroes = [UInt8](repeating: 0, count: 1 << 20)
+        var done = 0
+        while done < bytes + 4096 {
+            let written = zeroes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(done)) }
+            guard written > 0 else { throw BenchError("preallocating \(path): errno \(errno)") }
+            done += written
+        }
+        guard fsync(fd) == 0 else { throw BenchError("fsync \(path): errno \(errno)") }
+    }
+
+    /// Writes `bytes` after the previous write and syncs the data.
+    mutating func writeAndSync(_ bytes: [UInt8]) throws {
+        let written = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(offset)) }
+        guard written == bytes.count, Self.dataSync(fd) == 0 else {
+            throw BenchError("write or sync of \(path) failed: errno \(errno)")
+        }
+        offset += bytes.count
+    }
+
+    func close() { _ = Foundation.close(fd) }
+
+    private static func dataSync(_ fd: Int32) -> Int32 {
+        #if canImport(Darwin)
+        return fcntl(fd, F_FULLFSYNC)
+        #else
+        return fdatasync(fd)
+        #endif
+    }
 }

@@ -5,46 +5,66 @@ import Foundation
 /// second and acknowledgements per data sync (group commit), measured twice:
 /// with producer threads calling the blocking API, and with producer tasks
 /// calling the async API (which is how a Swift app would enqueue from many places).
+///
+/// Each producer count has a queue of its own, and the counts take turns in
+/// ``concurrentRounds`` rounds, so that every count, the single producer the
+/// others are compared with among them, sees the same stretches of the disk:
+/// on a shared virtual disk the sync time drifts by 10–20 % within a minute.
 func runConcurrent(_ context: Context) throws {
     let payload = Data(repeating: 0x61, count: 48)
-    let duration = context.options.duration
+    let slice = context.options.duration / Double(concurrentRounds)
     for mode in context.options.producerModes {
-        var singleRate: Double?
+        var runs: [(producers: Int, queue: JobQueue, before: LogStatistics, total: TimedRun)] = []
+        defer { for run in runs { try? run.queue.close() } }
         for producers in context.options.producers {
             let queue = try JobQueue(directory: context.freshPath("concurrent-\(mode)-\(producers)"),
                                      configuration: context.configuration)
-            defer { try? queue.close() }
+            runs.append((producers, queue, queue.logStatistics, TimedRun()))
+            // Warm up: the first enqueue reserves the first chunk of the file.
             try queue.enqueue(NewJob(kind: "bench", payload: payload))
-            let before = queue.logStatistics
-            let run: TimedRun
-            switch mode {
-            case .threads:
-                run = runTimed(threads: producers, seconds: duration) {
-                    _ = try queue.enqueue(NewJob(kind: "bench", payload: payload))
-                    return true
+            runs[runs.count - 1].before = queue.logStatistics
+        }
+        for _ in 0..<concurrentRounds {
+            for index in runs.indices {
+                let queue = runs[index].queue
+                let run: TimedRun
+                switch mode {
+                case .threads:
+                    run = runTimed(threads: runs[index].producers, seconds: slice) {
+                        _ = try queue.enqueue(NewJob(kind: "bench", payload: payload))
+                        return true
+                    }
+                case .tasks:
+                    run = runTimed(tasks: runs[index].producers, seconds: slice) {
+                        _ = try await queue.enqueue(NewJob(kind: "bench", payload: payload))
+                        return true
+                    }
                 }
-            case .tasks:
-                run = runTimed(tasks: producers, seconds: duration) {
-                    _ = try await queue.enqueue(NewJob(kind: "bench", payload: payload))
-                    return true
-                }
+                if let error = run.error { throw BenchError("a producer failed: \(error)") }
+                runs[index].total.operations += run.operations
+                runs[index].total.elapsed += run.elapsed
+                runs[index].total.latencies.append(contentsOf: run.latencies)
             }
-            let after = queue.logStatistics
-            if let error = run.error { throw BenchError("a producer failed: \(error)") }
-            let rate = Double(run.operations) / run.elapsed
-            if producers == 1 { singleRate = rate }
+        }
+        let singleRate = runs.first { $0.producers == 1 }.map { Double($0.total.operations) / $0.total.elapsed }
+        for run in runs {
+            let after = run.queue.logStatistics
+            let rate = Double(run.total.operations) / run.total.elapsed
             var figures: [String: Double] = [
-                "producers": Double(producers),
-                "acks_per_fsync": Double(run.operations) / Double(max(1, after.dataSyncs - before.dataSyncs)),
-                "full_syncs": Double(after.fullSyncs - before.fullSyncs),
+                "producers": Double(run.producers),
+                "acks_per_fsync": Double(run.total.operations) / Double(max(1, after.dataSyncs - run.before.dataSyncs)),
+                "full_syncs": Double(after.fullSyncs - run.before.fullSyncs),
             ]
             if let singleRate { figures["x_single_producer"] = rate / singleRate }
-            let plural = producers == 1 ? "" : "s"
-            context.add(Row(workload: "concurrent", name: "concurrent: \(producers) producer \(mode.noun)\(plural)",
-                            latency: run.latencies.percentiles, rate: rate, unit: "acks/s", figures: figures))
+            let plural = run.producers == 1 ? "" : "s"
+            context.add(Row(workload: "concurrent", name: "concurrent: \(run.producers) producer \(mode.noun)\(plural)",
+                            latency: run.total.latencies.percentiles, rate: rate, unit: "acks/s", figures: figures))
         }
     }
 }
+
+/// How many turns each producer count of the concurrent workload takes.
+let concurrentRounds = 3
 
 /// How the concurrent workload's producers run.
 enum ProducerMode: CaseIterable, CustomStringConvertible {

@@ -28,7 +28,7 @@ func runCycle(_ context: Context) throws {
             }
         }
         // Enough jobs that the workers never run dry within the duration.
-        for _ in 0..<max(context.options.count, 40_000) {
+        for _ in 0..<max(context.options.count, Int(40_000 * max(1, duration))) {
             try queue.enqueueWithoutWaiting(NewJob(kind: "bench", payload: payload))
         }
         try queue.waitUntilDurable()

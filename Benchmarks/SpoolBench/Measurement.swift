@@ -63,6 +63,9 @@ struct Row: Codable {
     var unit: String?
     /// Further figures: acknowledgements per fsync, resident bytes per job …
     var figures: [String: Double] = [:]
+    /// The floor this row's latency is compared with, when it was measured
+    /// alongside it; otherwise the run's baseline.
+    var floor: Percentiles? = nil
 }
 
 /// Runs `body` on `count` threads at once and waits for all of them.

@@ -25,8 +25,8 @@ struct Options {
     var workloads: [String] = Options.workloads
     /// Samples per latency workload.
     var count = 2000
-    /// Seconds each throughput configuration runs.
-    var duration = 1.0
+    /// Seconds each throughput configuration runs (in all: the concurrent workload splits it into rounds).
+    var duration = 2.0
     var producers = [1, 4, 16, 32, 64]
     var producerModes = ProducerMode.allCases
     var workers = [1, 16]

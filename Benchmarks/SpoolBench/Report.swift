@@ -26,7 +26,7 @@ struct Report {
 
     private func ratios(_ row: Row) -> [String: Double] {
         var ratios: [String: Double] = [:]
-        if let latency = row.latency, let floor = context.floor?.latency {
+        if let latency = row.latency, let floor = row.floor ?? context.floor?.latency {
             ratios["p50_per_floor"] = latency.p50 / floor.p50
             ratios["p99_per_floor"] = latency.p99 / floor.p99
         }
@@ -50,6 +50,7 @@ struct Report {
                 object["samples"] = latency.samples
             }
             if let rate = row.rate { object["rate"] = rate; object["unit"] = row.unit ?? "" }
+            if let floor = row.floor { object["paired_floor_p50_us"] = floor.p50; object["paired_floor_p99_us"] = floor.p99 }
             for (key, value) in row.figures { object[key] = value }
             for (key, value) in ratios(row) { object[key] = value }
             return object
@@ -94,6 +95,9 @@ struct Report {
         if let floor = context.floor?.latency {
             print("floor: preallocated pwrite + fdatasync of \(Baseline.recordSize) bytes, p50 \(number(floor.p50)) µs "
                   + "(\(number(1e6 / floor.p50)) syncs/s back to back)")
+            if context.rows.contains(where: { $0.floor != nil }) {
+                print("the single-producer enqueue's ratios are to its paired floor, sampled alternately with it")
+            }
         }
     }
 
