@@ -149,6 +149,49 @@ import Testing
         try reopened.close()
     }
 
+    @Test func aSuspendedCallerIsAcknowledgedWhileAnotherCallersExecutorIsBusy() async throws {
+        guard #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) else { return }
+        try await onOwnThread { try busyExecutor() }
+    }
+
+    /// A task resumes on its own executor, which may be busy (a task executor it prefers, an
+    /// event loop, a low priority): other callers of its group must not wait for it to run.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+    private func busyExecutor() throws {
+        let setup = try Setup()
+        defer { setup.temp.cleanup() }
+        let queue = setup.queue
+        setup.fileSystem.inject(.holdSync(entered: setup.entered, release: setup.release))
+        let leader = startEnqueues(1, prefix: "leader", on: queue, as: .blockingThreads)
+        try waitUntilHeld(setup)
+        // The first caller of the next group runs on an executor of its own.
+        let executor = HoldableTaskExecutor()
+        let first = Enqueues()
+        first.done.enter()
+        Task(executorPreference: executor) {
+            let error: (any Error)?
+            do { try await queue.enqueue(NewJob(kind: "k", id: "first")); error = nil } catch let caught { error = caught }
+            first.outcomes.withLock { $0.append(error.map { ($0 as? SpoolError)?.errno ?? -1 }) }
+            first.done.leave()
+        }
+        waitForWaiters(1, on: queue)
+        let others = startEnqueues(5, prefix: "other", on: queue, as: .asyncTasks)
+        waitForWaiters(6, on: queue)
+        // Its executor is busy (a long synchronous job) when the group's sync completes.
+        let busy = DispatchSemaphore(value: 0)
+        executor.queue.async { busy.wait() }
+        setup.release.signal()
+
+        let othersReturnedWhileBusy = others.returned(within: 30)
+        busy.signal()
+        #expect(othersReturnedWhileBusy, "callers whose records are durable waited for another caller's executor")
+        #expect(leader() == [nil])
+        let outcomes = others()
+        #expect(outcomes.count == 5 && outcomes.allSatisfy { $0 == nil }, "\(outcomes)")
+        #expect(first() == [nil])
+        try queue.close()
+    }
+
     /// What the test runs while the flusher's sync (the followers') is held.
     enum DuringFlush: CaseIterable, Sendable { case close, rollOver }
 
@@ -199,6 +242,17 @@ import Testing
         let reopened = try JobQueue(directory: setup.temp.queue, configuration: testConfiguration())
         #expect(try reopened.jobs().count == (during == .rollOver ? 23 : 22))
         try reopened.close()
+    }
+}
+
+/// A task executor that runs its jobs, one at a time, on a dispatch queue a test can keep busy.
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+final class HoldableTaskExecutor: TaskExecutor {
+    let queue = DispatchQueue(label: "spool.test.holdable-executor")
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }
 

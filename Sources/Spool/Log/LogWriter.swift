@@ -14,10 +14,9 @@ import Dispatch
 /// returns to its caller; the flusher writes group after group until no one
 /// waits. So many writers share syncs, no caller waits for syncs that are not
 /// its own, and an async caller holds a thread of Swift's cooperative pool for
-/// at most one sync. Blocked callers and suspended tasks are woken as trees
-/// (``BlockingWait``, ``AsyncWakeUp``), so that a leader spends one wake-up
-/// per group, and it takes the waiters a sync covered and the next group in
-/// one critical section.
+/// at most one sync. Blocked callers are woken as a tree (``BlockingWait``),
+/// suspended tasks each by the leader (``AsyncWakeUp``), and a leader takes
+/// the waiters a sync covered and the next group in one critical section.
 ///
 /// The file grows in preallocated chunks: before a group would be written
 /// past the reserved space, the leader reserves the next chunk and makes the
@@ -225,9 +224,9 @@ final class LogWriter: @unchecked Sendable {
     func waitUntilDurable(_ lsn: UInt64) async throws {
         let wakeUp = await withCheckedContinuation { (continuation: AsyncWait) in
             let immediate: AsyncWakeUp? = lock.withLock {
-                if lsn <= durableLSN { return .done(.success(()), passOn: []) }
-                if let failure { return .done(.failure(failure), passOn: []) }
-                do throws(SpoolError) { try checkHolds(lsn) } catch { return .done(.failure(error), passOn: []) }
+                if lsn <= durableLSN { return .done(.success(())) }
+                if let failure { return .done(.failure(failure)) }
+                do throws(SpoolError) { try checkHolds(lsn) } catch { return .done(.failure(error)) }
                 if !leaderActive { leaderActive = true; return .lead }
                 addWaiter(.async(lsn: lsn, continuation))
                 return nil
@@ -238,8 +237,7 @@ final class LogWriter: @unchecked Sendable {
         case .lead:
             // The leader blocks this thread for one write and one sync.
             try lead()
-        case .done(let result, let passOn):
-            AsyncWakeUp.resumeTree(passOn, with: result)
+        case .done(let result):
             try result.get()
         }
     }
@@ -344,22 +342,22 @@ final class LogWriter: @unchecked Sendable {
         return covered
     }
 
-    /// Resumes `waiters` with `result`, as two trees: the leader wakes the
-    /// first blocked thread and resumes the first suspended task, and each
-    /// passes the wake-up on to the next ones when it runs (``BlockingWait``,
-    /// ``AsyncWakeUp``). Waking each in turn would keep the leader off the
-    /// disk for a futex wake or an executor enqueue per waiter, while the next
-    /// group, appended during the sync, waits for its write.
+    /// Resumes `waiters` with `result`. Blocked threads are woken as a tree:
+    /// the leader wakes the first, which passes the wake-up on when it runs
+    /// (``BlockingWait``); waking each in turn would keep the leader off the
+    /// disk for a futex wake per waiter, while the next group, appended during
+    /// the sync, waits for its write. Suspended tasks are resumed here, each
+    /// one: a resumed task runs on its own executor (one it prefers, at its own
+    /// priority), which may be busy for long, so it cannot be trusted to pass a
+    /// wake-up on to callers that share nothing with it but a sync.
     private static func wake(_ waiters: [Waiter], with result: Result<Void, SpoolError>) {
         var blocked: [BlockingWait] = []
-        var suspended: [AsyncWait] = []
         for waiter in waiters {
             switch waiter {
-            case .async(_, let continuation): suspended.append(continuation)
+            case .async(_, let continuation): continuation.resume(returning: .done(result))
             case .blocking(_, let wait): blocked.append(wait)
             }
         }
-        AsyncWakeUp.resume(suspended[...], with: result)
         BlockingWait.resume(blocked[...], with: result)
     }
 
@@ -473,28 +471,16 @@ struct WriterStatistics: Sendable, Equatable {
 /// A suspended caller of ``LogWriter/waitUntilDurable(_:)-async``.
 typealias AsyncWait = CheckedContinuation<AsyncWakeUp, Never>
 
-/// What a suspended caller is resumed with: lead the next group, or its
-/// record's fate together with the callers it is to resume in turn.
+/// What a suspended caller is resumed with: lead the next group (only ever
+/// at registration), or its record's fate (a woken waiter's record is
+/// durable, or the writer failed).
 ///
-/// Like ``BlockingWait``, a resumed task passes the wake-up on before it
-/// returns, so that a commit group's tasks are resumed as a binary tree.
+/// Unlike a ``BlockingWait``, a resumed task passes no wake-up on: it runs on
+/// its own executor, which may be busy, and the callers it would resume would
+/// wait for it.
 enum AsyncWakeUp: Sendable {
     case lead
-    case done(Result<Void, SpoolError>, passOn: ArraySlice<AsyncWait>)
-
-    /// Resumes the first of `waits` directly, and through it the others.
-    static func resume(_ waits: ArraySlice<AsyncWait>, with result: Result<Void, SpoolError>) {
-        guard let first = waits.first else { return }
-        first.resume(returning: .done(result, passOn: waits.dropFirst()))
-    }
-
-    /// Resumes two subtrees of `waits`: the part of the wake-up a resumed task passes on.
-    static func resumeTree(_ waits: ArraySlice<AsyncWait>, with result: Result<Void, SpoolError>) {
-        guard !waits.isEmpty else { return }
-        let middle = waits.startIndex + (waits.count + 1) / 2
-        resume(waits[..<middle], with: result)
-        resume(waits[middle...], with: result)
-    }
+    case done(Result<Void, SpoolError>)
 }
 
 /// A one-shot wait for a blocking caller.
