@@ -163,6 +163,27 @@ import Testing
             if case .success = result { Issue.record("a flip at byte \(index) went unnoticed") }
         }
     }
+
+    @Test func aFrameSealedInPlaceIsTheFrameAppendMakes() throws {
+        let body = (0..<1000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        var appended: [UInt8] = []
+        body.withUnsafeBytes {
+            _ = RecordFrame.append(body: $0, type: .transaction, lsn: 77, groupIndex: 3, seed: 0xABCD, to: &appended)
+        }
+        // The room in front holds anything: every header byte is written.
+        var sealed = [UInt8](repeating: 0xEE, count: LogFormat.frameHeaderSize) + body
+        RecordFrame.seal(&sealed, type: .transaction, lsn: 77, groupIndex: 3, seed: 0xABCD)
+        #expect(sealed == appended)
+        // And the codec's headroom puts the body behind the room, payload ranges relative to the body.
+        let operation = PlannedOperation.enqueue(NewEnqueue(id: "j", kind: "k", payload: Data([9, 8, 7]), priority: 0,
+                                                            createdAt: 1, runAt: 1, maxAttempts: 1, uniqueKey: nil,
+                                                            options: EnqueueOptions()))
+        var plainRanges: [Range<Int>] = [], framedRanges: [Range<Int>] = []
+        let plain = TransactionCodec.encode([operation], payloadRanges: &plainRanges)
+        let framed = TransactionCodec.encode([operation], payloadRanges: &framedRanges, headroom: LogFormat.frameHeaderSize)
+        #expect(Array(framed[LogFormat.frameHeaderSize...]) == plain && framedRanges == plainRanges)
+        #expect(Array(plain[plainRanges[0]]) == [9, 8, 7])
+    }
 }
 
 /// A small, seeded generator (SplitMix64) so that random tests repeat.

@@ -141,10 +141,14 @@ final class QueueEngine: @unchecked Sendable {
     func commit(_ operations: [PlannedOperation]) throws -> UInt64 {
         var payloadRanges: [Range<Int>] = []
         if let writeFailure { throw writeFailure }
-        let body = TransactionCodec.encode(operations, payloadRanges: &payloadRanges)
+        // Encoded behind room for the frame header, so that the writer does not copy the body again.
+        let frame = TransactionCodec.encode(operations, payloadRanges: &payloadRanges, headroom: LogFormat.frameHeaderSize)
+        // The body as encoded, for the check below (debug builds only: the frame moves into the writer).
+        var encodedBody: [UInt8] = []
+        assert({ encodedBody = Array(frame[LogFormat.frameHeaderSize...]); return true }())
         if activeWriter.appendedEnd >= configuration.segmentSize { try rollOver() }
         let writer = activeWriter
-        let (lsn, bodyOffset) = try writer.append(body)
+        let (lsn, bodyOffset) = try writer.append(frame: consume frame)
         if let first = operations.first, !first.enqueuesJob { recordsSinceSnapshot += 1 }
         // Each operation is applied as it is made from its planned form; the list is kept for the debug check only.
         var recorded: [Operation] = []
@@ -184,7 +188,7 @@ final class QueueEngine: @unchecked Sendable {
             }
             assert({ recorded.append(operation); return true }())
         }
-        assert(Self.decodes(body, to: recorded, fileSequence: writer.fileSequence, bodyOffset: bodyOffset),
+        assert(Self.decodes(encodedBody, to: recorded, fileSequence: writer.fileSequence, bodyOffset: bodyOffset),
                "a record this build encoded does not decode to the operations it applies")
         // Jobs a cascade changed inside apply (dependents unblocked or cancelled) are published too.
         let cascaded = state.takeCascadedIDs()

@@ -235,8 +235,13 @@ enum TransactionCodec {
     }
 
     /// Encodes a body and says where in it each enqueue's payload bytes lie, in order.
-    static func encode(_ operations: [PlannedOperation], payloadRanges: inout [Range<Int>]) -> [UInt8] {
-        var capacity = 3
+    ///
+    /// - Parameter headroom: Bytes left in front of the body (zeroes), so that the frame
+    ///   header can be written there and the body need not be copied behind it
+    ///   (``LogWriter/append(frame:type:)``). The payload ranges are relative to the body.
+    static func encode(_ operations: [PlannedOperation], payloadRanges: inout [Range<Int>],
+                       headroom: Int = 0) -> [UInt8] {
+        var capacity = 3 + headroom
         for operation in operations {
             if case .enqueue(let op) = operation {
                 capacity += 64 + op.id.utf8.count + op.kind.utf8.count + (op.uniqueKey?.utf8.count ?? 0) + op.payload.count
@@ -248,6 +253,7 @@ enum TransactionCodec {
             }
         }
         var writer = ByteWriter(capacity: capacity)
+        writer.writeRaw(repeatElement(0, count: headroom))
         writer.writeUInt8(version(for: operations))
         writer.writeVarint(UInt64(operations.count))
         // By index: a `for` over the array would copy each operation (and retain its strings) first.
@@ -274,11 +280,13 @@ enum TransactionCodec {
                     }
                 }
                 writer.writeVarint(UInt64(op.payload.count))
-                payloadRanges.append(writer.count..<(writer.count + op.payload.count))
+                payloadRanges.append((writer.count - headroom)..<(writer.count - headroom + op.payload.count))
                 // Through its buffer: one copy of the bytes, where appending `Data` as a collection goes byte by byte.
                 op.payload.withUnsafeBytes { writer.writeRaw($0) }
             case .migrateJob(let job, let payload):
-                if let range = MigrationCodec.encodeJob(job, payload: payload, into: &writer) { payloadRanges.append(range) }
+                if let range = MigrationCodec.encodeJob(job, payload: payload, into: &writer) {
+                    payloadRanges.append((range.lowerBound - headroom)..<(range.upperBound - headroom))
+                }
             case .other(let op):
                 encode(op, into: &writer)
             }

@@ -65,6 +65,27 @@ enum RecordFrame {
         return start + LogFormat.frameHeaderSize
     }
 
+    /// Writes the header of a frame whose body already follows room for it:
+    /// `frame` is ``LogFormat/frameHeaderSize`` bytes (their values do not matter)
+    /// then the body. The same bytes as ``append(body:type:lsn:groupIndex:seed:to:)``
+    /// makes, without copying the body.
+    static func seal(_ frame: inout [UInt8], type: RecordType, lsn: UInt64, groupIndex: UInt16, seed: UInt32) {
+        let bodyLength = frame.count - LogFormat.frameHeaderSize
+        precondition(bodyLength >= 0 && bodyLength <= LogFormat.maximumBodySize)
+        var header = ByteWriter(capacity: LogFormat.frameHeaderSize)
+        header.writeUInt32(0)
+        header.writeUInt32(UInt32(bodyLength))
+        header.writeUInt64(lsn)
+        header.writeUInt8(type.rawValue)
+        header.writeUInt8(0)
+        header.writeUInt16(groupIndex)
+        frame.withUnsafeMutableBytes { raw in
+            for (index, byte) in header.bytes.enumerated() where index >= 4 { raw[index] = byte }
+            let checksum = CRC32C.update(seed, UnsafeRawBufferPointer(rebasing: raw[4...]))
+            for byte in 0..<4 { raw[byte] = UInt8(truncatingIfNeeded: checksum >> UInt32(8 * byte)) }
+        }
+    }
+
     /// A record found intact in a file.
     struct Found {
         var header: FrameHeader

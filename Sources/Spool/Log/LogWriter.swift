@@ -21,9 +21,11 @@ import Dispatch
 /// The file grows in preallocated chunks: before a group would be written
 /// past the reserved space, the leader reserves the next chunk and makes the
 /// reservation durable with one full `fsync`; the writes inside it then change
-/// no metadata, so each needs only a data sync. Zeroes after the last record
-/// are the clean end of the log for the reader. Close cuts the file back to
-/// the last record.
+/// no metadata, so each needs only a data sync. A large group (a batch) that
+/// does not fit the reserved space is written past it instead, extending the
+/// file, and synced with a full `fsync`, rather than zeroes being written
+/// ahead of it. Zeroes after the last record are the clean end of the log for
+/// the reader. Close cuts the file back to the last record.
 ///
 /// Any failed write or sync poisons the writer: every waiter it covered and
 /// every later call gets the error, since what reached the disk is unknown and
@@ -43,6 +45,11 @@ final class LogWriter: @unchecked Sendable {
     /// files it follows still exist (a roll-over, a compaction), adds little to
     /// the peak disk use. The cost: four more full syncs in a file's first 4 MiB.
     static let firstReservation: Int64 = 256 << 10
+
+    /// The size from which a commit group that does not fit the reserved space
+    /// is written past it directly, with a full sync, instead of being preceded
+    /// by a reservation (see ``writeAndSync(_:at:)``): a batch of thousands of jobs.
+    static let directWriteMinimum: Int64 = 256 << 10
 
     let file: any StorageFile
     let fileSequence: UInt64
@@ -156,9 +163,25 @@ final class LogWriter: @unchecked Sendable {
     ///
     /// - Returns: Its LSN and the file offset where its body will lie.
     func append(_ body: [UInt8], type: RecordType = .transaction) throws -> (lsn: UInt64, bodyOffset: Int64) {
-        guard body.count <= LogFormat.maximumBodySize else {
-            throw SpoolError.invalidArgument("a record of \(body.count) bytes is over the maximum of \(LogFormat.maximumBodySize)")
+        var frame = [UInt8](repeating: 0, count: LogFormat.frameHeaderSize)
+        frame.reserveCapacity(LogFormat.frameHeaderSize + body.count)
+        frame.append(contentsOf: body)
+        return try append(frame: frame, type: type)
+    }
+
+    /// Buffers `frame` as the next record: ``LogFormat/frameHeaderSize`` bytes of room
+    /// for the header, which this fills in, then the body. The first record of a commit
+    /// group becomes the group's buffer as it is, so that a large body (a batch) is not
+    /// copied again.
+    ///
+    /// - Returns: Its LSN and the file offset where its body will lie.
+    func append(frame: consuming [UInt8], type: RecordType = .transaction) throws -> (lsn: UInt64, bodyOffset: Int64) {
+        let bodyCount = frame.count - LogFormat.frameHeaderSize
+        precondition(bodyCount >= 0, "a frame without room for its header")
+        guard bodyCount <= LogFormat.maximumBodySize else {
+            throw SpoolError.invalidArgument("a record of \(bodyCount) bytes is over the maximum of \(LogFormat.maximumBodySize)")
         }
+        var frame = frame
         return try lock.withLock {
             try checkUsable()
             guard nextLSN < UInt64.max - 1 else { throw SpoolError(.invalidArgument, "the log sequence number space is exhausted") }
@@ -170,10 +193,8 @@ final class LogWriter: @unchecked Sendable {
             let lsn = nextLSN
             let frameOffset = writtenEnd + Int64(inFlight.count) + Int64(sealedGroups.reduce(0) { $0 + $1.count })
                 + Int64(pending.count)
-            body.withUnsafeBytes { raw in
-                _ = RecordFrame.append(body: raw, type: type, lsn: lsn, groupIndex: UInt16(pendingRecords),
-                                       seed: seed, to: &pending)
-            }
+            RecordFrame.seal(&frame, type: type, lsn: lsn, groupIndex: UInt16(pendingRecords), seed: seed)
+            if pending.isEmpty { pending = frame } else { pending.append(contentsOf: frame) }
             nextLSN += 1
             pendingRecords += 1
             return (lsn, frameOffset + Int64(LogFormat.frameHeaderSize))
@@ -254,9 +275,7 @@ final class LogWriter: @unchecked Sendable {
             for group in work.groups where failed == nil {
                 // One write and one sync per group: the scanner's torn-tail rule depends on it.
                 do {
-                    try reserve(through: work.offset + written + Int64(group.count))
-                    try file.write(group, at: work.offset + written)
-                    try file.sync()
+                    try writeAndSync(group, at: work.offset + written)
                     written += Int64(group.count)
                 } catch let error as SpoolError {
                     failed = error
@@ -361,6 +380,30 @@ final class LogWriter: @unchecked Sendable {
         BlockingWait.resume(blocked[...], with: result)
     }
 
+    /// Writes one commit group at `offset` and makes it durable. Leader only.
+    ///
+    /// A group that fits the reserved space, or is small, is written inside a
+    /// durable reservation (reserving first if needed) and needs only a data
+    /// sync. A large group (at least ``directWriteMinimum`` bytes) that would
+    /// end past the reserved space is written there as it
+    /// is, extending the file, and made durable with one full sync, which
+    /// flushes the new size and allocation with it: zeroes written first would
+    /// cost about as many bytes again plus a full sync of their own. The
+    /// reservation then ends where the group ends.
+    private func writeAndSync(_ group: [UInt8], at offset: Int64) throws {
+        let end = offset + Int64(group.count)
+        let extending = preallocationChunk > 0 && end > allocatedEnd && Int64(group.count) >= Self.directWriteMinimum
+        if !extending { try reserve(through: end) }
+        try file.write(group, at: offset)
+        if extending {
+            try file.fullSync()
+            allocatedEnd = end
+            lock.withLock { statistics.extendingWrites += 1 }
+        } else {
+            try file.sync()
+        }
+    }
+
     /// Makes sure the file's space up to `end` is reserved and the reservation
     /// durable, so that a data sync of a write below `end` flushes no metadata.
     /// Leader only.
@@ -382,8 +425,11 @@ final class LogWriter: @unchecked Sendable {
             return
         }
         try file.fullSync()
+        lock.withLock {
+            statistics.fullSyncs += 1
+            statistics.reservedBytes += target - allocatedEnd
+        }
         allocatedEnd = target
-        lock.withLock { statistics.fullSyncs += 1 }
     }
 
     /// Fails every waiter and every later call. What the failed write or sync
@@ -460,10 +506,16 @@ final class LogWriter: @unchecked Sendable {
 
 /// What a ``LogWriter`` has done since it was opened.
 struct WriterStatistics: Sendable, Equatable {
-    /// Data syncs (fdatasync / F_FULLFSYNC), one per commit group.
+    /// Syncs of commit groups, one per group: a data sync (fdatasync / F_FULLFSYNC), or a
+    /// full sync for a group written past the reserved space (counted in `extendingWrites` too).
     var dataSyncs = 0
-    /// Full syncs (fsync), one per preallocated chunk.
+    /// Full syncs (fsync) of reservations, one per preallocated chunk.
     var fullSyncs = 0
+    /// Bytes reserved (written as zeroes on Linux).
+    var reservedBytes: Int64 = 0
+    /// Large commit groups written past the reserved space, extending the file, each made
+    /// durable by a full sync of its own instead of a data sync.
+    var extendingWrites = 0
     /// Records made durable.
     var records = 0
 }

@@ -1,0 +1,187 @@
+import Foundation
+import Testing
+@testable import Spool
+
+/// A commit group of at least ``LogWriter/directWriteMinimum`` bytes (a batch) that does not fit the
+/// reserved space is written past it, extending the file, and made durable with a full sync: no zeroes
+/// are written ahead of it.
+@Suite struct LargeGroupTests {
+    /// A batch whose record is about `bytes` long: jobs with 200-byte payloads (~225 bytes each).
+    private func batch(_ prefix: String, bytes: Int) -> [NewJob] {
+        (0..<(bytes / 225)).map { NewJob(kind: "k", payload: Data(repeating: 7, count: 200), id: JobID("\(prefix)\($0)")) }
+    }
+
+    private func fileSize(_ path: String) throws -> Int64 {
+        (try FileManager.default.attributesOfItem(atPath: path)[.size] as! NSNumber).int64Value
+    }
+
+    @Test func aLargeGroupPastTheReservationExtendsTheFileWithOneFullSyncAndNoZeroes() throws {
+        let temp = TemporaryDirectory()
+        defer { temp.cleanup() }
+        let audit = SyncAuditFileSystem()
+        var configuration = testConfiguration()
+        configuration.fileSystem = audit
+        let queue = try JobQueue(directory: temp.queue, configuration: configuration)
+        try queue.enqueue(NewJob(kind: "k", id: "small"))
+        var statistics = queue.engine.writer.currentStatistics
+        let firstReserved = LogWriter.firstReservation - Int64(LogFormat.fileHeaderSize)
+        #expect(statistics.fullSyncs == 1 && statistics.reservedBytes == firstReserved, "\(statistics)")
+
+        // ~450 KB: more than the 256 KiB reserved, and over the minimum.
+        try queue.enqueue(contentsOf: batch("a", bytes: 450_000))
+        statistics = queue.engine.writer.currentStatistics
+        let endOfA = queue.engine.writer.appendedEnd
+        #expect(endOfA > 400_000 && endOfA > LogWriter.firstReservation)
+        #expect(statistics.extendingWrites == 1, "\(statistics)")
+        #expect(statistics.fullSyncs == 1 && statistics.reservedBytes == firstReserved,
+                "no reservation, so no zeroes, for the large group: \(statistics)")
+        #expect(try fileSize(logFilePath(temp.queue)) == endOfA, "the file ends where the group ends")
+
+        // A small record after it reserves again, from the group's end (doubling the reserved space).
+        try queue.enqueue(NewJob(kind: "k", id: "small-2"))
+        statistics = queue.engine.writer.currentStatistics
+        #expect(statistics.fullSyncs == 2 && statistics.extendingWrites == 1, "\(statistics)")
+        #expect(try fileSize(logFilePath(temp.queue)) == 2 * endOfA)
+
+        // A large group that fits the reserved space is written inside it with a data sync.
+        let syncsBefore = statistics.dataSyncs
+        try queue.enqueue(contentsOf: batch("b", bytes: 300_000))
+        statistics = queue.engine.writer.currentStatistics
+        #expect(queue.engine.writer.appendedEnd < 2 * endOfA)
+        #expect(statistics.fullSyncs == 2 && statistics.extendingWrites == 1 && statistics.dataSyncs == syncsBefore + 1,
+                "\(statistics)")
+
+        // And one that does not fit extends the file again.
+        try queue.enqueue(contentsOf: batch("c", bytes: 600_000))
+        statistics = queue.engine.writer.currentStatistics
+        #expect(statistics.fullSyncs == 2 && statistics.extendingWrites == 2, "\(statistics)")
+        #expect(audit.violations.isEmpty, "\(audit.violations)")
+        try queue.close()
+
+        let reopened = try JobQueue(directory: temp.queue, configuration: testConfiguration())
+        #expect(try reopened.jobs().count == 2 + 2000 + 1333 + 2666)
+        try reopened.close()
+    }
+
+    @Test func groupsBelowTheMinimumStillGoIntoReservedSpace() throws {
+        let temp = TemporaryDirectory()
+        defer { temp.cleanup() }
+        let audit = SyncAuditFileSystem()
+        var configuration = testConfiguration()
+        configuration.fileSystem = audit
+        let queue = try JobQueue(directory: temp.queue, configuration: configuration)
+        try queue.enqueue(NewJob(kind: "k", id: "small"))
+        // ~200 KB, below the minimum, past the first 256 KiB once two are written: reserved ahead.
+        try queue.enqueue(contentsOf: batch("a", bytes: 200_000))
+        try queue.enqueue(contentsOf: batch("b", bytes: 200_000))
+        let statistics = queue.engine.writer.currentStatistics
+        #expect(statistics.extendingWrites == 0 && statistics.fullSyncs == 2, "\(statistics)")
+        #expect(try fileSize(logFilePath(temp.queue)) == 2 * LogWriter.firstReservation)
+        #expect(audit.violations.isEmpty, "\(audit.violations)")
+        try queue.close()
+    }
+
+    /// Power lost at each I/O step of a large group written past the reservation, with the unsynced
+    /// bytes lost, kept, or torn: the batch is there whole or not at all, and whole if it was acknowledged.
+    @Test func aCrashDuringALargeGroupLosesAllOfItOrNothing() throws {
+        let jobs = batch("a", bytes: 300_000)
+        var outcomes: Set<String> = []
+        for crashIn in 1...6 {
+            let disk = SimulatedDisk()
+            var configuration = testConfiguration()
+            configuration.fileSystem = disk
+            let queue = try JobQueue(directory: "/queue", configuration: configuration)
+            try queue.enqueue(NewJob(kind: "k", id: "before"))
+            disk.crash(atStep: disk.steps + crashIn)
+            let acknowledged = (try? queue.enqueue(contentsOf: jobs)) != nil
+            let pending = disk.pendingChanges
+            let survivals: [SimulatedDisk.Survival] = [.nothing, .init(mask: .max, tear: .none),
+                                                       .init(mask: .max, tear: .prefix(150_000)),
+                                                       .init(mask: .max, tear: .laterSectors(from: 4096))]
+            for survival in survivals {
+                let image = disk.crashImage(Dictionary(uniqueKeysWithValues: pending.map { ($0.path, survival) }))
+                var reopenedConfiguration = testConfiguration()
+                reopenedConfiguration.fileSystem = image
+                let reopened = try JobQueue(directory: "/queue", configuration: reopenedConfiguration)
+                let ids = Set(try reopened.jobs().map(\.id.rawValue))
+                #expect(ids.contains("before"))
+                let fromBatch = ids.count - 1
+                #expect(fromBatch == 0 || fromBatch == jobs.count, "crash in \(crashIn), \(survival): \(fromBatch) jobs")
+                if acknowledged { #expect(fromBatch == jobs.count, "crash in \(crashIn), \(survival)") }
+                outcomes.insert(fromBatch == 0 ? "lost" : "kept")
+                try reopened.close()
+            }
+            if queue.engine.writer.currentStatistics.extendingWrites == 1 { outcomes.insert("extended") }
+        }
+        // The crashes hit the group itself: some images lose it, some keep it, and it was written past the reservation.
+        #expect(outcomes == ["lost", "kept", "extended"], "\(outcomes)")
+    }
+}
+
+/// The real file system, watching the log files' syncs: a data sync may only follow writes
+/// inside space whose allocation a full sync made durable (reserved, or written and fully
+/// synced). The log file's header, written and data-synced when the file is made, is exempt.
+final class SyncAuditFileSystem: FileSystem, @unchecked Sendable {
+    // @unchecked: `state` is guarded by its lock.
+    private let real = POSIXFileSystem()
+    private let state = Locked<[String]>([])
+
+    var violations: [String] { state.withLock { $0 } }
+    fileprivate func report(_ violation: String) { state.withLock { $0.append(violation) } }
+
+    func entryKind(at path: String) throws -> FileEntryKind? { try real.entryKind(at: path) }
+    func createDirectory(at path: String) throws { try real.createDirectory(at: path) }
+    func contentsOfDirectory(at path: String) throws -> [String] { try real.contentsOfDirectory(at: path) }
+    func rename(from source: String, to destination: String) throws { try real.rename(from: source, to: destination) }
+    func removeFile(at path: String) throws { try real.removeFile(at: path) }
+    func syncDirectory(at path: String) throws { try real.syncDirectory(at: path) }
+    func lockDirectory(at path: String, exclusive: Bool) throws -> any DirectoryLock {
+        try real.lockDirectory(at: path, exclusive: exclusive)
+    }
+    func openFile(at path: String, mode: FileOpenMode) throws -> any StorageFile {
+        let file = try real.openFile(at: path, mode: mode)
+        guard path.hasSuffix(".log") else { return file }
+        return AuditedFile(file, owner: self, durableSize: try file.size())
+    }
+}
+
+private final class AuditedFile: StorageFile, @unchecked Sendable {
+    // @unchecked: the counters are guarded by `lock`.
+    let inner: any StorageFile
+    let owner: SyncAuditFileSystem
+    private let lock = Locked<(durableSize: Int64, unsyncedEnd: Int64)>((0, 0))
+    init(_ inner: any StorageFile, owner: SyncAuditFileSystem, durableSize: Int64) {
+        self.inner = inner
+        self.owner = owner
+        lock.withLock { $0 = (durableSize, 0) }
+    }
+    var path: String { inner.path }
+    func read(at offset: Int64, count: Int) throws -> [UInt8] { try inner.read(at: offset, count: count) }
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws {
+        try inner.write(bytes, at: offset)
+        guard offset >= Int64(LogFormat.fileHeaderSize) else { return }
+        lock.withLock { $0.unsyncedEnd = max($0.unsyncedEnd, offset + Int64(bytes.count)) }
+    }
+    func size() throws -> Int64 { try inner.size() }
+    func sync() throws {
+        try inner.sync()
+        let (durableSize, unsyncedEnd) = lock.withLock { state in
+            defer { state.unsyncedEnd = 0 }
+            return (state.durableSize, state.unsyncedEnd)
+        }
+        if unsyncedEnd > durableSize {
+            owner.report("\(path): a data sync of a write to \(unsyncedEnd), past the durable size \(durableSize)")
+        }
+    }
+    func fullSync() throws {
+        try inner.fullSync()
+        let size = try inner.size()
+        lock.withLock { $0 = (size, 0) }
+    }
+    func truncate(to size: Int64) throws {
+        try inner.truncate(to: size)
+        lock.withLock { $0.durableSize = min($0.durableSize, size) }
+    }
+    func preallocate(offset: Int64, length: Int64) throws { try inner.preallocate(offset: offset, length: length) }
+    func close() { inner.close() }
+}
