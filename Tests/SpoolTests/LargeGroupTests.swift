@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Testing
 @testable import Spool
@@ -60,6 +61,35 @@ import Testing
 
         let reopened = try JobQueue(directory: temp.queue, configuration: testConfiguration())
         #expect(try reopened.jobs().count == 2 + 2000 + 1333 + 2666)
+        try reopened.close()
+    }
+
+    @Test func aLargeRecordIsWrittenAndSyncedBeforeItsCallerWaits() throws {
+        let temp = TemporaryDirectory()
+        defer { temp.cleanup() }
+        let fileSystem = FaultyFileSystem()
+        var configuration = testConfiguration()
+        configuration.fileSystem = fileSystem
+        let queue = try JobQueue(directory: temp.queue, configuration: configuration)
+        try queue.enqueue(NewJob(kind: "k", id: "small"))
+        // Past the first reservation (a full sync), then a small record that reserves twice as much.
+        try queue.enqueue(contentsOf: batch("a", bytes: 450_000))
+        try queue.enqueue(NewJob(kind: "k", id: "small-2"))
+        let before = queue.engine.writer.currentStatistics
+
+        // A large record inside the reserved space: data-synced, so the held sync catches it.
+        let entered = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        fileSystem.inject(.holdSync(entered: entered, release: release))
+        let (ids, lsn) = try queue.engine.enqueue(contentsOf: batch("b", bytes: 300_000))
+        // No one waits for it yet, and its sync has started: the flusher took it when it was appended.
+        #expect(entered.wait(timeout: .now() + 30) == .success, "the record's sync did not start before a wait")
+        release.signal()
+        try queue.engine.waitUntilDurable(lsn)
+        let after = queue.engine.writer.currentStatistics
+        #expect(after.dataSyncs == before.dataSyncs + 1 && after.extendingWrites == before.extendingWrites, "\(after)")
+        try queue.close()
+        let reopened = try JobQueue(directory: temp.queue, configuration: testConfiguration())
+        #expect(try reopened.jobs().count == 2 + 2000 + ids.count)
         try reopened.close()
     }
 

@@ -17,6 +17,9 @@ import Dispatch
 /// at most one sync. Blocked callers are woken as a tree (``BlockingWait``),
 /// suspended tasks each by the leader (``AsyncWakeUp``), and a leader takes
 /// the waiters a sync covered and the next group in one critical section.
+/// A large record (a batch) goes to the flusher as soon as it is appended, when
+/// no one leads, so that its write and sync overlap with its caller's work
+/// before the caller waits.
 ///
 /// The file grows in preallocated chunks: before a group would be written
 /// past the reserved space, the leader reserves the next chunk and makes the
@@ -182,7 +185,8 @@ final class LogWriter: @unchecked Sendable {
             throw SpoolError.invalidArgument("a record of \(bodyCount) bytes is over the maximum of \(LogFormat.maximumBodySize)")
         }
         var frame = frame
-        return try lock.withLock {
+        let large = frame.count >= Self.directWriteMinimum
+        let (appended, flushNow) = try lock.withLock { () -> ((lsn: UInt64, bodyOffset: Int64), Bool) in
             try checkUsable()
             guard nextLSN < UInt64.max - 1 else { throw SpoolError(.invalidArgument, "the log sequence number space is exhausted") }
             if pendingRecords == LogFormat.maximumGroupRecords {
@@ -197,8 +201,16 @@ final class LogWriter: @unchecked Sendable {
             if pending.isEmpty { pending = frame } else { pending.append(contentsOf: frame) }
             nextLSN += 1
             pendingRecords += 1
-            return (lsn, frameOffset + Int64(LogFormat.frameHeaderSize))
+            // A large record (a batch) is handed to the flusher at once: its write and sync then
+            // overlap with what its caller does before it waits (applying the batch), for ~1 ms
+            // of a 1 MB record's sync. A small one waits for its caller to lead, as a lone writer
+            // pays no thread hand-off that way.
+            let flushNow = large && !leaderActive
+            if flushNow { leaderActive = true }
+            return ((lsn, frameOffset + Int64(LogFormat.frameHeaderSize)), flushNow)
         }
+        if flushNow { flusher.async { [self] in try? lead(asFlusher: true) } }
+        return appended
     }
 
     /// Refuses a wait for a record this writer was never given (one appended
