@@ -185,14 +185,12 @@ struct LogReplay {
         }
         let file = try fileSystem.openFile(at: logFile.path, mode: .readOnly)
         defer { file.close() }
-        let size = try file.size()
-        let bytes = try file.read(at: 0, count: Int(size))
-        result.state.reserveJobs(forLogBytes: bytes.count)
-        if isLast {
-            result.lastFile = logFile
-            result.lastFileSize = size
-        }
-        try bytes.withUnsafeBytes { raw in
+        try file.withContents { raw in
+            result.state.reserveJobs(forLogBytes: raw.count)
+            if isLast {
+                result.lastFile = logFile
+                result.lastFileSize = Int64(raw.count)
+            }
             let header: FileHeader
             switch FileHeader.decode(raw) {
             case .success(let decoded):
