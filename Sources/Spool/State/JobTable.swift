@@ -173,11 +173,10 @@ struct HashIndex: Sendable {
     /// Entries the table takes before it grows.
     var capacity: Int { buckets.count / 2 }
 
-    /// The 32-bit hash of an id (the standard library's seeded hash, folded).
+    /// The 32-bit hash of an id (``IDHash``, seeded per process like the standard library's).
     @inline(__always)
     static func hash(_ id: String) -> UInt32 {
-        let full = UInt64(bitPattern: Int64(id.hashValue))
-        return UInt32(truncatingIfNeeded: full ^ (full >> 32))
+        IDHash.hash(id)
     }
 
     /// The first entry with `hash` whose position `matches`.
