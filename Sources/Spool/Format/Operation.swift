@@ -266,6 +266,16 @@ enum TransactionCodec {
         case enqueueWithOptions = 14, nextOccurrence, restoreWithOptions
     }
 
+    /// Whether an operation with this opcode starts with the id of a job it looks up (a string),
+    /// as the operations on one job do: replay reads that id ahead (see ``JobIndexWarmer``).
+    static func startsWithJobID(_ rawOpcode: UInt8) -> Bool {
+        guard let opcode = Opcode(rawValue: rawOpcode) else { return false }
+        switch opcode {
+        case .snapshot, .migrationBegin, .migrateJob, .migrationRemove, .migrationCommit, .migrationsApplied: return false
+        default: return true
+        }
+    }
+
     static func encode(_ operations: [PlannedOperation]) -> [UInt8] {
         var payloadRanges: [Range<Int>] = []
         return encode(operations, payloadRanges: &payloadRanges)

@@ -51,6 +51,8 @@ struct LogReplay {
         var transitionRecords = 0
         /// Files before the newest snapshot: obsolete, not read.
         var obsoleteFiles: [LogFile] = []
+        /// What ``JobIndexWarmer`` read, kept so that its reads are not optimised away.
+        var indexWarmerSink: UInt64 = 0
     }
 
     /// Log files in the directory, in sequence order; other names are ignored.
@@ -223,6 +225,8 @@ struct LogReplay {
             let scanner = LogScanner(bytes: raw, seed: RecordFrame.checksumSeed(instanceID: header.instanceID),
                                      isLastFile: isLast, mode: mode)
             let outcome: LogScanner.Outcome
+            var warmer = JobIndexWarmer()
+            defer { result.indexWarmerSink ^= warmer.sink }
             do {
                 let expectedLSN = result.snapshotSequence == logFile.sequence ? 1 : result.lastLSN + 1
                 outcome = try scanner.scan(from: LogFormat.fileHeaderSize, expectedLSN: expectedLSN) { event in
@@ -243,6 +247,7 @@ struct LogReplay {
                         result.report.skipped.append(.init(path: logFile.path, offset: Int64(found.offset),
                                                            length: Int64(found.end - found.offset), reason: reason))
                     case .record(let found):
+                        warmer.warm(recordAt: found.offset, in: raw, jobs: result.state.jobs)
                         try applyRecord(found, in: raw, file: logFile, into: &result, inspect: inspect)
                     }
                 }

@@ -47,6 +47,11 @@ struct JobTable: Sendable {
         find(id, hash: HashIndex.hash(id))?.position
     }
 
+    /// Reads the index bucket where the lookup of an id with this ``hash(of:)`` starts, so that
+    /// the lookup finds it in the cache (see ``JobIndexWarmer``). Returns what it read.
+    @inline(__always)
+    func readBucket(hash: UInt32) -> UInt64 { index.readBucket(hash: hash) }
+
     /// The job at a ``position(of:)``.
     subscript(position position: Int) -> StoredJob { slots[position] }
 
@@ -193,6 +198,12 @@ struct HashIndex: Sendable {
             }
             bucket = (bucket + 1) & mask
         }
+    }
+
+    /// The entry in the bucket where a probe for `hash` starts (0 for an empty table).
+    @inline(__always)
+    func readBucket(hash: UInt32) -> UInt64 {
+        buckets.isEmpty ? 0 : buckets[Int(hash) & mask]
     }
 
     /// Adds an entry, first growing the table if `count` entries would fill it past half.
