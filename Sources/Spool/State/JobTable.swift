@@ -93,7 +93,7 @@ struct JobTable: Sendable {
     /// Adds a job whose id the table does not hold (the caller has checked with ``contains(_:)``):
     /// one probe fewer than setting it through the subscript, which looks for the id first.
     /// `hash`, when given, is the id's ``hash(of:)``.
-    mutating func insertNew(_ job: StoredJob, hash: UInt32? = nil) {
+    mutating func insertNew(_ job: consuming StoredJob, hash: UInt32? = nil) {
         precondition(slots.count < Int(UInt32.max - 1), "more jobs than a job table holds")
         index.insert(hash: hash ?? HashIndex.hash(job.id), position: slots.count, growingFor: slots.count + 1)
         slots.append(job)

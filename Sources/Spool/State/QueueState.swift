@@ -344,8 +344,9 @@ struct QueueState: Sendable {
         if let key = op.uniqueKey, !cancelledAtBirth { takeUniqueKey(key, for: op.id) }
         for prerequisite in waitingFor { dependents[prerequisite, default: []].append(op.id) }
         count(job.state, by: 1)
-        jobs.insertNew(job, hash: idHash)
         if job.state == .enqueued && waitingFor.isEmpty { ready.insert(job) }
+        // Last: the job moves into the table rather than being copied there.
+        jobs.insertNew(job, hash: idHash)
     }
 
     /// Removes a job that is about to disappear from the dependents index.
@@ -380,8 +381,9 @@ struct QueueState: Sendable {
         count(job.state, by: 1)
         if job.state == .running { runningIDs.insert(job.id) }
         for prerequisite in job.waitingFor { dependents[prerequisite, default: []].append(job.id) }
-        jobs.insertNew(job, hash: idHash)
         if job.state == .enqueued && !job.isBlocked { ready.insert(job) }
+        // Last: the job moves into the table rather than being copied there.
+        jobs.insertNew(job, hash: idHash)
     }
 
     /// Sizes the job index ahead of a replay of `bytes` more log bytes (a job

@@ -36,7 +36,10 @@ struct ReadyIndex: Sendable {
     /// are appended here without hashing the key or sifting, and join the heap in one step before
     /// anything reads the buckets (see ``flushPending()``).
     private var pending: [Entry] = []
-    private var pendingKey: BucketKey?
+    /// The bucket of ``pending``, when ``hasPending`` (not optional: comparing with an
+    /// optional copied the key, its string retained and released, on every insert).
+    private var pendingKey = BucketKey(kind: "", priority: 0, constraints: nil)
+    private var hasPending = false
     /// Entries in the heaps and ``pending``.
     private var entryCount = 0
     /// What holds on the device now (not durable: the app reports it). Buckets
@@ -50,20 +53,22 @@ struct ReadyIndex: Sendable {
     }
 
     mutating func insert(_ job: StoredJob) {
-        let key = BucketKey(kind: job.kind, priority: job.priority, constraints: job.constraints)
-        let entry = Entry(dueAt: job.dueAt, sequence: job.sequence, id: job.id, version: job.scheduleVersion)
-        if key != pendingKey {
+        let constraints = job.constraints
+        if !hasPending || job.kind != pendingKey.kind || job.priority != pendingKey.priority
+            || constraints != pendingKey.constraints {
             flushPending()
-            pendingKey = key
+            pendingKey = BucketKey(kind: job.kind, priority: job.priority, constraints: constraints)
+            hasPending = true
         }
-        pending.append(entry)
+        pending.append(Entry(dueAt: job.dueAt, sequence: job.sequence, id: job.id, version: job.scheduleVersion))
         entryCount += 1
     }
 
     /// Moves the ``pending`` entries into their bucket's heap.
     private mutating func flushPending() {
-        guard let key = pendingKey else { return }
-        pendingKey = nil
+        guard hasPending else { return }
+        hasPending = false
+        let key = pendingKey
         guard !pending.isEmpty else { return }
         if pending.count > 1024 {
             // A long list goes to the heap as it is (an empty heap takes the array itself).
@@ -134,7 +139,7 @@ struct ReadyIndex: Sendable {
         guard entryCount > 2 * liveCount + 1024 else { return }
         buckets = [:]
         pending = []
-        pendingKey = nil
+        hasPending = false
         entryCount = 0
         for job in jobs() { insert(job) }
     }
