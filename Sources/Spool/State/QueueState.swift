@@ -391,6 +391,7 @@ struct QueueState: Sendable {
     /// does not rehash as it grows.
     mutating func reserveJobs(forLogBytes bytes: Int) {
         jobs.reserveCapacity(jobs.count + bytes / 128)
+        ready.reserveCapacity(bytes / 128)
     }
 
     /// Gives back an index sized for far more jobs than the replay found.

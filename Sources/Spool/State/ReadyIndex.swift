@@ -64,6 +64,13 @@ struct ReadyIndex: Sendable {
         entryCount += 1
     }
 
+    /// Makes room for `count` more entries inserted in a row into one bucket, as replay inserts them
+    /// (see ``QueueState/reserveJobs(forLogBytes:)``), so that ``pending`` does not grow by
+    /// copying. Room never filled stays untouched address space, not resident memory.
+    mutating func reserveCapacity(_ count: Int) {
+        pending.reserveCapacity(pending.count + count)
+    }
+
     /// Moves the ``pending`` entries into their bucket's heap.
     private mutating func flushPending() {
         guard hasPending else { return }
