@@ -10,7 +10,7 @@
 /// so what they seem to name is a guess, and a wrong guess costs one useless read.
 struct JobIndexWarmer {
     /// Records whose buckets are read together.
-    static let lookahead = 16
+    static let lookahead = 32
 
     /// Where the records already warmed end.
     private var warmedEnd = 0
