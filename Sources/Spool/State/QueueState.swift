@@ -358,7 +358,7 @@ struct QueueState: Sendable {
     }
 
     /// Recreates a job exactly as a snapshot recorded it.
-    private mutating func applyRestore(_ restored: StoredJob) throws(Inapplicable) {
+    private mutating func applyRestore(_ restored: consuming StoredJob) throws(Inapplicable) {
         var job = restored
         job.scheduleVersion = 0
         let idHash = JobTable.hash(of: job.id)
