@@ -14,6 +14,23 @@ import Testing
         #expect(CRC32C.checksum([UInt8](repeating: 0xFF, count: 32)) == 0x62A8_AB43)
     }
 
+    @Test func everyLengthMatchesTheBitwiseDefinition() {
+        // Lengths 0 to 100 take every path of the sliced loop (16, 8, 4 and single bytes) at every offset.
+        func bitwise(_ bytes: [UInt8]) -> UInt32 {
+            var crc: UInt32 = 0xFFFF_FFFF
+            for byte in bytes {
+                crc ^= UInt32(byte)
+                for _ in 0..<8 { crc = crc & 1 != 0 ? (crc >> 1) ^ 0x82F6_3B78 : crc >> 1 }
+            }
+            return ~crc
+        }
+        var generator = SeededGenerator(seed: 11)
+        let bytes = (0..<100).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        for length in 0...100 {
+            #expect(CRC32C.checksum(Array(bytes[..<length])) == bitwise(Array(bytes[..<length])), "length \(length)")
+        }
+    }
+
     @Test func incrementalUpdateEqualsOneShot() {
         var generator = SeededGenerator(seed: 7)
         for length in [0, 1, 7, 8, 9, 63, 64, 65, 1000] {
@@ -41,6 +58,30 @@ import Testing
             return (first, second, reader.isAtEnd)
         }
         #expect(readUnsigned == unsigned && readSigned == signed && atEnd)
+    }
+
+    @Test func varintsOfEveryWidthReadAlikeWithAndWithoutBytesAfterThem() throws {
+        // A varint of up to eight bytes is read a word at a time when eight bytes remain, byte by
+        // byte otherwise: both read every width, and a non-canonical one (zero groups at the end), alike.
+        var encodings: [(bytes: [UInt8], value: UInt64)] = []
+        for bits in 0...64 {
+            let value: UInt64 = bits == 0 ? 0 : (UInt64.max >> (64 - bits)) ^ (bits > 2 ? 2 : 0)
+            var writer = ByteWriter()
+            writer.writeVarint(value)
+            encodings.append((writer.bytes, value))
+        }
+        encodings.append(([0x81, 0x80, 0x80, 0x00], 1))
+        encodings.append(([0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x80, 0x00], (1 << 49) - 1))
+        for (bytes, value) in encodings {
+            for padding in [0, 1, 7, 8] {
+                let input = bytes + [UInt8](repeating: 0xAB, count: padding)
+                let (read, position) = try input.withUnsafeBytes { raw in
+                    var reader = ByteReader(raw)
+                    return (try reader.readVarint(), reader.position)
+                }
+                #expect(read == value && position == bytes.count, "\(bytes) with \(padding) bytes after")
+            }
+        }
     }
 
     @Test func overlongVarintAndHugeLengthsAreRejected() {

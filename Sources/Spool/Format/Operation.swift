@@ -41,7 +41,8 @@ enum Operation: Equatable, Sendable {
     /// Starts job migration `number`: the migration operations up to its commit apply together, or not at all.
     case migrationBegin(number: UInt64, at: Int64)
     /// A job as the pending migration leaves it (replacing the job with its id, or a new one).
-    case migrateJob(MigratedJob)
+    /// Boxed: the image is the largest payload, and migrations are rare.
+    indirect case migrateJob(MigratedJob)
     /// The pending migration removes a job (the original of a split).
     case migrationRemove(id: String)
     /// Applies the pending migration `number` and records it as the queue's applied migration.
@@ -121,15 +122,51 @@ extension Operation {
 
 /// The fields an enqueue gained in body version 3 (opcode 14, `enqueue_with_options`):
 /// all empty for a plain enqueue, which is written as opcode 1 in body version 1.
+///
+/// Held in one optional, immutable box (as ``StoredJob`` holds its rare fields): most
+/// enqueues set none, and inline the fields made every ``Operation`` 41 bytes larger,
+/// past the size the compiler copies inline (replay copies each operation several times).
 struct EnqueueOptions: Equatable, Sendable {
-    /// What the job needs of the device; `nil` for nothing.
-    var constraints: JobConstraints?
-    /// The ids of the job's prerequisites, in the order given.
-    var dependencies: [String] = []
-    /// Milliseconds between boundaries and of the flex window; `nil` for a one-off job.
-    var periodic: (interval: Int64, flex: Int64)?
+    /// The values; a change makes a new box, so copies stay independent.
+    private final class Box: Sendable {
+        let constraints: JobConstraints?
+        let dependencies: [String]
+        let periodic: (interval: Int64, flex: Int64)?
 
-    var isEmpty: Bool { constraints == nil && dependencies.isEmpty && periodic == nil }
+        init(constraints: JobConstraints?, dependencies: [String], periodic: (interval: Int64, flex: Int64)?) {
+            self.constraints = constraints
+            self.dependencies = dependencies
+            self.periodic = periodic
+        }
+    }
+
+    /// `nil` when every option is absent.
+    private var box: Box?
+
+    init(constraints: JobConstraints? = nil, dependencies: [String] = [], periodic: (interval: Int64, flex: Int64)? = nil) {
+        box = constraints == nil && dependencies.isEmpty && periodic == nil
+            ? nil : Box(constraints: constraints, dependencies: dependencies, periodic: periodic)
+    }
+
+    /// What the job needs of the device; `nil` for nothing.
+    var constraints: JobConstraints? {
+        get { box?.constraints }
+        set { self = EnqueueOptions(constraints: newValue, dependencies: dependencies, periodic: periodic) }
+    }
+
+    /// The ids of the job's prerequisites, in the order given.
+    var dependencies: [String] {
+        get { box?.dependencies ?? [] }
+        set { self = EnqueueOptions(constraints: constraints, dependencies: newValue, periodic: periodic) }
+    }
+
+    /// Milliseconds between boundaries and of the flex window; `nil` for a one-off job.
+    var periodic: (interval: Int64, flex: Int64)? {
+        get { box?.periodic }
+        set { self = EnqueueOptions(constraints: constraints, dependencies: dependencies, periodic: newValue) }
+    }
+
+    var isEmpty: Bool { box == nil }
 
     static func == (a: EnqueueOptions, b: EnqueueOptions) -> Bool {
         a.constraints == b.constraints && a.dependencies == b.dependencies
@@ -227,6 +264,16 @@ enum TransactionCodec {
         case restore, snapshot, expire
         case migrationBegin = 20, migrateJob, migrationRemove, migrationCommit, migrationsApplied, abandon
         case enqueueWithOptions = 14, nextOccurrence, restoreWithOptions
+    }
+
+    /// Whether an operation with this opcode starts with the id of a job it looks up (a string),
+    /// as the operations on one job do: replay reads that id ahead (see ``JobIndexWarmer``).
+    static func startsWithJobID(_ rawOpcode: UInt8) -> Bool {
+        guard let opcode = Opcode(rawValue: rawOpcode) else { return false }
+        switch opcode {
+        case .snapshot, .migrationBegin, .migrateJob, .migrationRemove, .migrationCommit, .migrationsApplied: return false
+        default: return true
+        }
     }
 
     static func encode(_ operations: [PlannedOperation]) -> [UInt8] {

@@ -51,6 +51,8 @@ struct LogReplay {
         var transitionRecords = 0
         /// Files before the newest snapshot: obsolete, not read.
         var obsoleteFiles: [LogFile] = []
+        /// What ``JobIndexWarmer`` read, kept so that its reads are not optimised away.
+        var indexWarmerSink: UInt64 = 0
     }
 
     /// Log files in the directory, in sequence order; other names are ignored.
@@ -185,14 +187,12 @@ struct LogReplay {
         }
         let file = try fileSystem.openFile(at: logFile.path, mode: .readOnly)
         defer { file.close() }
-        let size = try file.size()
-        let bytes = try file.read(at: 0, count: Int(size))
-        result.state.reserveJobs(forLogBytes: bytes.count)
-        if isLast {
-            result.lastFile = logFile
-            result.lastFileSize = size
-        }
-        try bytes.withUnsafeBytes { raw in
+        try file.withContents { raw in
+            result.state.reserveJobs(forLogBytes: raw.count)
+            if isLast {
+                result.lastFile = logFile
+                result.lastFileSize = Int64(raw.count)
+            }
             let header: FileHeader
             switch FileHeader.decode(raw) {
             case .success(let decoded):
@@ -225,6 +225,8 @@ struct LogReplay {
             let scanner = LogScanner(bytes: raw, seed: RecordFrame.checksumSeed(instanceID: header.instanceID),
                                      isLastFile: isLast, mode: mode)
             let outcome: LogScanner.Outcome
+            var warmer = JobIndexWarmer()
+            defer { result.indexWarmerSink ^= warmer.sink }
             do {
                 let expectedLSN = result.snapshotSequence == logFile.sequence ? 1 : result.lastLSN + 1
                 outcome = try scanner.scan(from: LogFormat.fileHeaderSize, expectedLSN: expectedLSN) { event in
@@ -245,6 +247,7 @@ struct LogReplay {
                         result.report.skipped.append(.init(path: logFile.path, offset: Int64(found.offset),
                                                            length: Int64(found.end - found.offset), reason: reason))
                     case .record(let found):
+                        warmer.warm(recordAt: found.offset, in: raw, jobs: result.state.jobs)
                         try applyRecord(found, in: raw, file: logFile, into: &result, inspect: inspect)
                     }
                 }

@@ -47,6 +47,11 @@ struct JobTable: Sendable {
         find(id, hash: HashIndex.hash(id))?.position
     }
 
+    /// Reads the index bucket where the lookup of an id with this ``hash(of:)`` starts, so that
+    /// the lookup finds it in the cache (see ``JobIndexWarmer``). Returns what it read.
+    @inline(__always)
+    func readBucket(hash: UInt32) -> UInt64 { index.readBucket(hash: hash) }
+
     /// The job at a ``position(of:)``.
     subscript(position position: Int) -> StoredJob { slots[position] }
 
@@ -88,7 +93,7 @@ struct JobTable: Sendable {
     /// Adds a job whose id the table does not hold (the caller has checked with ``contains(_:)``):
     /// one probe fewer than setting it through the subscript, which looks for the id first.
     /// `hash`, when given, is the id's ``hash(of:)``.
-    mutating func insertNew(_ job: StoredJob, hash: UInt32? = nil) {
+    mutating func insertNew(_ job: consuming StoredJob, hash: UInt32? = nil) {
         precondition(slots.count < Int(UInt32.max - 1), "more jobs than a job table holds")
         index.insert(hash: hash ?? HashIndex.hash(job.id), position: slots.count, growingFor: slots.count + 1)
         slots.append(job)
@@ -173,11 +178,10 @@ struct HashIndex: Sendable {
     /// Entries the table takes before it grows.
     var capacity: Int { buckets.count / 2 }
 
-    /// The 32-bit hash of an id (the standard library's seeded hash, folded).
+    /// The 32-bit hash of an id (``IDHash``, seeded per process like the standard library's).
     @inline(__always)
     static func hash(_ id: String) -> UInt32 {
-        let full = UInt64(bitPattern: Int64(id.hashValue))
-        return UInt32(truncatingIfNeeded: full ^ (full >> 32))
+        IDHash.hash(id)
     }
 
     /// The first entry with `hash` whose position `matches`.
@@ -194,6 +198,12 @@ struct HashIndex: Sendable {
             }
             bucket = (bucket + 1) & mask
         }
+    }
+
+    /// The entry in the bucket where a probe for `hash` starts (0 for an empty table).
+    @inline(__always)
+    func readBucket(hash: UInt32) -> UInt64 {
+        buckets.isEmpty ? 0 : buckets[Int(hash) & mask]
     }
 
     /// Adds an entry, first growing the table if `count` entries would fill it past half.

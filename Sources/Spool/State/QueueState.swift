@@ -344,8 +344,9 @@ struct QueueState: Sendable {
         if let key = op.uniqueKey, !cancelledAtBirth { takeUniqueKey(key, for: op.id) }
         for prerequisite in waitingFor { dependents[prerequisite, default: []].append(op.id) }
         count(job.state, by: 1)
-        jobs.insertNew(job, hash: idHash)
         if job.state == .enqueued && waitingFor.isEmpty { ready.insert(job) }
+        // Last: the job moves into the table rather than being copied there.
+        jobs.insertNew(job, hash: idHash)
     }
 
     /// Removes a job that is about to disappear from the dependents index.
@@ -357,7 +358,7 @@ struct QueueState: Sendable {
     }
 
     /// Recreates a job exactly as a snapshot recorded it.
-    private mutating func applyRestore(_ restored: StoredJob) throws(Inapplicable) {
+    private mutating func applyRestore(_ restored: consuming StoredJob) throws(Inapplicable) {
         var job = restored
         job.scheduleVersion = 0
         let idHash = JobTable.hash(of: job.id)
@@ -380,8 +381,9 @@ struct QueueState: Sendable {
         count(job.state, by: 1)
         if job.state == .running { runningIDs.insert(job.id) }
         for prerequisite in job.waitingFor { dependents[prerequisite, default: []].append(job.id) }
-        jobs.insertNew(job, hash: idHash)
         if job.state == .enqueued && !job.isBlocked { ready.insert(job) }
+        // Last: the job moves into the table rather than being copied there.
+        jobs.insertNew(job, hash: idHash)
     }
 
     /// Sizes the job index ahead of a replay of `bytes` more log bytes (a job
@@ -389,6 +391,7 @@ struct QueueState: Sendable {
     /// does not rehash as it grows.
     mutating func reserveJobs(forLogBytes bytes: Int) {
         jobs.reserveCapacity(jobs.count + bytes / 128)
+        ready.reserveCapacity(bytes / 128)
     }
 
     /// Gives back an index sized for far more jobs than the replay found.

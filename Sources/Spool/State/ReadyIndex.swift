@@ -30,7 +30,17 @@ struct ReadyIndex: Sendable {
         var constraints: JobConstraints?
     }
 
-    private(set) var buckets: [BucketKey: Heap] = [:]
+    private var buckets: [BucketKey: Heap] = [:]
+    /// Entries inserted since the last read, all of bucket ``pendingKey``, not in its heap yet:
+    /// consecutive inserts of one bucket (replay inserts a job per enqueue, mostly of a few kinds)
+    /// are appended here without hashing the key or sifting, and join the heap in one step before
+    /// anything reads the buckets (see ``flushPending()``).
+    private var pending: [Entry] = []
+    /// The bucket of ``pending``, when ``hasPending`` (not optional: comparing with an
+    /// optional copied the key, its string retained and released, on every insert).
+    private var pendingKey = BucketKey(kind: "", priority: 0, constraints: nil)
+    private var hasPending = false
+    /// Entries in the heaps and ``pending``.
     private var entryCount = 0
     /// What holds on the device now (not durable: the app reports it). Buckets
     /// whose constraints these do not satisfy are skipped by ``best(dueAt:kind:isCurrent:)``.
@@ -43,15 +53,45 @@ struct ReadyIndex: Sendable {
     }
 
     mutating func insert(_ job: StoredJob) {
-        let key = BucketKey(kind: job.kind, priority: job.priority, constraints: job.constraints)
-        let entry = Entry(dueAt: job.dueAt, sequence: job.sequence, id: job.id, version: job.scheduleVersion)
-        buckets[key, default: Heap()].push(entry)
+        let constraints = job.constraints
+        if !hasPending || job.kind != pendingKey.kind || job.priority != pendingKey.priority
+            || constraints != pendingKey.constraints {
+            flushPending()
+            pendingKey = BucketKey(kind: job.kind, priority: job.priority, constraints: constraints)
+            hasPending = true
+        }
+        pending.append(Entry(dueAt: job.dueAt, sequence: job.sequence, id: job.id, version: job.scheduleVersion))
         entryCount += 1
+    }
+
+    /// Makes room for `count` more entries inserted in a row into one bucket, as replay inserts them
+    /// (see ``QueueState/reserveJobs(forLogBytes:)``), so that ``pending`` does not grow by
+    /// copying. Room never filled stays untouched address space, not resident memory.
+    mutating func reserveCapacity(_ count: Int) {
+        pending.reserveCapacity(pending.count + count)
+    }
+
+    /// Moves the ``pending`` entries into their bucket's heap.
+    private mutating func flushPending() {
+        guard hasPending else { return }
+        hasPending = false
+        let key = pendingKey
+        guard !pending.isEmpty else { return }
+        if pending.count > 1024 {
+            // A long list goes to the heap as it is (an empty heap takes the array itself).
+            let entries = pending
+            pending = []
+            buckets[key, default: Heap()].push(contentsOf: entries)
+        } else {
+            buckets[key, default: Heap()].push(contentsOf: pending)
+            pending.removeAll(keepingCapacity: true)
+        }
     }
 
     /// The best enqueued job due at `now` among the jobs of `kinds`.
     /// `isCurrent` tells whether an entry still describes its job.
     mutating func best(dueAt now: Int64, kinds: KindSet, isCurrent: (Entry) -> Bool) -> Entry? {
+        flushPending()
         var winner: (entry: Entry, priority: Int32)?
         for key in Array(buckets.keys) where kinds.contains(key.kind) && isRunnable(key) {
             guard let top = currentTop(of: key, isCurrent: isCurrent), top.dueAt <= now else { continue }
@@ -69,6 +109,7 @@ struct ReadyIndex: Sendable {
 
     /// The earliest due time among the jobs of the buckets `include` selects.
     mutating func earliestDue(where include: (BucketKey) -> Bool, isCurrent: (Entry) -> Bool) -> Int64? {
+        flushPending()
         var earliest: Int64?
         for key in Array(buckets.keys) where include(key) {
             guard let top = currentTop(of: key, isCurrent: isCurrent) else { continue }
@@ -79,6 +120,7 @@ struct ReadyIndex: Sendable {
 
     /// The earliest due time per constraint set (``JobConstraints/none`` for unconstrained jobs), whatever the conditions.
     mutating func earliestDueByConstraints(isCurrent: (Entry) -> Bool) -> [JobConstraints: Int64] {
+        flushPending()
         var earliest: [JobConstraints: Int64] = [:]
         for key in Array(buckets.keys) {
             guard let top = currentTop(of: key, isCurrent: isCurrent) else { continue }
@@ -103,6 +145,8 @@ struct ReadyIndex: Sendable {
     mutating func compactIfNeeded(liveCount: Int, jobs: () -> [StoredJob]) {
         guard entryCount > 2 * liveCount + 1024 else { return }
         buckets = [:]
+        pending = []
+        hasPending = false
         entryCount = 0
         for job in jobs() { insert(job) }
     }
@@ -123,12 +167,33 @@ struct ReadyIndex: Sendable {
             }
         }
 
+        /// Pushes every entry: one at a time onto a large heap, or all at once and
+        /// then heapified (Floyd's bottom-up construction, linear) when they outnumber it.
+        mutating func push(contentsOf entries: [Entry]) {
+            guard entries.count > items.count else {
+                for entry in entries { push(entry) }
+                return
+            }
+            if items.isEmpty { items = entries } else { items.append(contentsOf: entries) }
+            var parent = items.count / 2
+            while parent > 0 {
+                parent -= 1
+                siftDown(from: parent)
+            }
+        }
+
         @discardableResult
         mutating func pop() -> Entry? {
             guard !items.isEmpty else { return nil }
             items.swapAt(0, items.count - 1)
             let popped = items.removeLast()
-            var parent = 0
+            siftDown(from: 0)
+            return popped
+        }
+
+        /// Moves the entry at `start` down until neither child precedes it.
+        private mutating func siftDown(from start: Int) {
+            var parent = start
             while true {
                 let left = 2 * parent + 1, right = left + 1
                 var smallest = parent
@@ -138,7 +203,6 @@ struct ReadyIndex: Sendable {
                 items.swapAt(parent, smallest)
                 parent = smallest
             }
-            return popped
         }
     }
 }

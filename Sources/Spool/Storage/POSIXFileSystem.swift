@@ -176,6 +176,22 @@ final class POSIXFile: StorageFile, @unchecked Sendable {
         return buffer
     }
 
+    /// Maps the file read-only, so that its bytes are neither copied nor given fresh zeroed
+    /// pages of their own: the mapping shares the page cache's pages. (A log of a million
+    /// records is over 100 MB; reading it spent a tenth of an open zeroing and copying.)
+    /// An empty file, or one that cannot be mapped, is read instead.
+    func withContents<R>(_ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
+        let fd = try self.fd
+        let size = try self.size()
+        guard size > 0, size <= Int64(Int.max),
+              let mapping = mmap(nil, Int(size), PROT_READ, MAP_PRIVATE, fd, 0),
+              mapping != UnsafeMutableRawPointer(bitPattern: -1) else {
+            return try read(at: 0, count: Int(size)).withUnsafeBytes(body)
+        }
+        defer { _ = munmap(mapping, Int(size)) }
+        return try body(UnsafeRawBufferPointer(start: mapping, count: Int(size)))
+    }
+
     func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws {
         let fd = try self.fd
         var written = 0
