@@ -2,10 +2,10 @@ import Foundation
 import Testing
 @testable import Spool
 
-/// How replay reads its input: a log file mapped whole, and the job-index buckets read ahead.
+/// How replay reads its input: a log file read whole, and the job-index buckets read ahead.
 @Suite struct ReplayInputTests {
-    @Test func aMappedFileHoldsTheBytesAReadReturns() throws {
-        let temp = TemporaryDirectory("mapped")
+    @Test func aFileReadWholeHoldsTheBytesAReadReturns() throws {
+        let temp = TemporaryDirectory("whole")
         defer { temp.cleanup() }
         var generator = SeededGenerator(seed: 5)
         let fileSystem = POSIXFileSystem()
@@ -14,9 +14,9 @@ import Testing
             try writeFile(temp.path + "/" + name, bytes)
             let file = try fileSystem.openFile(at: temp.path + "/" + name, mode: .readOnly)
             defer { file.close() }
-            let mapped = try file.withContents { Array($0) }
+            let whole = try file.withContents { Array($0) }
             let read = try file.read(at: 0, count: count)
-            #expect(mapped == bytes && mapped == read, "\(name)")
+            #expect(whole == bytes && whole == read, "\(name)")
         }
     }
 
