@@ -5,7 +5,7 @@ import Testing
 
 /// The real file system with failures injected on demand: the next write or
 /// sync of a log file fails with a chosen errno.
-final class FaultyFileSystem: FileSystem, @unchecked Sendable {
+final class FaultyFileSystem: RealFileSystemWrapper, @unchecked Sendable {
     // @unchecked: the fault plan is guarded by `plan`.
     /// `snapshotWrite` fails only a write to a snapshot being written (`snap-*.tmp`). `holdSync`
     /// makes the next data sync signal `entered`, then wait for `release` before it syncs.
@@ -13,20 +13,11 @@ final class FaultyFileSystem: FileSystem, @unchecked Sendable {
         case write(Int32), sync(Int32), shortWriteThen(Int32), snapshotWrite(Int32)
         case holdSync(entered: DispatchSemaphore, release: DispatchSemaphore)
     }
-    private let real = POSIXFileSystem()
+    let real = POSIXFileSystem()
     let plan = Locked<[Fault]>([])
 
     func inject(_ fault: Fault) { plan.withLock { $0.append(fault) } }
 
-    func entryKind(at path: String) throws -> FileEntryKind? { try real.entryKind(at: path) }
-    func createDirectory(at path: String) throws { try real.createDirectory(at: path) }
-    func contentsOfDirectory(at path: String) throws -> [String] { try real.contentsOfDirectory(at: path) }
-    func rename(from source: String, to destination: String) throws { try real.rename(from: source, to: destination) }
-    func removeFile(at path: String) throws { try real.removeFile(at: path) }
-    func syncDirectory(at path: String) throws { try real.syncDirectory(at: path) }
-    func lockDirectory(at path: String, exclusive: Bool) throws -> any DirectoryLock {
-        try real.lockDirectory(at: path, exclusive: exclusive)
-    }
     func openFile(at path: String, mode: FileOpenMode) throws -> any StorageFile {
         FaultyFile(try real.openFile(at: path, mode: mode), owner: self)
     }

@@ -12,6 +12,15 @@ import Testing
         (0..<(bytes / 225)).map { NewJob(kind: "k", payload: Data(repeating: 7, count: 200), id: JobID("\(prefix)\($0)")) }
     }
 
+    /// A queue in `temp` on `fileSystem`, holding one small job: the file's first chunk is reserved.
+    private func queueHoldingOneSmallJob(on fileSystem: any FileSystem, in temp: TemporaryDirectory) throws -> JobQueue {
+        var configuration = testConfiguration()
+        configuration.fileSystem = fileSystem
+        let queue = try JobQueue(directory: temp.queue, configuration: configuration)
+        try queue.enqueue(NewJob(kind: "k", id: "small"))
+        return queue
+    }
+
     private func fileSize(_ path: String) throws -> Int64 {
         (try FileManager.default.attributesOfItem(atPath: path)[.size] as! NSNumber).int64Value
     }
@@ -20,10 +29,7 @@ import Testing
         let temp = TemporaryDirectory()
         defer { temp.cleanup() }
         let audit = SyncAuditFileSystem()
-        var configuration = testConfiguration()
-        configuration.fileSystem = audit
-        let queue = try JobQueue(directory: temp.queue, configuration: configuration)
-        try queue.enqueue(NewJob(kind: "k", id: "small"))
+        let queue = try queueHoldingOneSmallJob(on: audit, in: temp)
         var statistics = queue.engine.writer.currentStatistics
         let firstReserved = LogWriter.firstReservation - Int64(LogFormat.fileHeaderSize)
         #expect(statistics.fullSyncs == 1 && statistics.reservedBytes == firstReserved, "\(statistics)")
@@ -68,10 +74,7 @@ import Testing
         let temp = TemporaryDirectory()
         defer { temp.cleanup() }
         let fileSystem = FaultyFileSystem()
-        var configuration = testConfiguration()
-        configuration.fileSystem = fileSystem
-        let queue = try JobQueue(directory: temp.queue, configuration: configuration)
-        try queue.enqueue(NewJob(kind: "k", id: "small"))
+        let queue = try queueHoldingOneSmallJob(on: fileSystem, in: temp)
         // Past the first reservation (a full sync), then a small record that reserves twice as much.
         try queue.enqueue(contentsOf: batch("a", bytes: 450_000))
         try queue.enqueue(NewJob(kind: "k", id: "small-2"))
@@ -97,10 +100,7 @@ import Testing
         let temp = TemporaryDirectory()
         defer { temp.cleanup() }
         let audit = SyncAuditFileSystem()
-        var configuration = testConfiguration()
-        configuration.fileSystem = audit
-        let queue = try JobQueue(directory: temp.queue, configuration: configuration)
-        try queue.enqueue(NewJob(kind: "k", id: "small"))
+        let queue = try queueHoldingOneSmallJob(on: audit, in: temp)
         // ~200 KB, below the minimum, past the first 256 KiB once two are written: reserved ahead.
         try queue.enqueue(contentsOf: batch("a", bytes: 200_000))
         try queue.enqueue(contentsOf: batch("b", bytes: 200_000))
@@ -151,23 +151,14 @@ import Testing
 /// The real file system, watching the log files' syncs: a data sync may only follow writes
 /// inside space whose allocation a full sync made durable (reserved, or written and fully
 /// synced). The log file's header, written and data-synced when the file is made, is exempt.
-final class SyncAuditFileSystem: FileSystem, @unchecked Sendable {
+final class SyncAuditFileSystem: RealFileSystemWrapper, @unchecked Sendable {
     // @unchecked: `state` is guarded by its lock.
-    private let real = POSIXFileSystem()
+    let real = POSIXFileSystem()
     private let state = Locked<[String]>([])
 
     var violations: [String] { state.withLock { $0 } }
     fileprivate func report(_ violation: String) { state.withLock { $0.append(violation) } }
 
-    func entryKind(at path: String) throws -> FileEntryKind? { try real.entryKind(at: path) }
-    func createDirectory(at path: String) throws { try real.createDirectory(at: path) }
-    func contentsOfDirectory(at path: String) throws -> [String] { try real.contentsOfDirectory(at: path) }
-    func rename(from source: String, to destination: String) throws { try real.rename(from: source, to: destination) }
-    func removeFile(at path: String) throws { try real.removeFile(at: path) }
-    func syncDirectory(at path: String) throws { try real.syncDirectory(at: path) }
-    func lockDirectory(at path: String, exclusive: Bool) throws -> any DirectoryLock {
-        try real.lockDirectory(at: path, exclusive: exclusive)
-    }
     func openFile(at path: String, mode: FileOpenMode) throws -> any StorageFile {
         let file = try real.openFile(at: path, mode: mode)
         guard path.hasSuffix(".log") else { return file }
