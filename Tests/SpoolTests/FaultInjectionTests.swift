@@ -8,10 +8,12 @@ import Testing
 final class FaultyFileSystem: RealFileSystemWrapper, @unchecked Sendable {
     // @unchecked: the fault plan is guarded by `plan`.
     /// `snapshotWrite` fails only a write to a snapshot being written (`snap-*.tmp`). `holdSync`
-    /// makes the next data sync signal `entered`, then wait for `release` before it syncs.
+    /// makes the next data sync signal `entered`, then wait for `release` before it syncs;
+    /// `holdSyncThenFail` does the same, then fails it with the errno.
     enum Fault {
         case write(Int32), sync(Int32), shortWriteThen(Int32), snapshotWrite(Int32)
         case holdSync(entered: DispatchSemaphore, release: DispatchSemaphore)
+        case holdSyncThenFail(entered: DispatchSemaphore, release: DispatchSemaphore, Int32)
     }
     let real = POSIXFileSystem()
     let plan = Locked<[Fault]>([])
@@ -41,7 +43,7 @@ final class FaultyFile: StorageFile, @unchecked Sendable {
         let isSnapshot = path.contains("snap-")
         switch owner.take({
             switch $0 {
-            case .sync, .holdSync: return false
+            case .sync, .holdSync, .holdSyncThenFail: return false
             case .snapshotWrite: return isSnapshot
             default: return true
             }
@@ -57,12 +59,16 @@ final class FaultyFile: StorageFile, @unchecked Sendable {
     }
     func size() throws -> Int64 { try inner.size() }
     func sync() throws {
-        switch owner.take({ switch $0 { case .sync, .holdSync: return true; default: return false } }) {
+        switch owner.take({ switch $0 { case .sync, .holdSync, .holdSyncThenFail: return true; default: return false } }) {
         case .sync(let code)?:
             throw SpoolError.system("fdatasync", errno: code, path: path)
         case .holdSync(let entered, let release)?:
             entered.signal()
             release.wait()
+        case .holdSyncThenFail(let entered, let release, let code)?:
+            entered.signal()
+            release.wait()
+            throw SpoolError.system("fdatasync", errno: code, path: path)
         default:
             break
         }
@@ -106,8 +112,8 @@ final class FaultyFile: StorageFile, @unchecked Sendable {
                 #expect(error.errno == code, "\(error)")
                 #expect(error.code == ((code == ENOSPC || code == EFBIG) ? .diskFull : .ioFailure))
                 #expect(error.path == logFilePath(temp.queue))
-            case .holdSync:
-                Issue.record("holding a sync is not a failure")
+            case .holdSync, .holdSyncThenFail:
+                Issue.record("not one of this test's faults")
             }
         }
         // No retry of the sync is trusted: every later change is refused until reopen.
@@ -149,5 +155,42 @@ final class FaultyFile: StorageFile, @unchecked Sendable {
         let reopened = try JobQueue(directory: temp.queue, configuration: testConfiguration())
         #expect(try reopened.jobs().count >= 64)
         try reopened.close()
+    }
+
+    /// A record appended while the sync that fails is under way stays buffered, unwritten, when the
+    /// writer fails. Reading its payload back must not find another record's bytes at its offset
+    /// (the failed group's bytes are gone from the buffer the offsets were counted in): it is refused.
+    @Test func aPayloadLeftUnwrittenByAFailedSyncIsRefusedNotReadFromTheWrongBytes() throws {
+        let temp = TemporaryDirectory()
+        defer { temp.cleanup() }
+        let fileSystem = FaultyFileSystem()
+        let queue = try open(temp.queue, fileSystem)
+        try queue.enqueue(NewJob(kind: "k", id: "safe"))
+        let entered = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        fileSystem.inject(.holdSyncThenFail(entered: entered, release: release, EIO))
+        let leaderDone = DispatchSemaphore(value: 0)
+        let leaderPayload = Data(repeating: 0x4C, count: 64)
+        Thread {
+            _ = try? queue.enqueue(NewJob(kind: "k", payload: leaderPayload, id: "in-flight"))
+            leaderDone.signal()
+        }.start()
+        #expect(entered.wait(timeout: .now() + 30) == .success)
+        // Appended behind the held sync, so still buffered when that sync fails: several, so that
+        // an offset counted with the failed group's bytes still falls inside the buffer without them.
+        for index in 0..<4 {
+            let payload = Data(repeating: 0x50 + UInt8(index), count: 64)
+            _ = try queue.engine.enqueue(NewJob(kind: "k", payload: payload, id: JobID("pending-\(index)")))
+        }
+        release.signal()
+        #expect(leaderDone.wait(timeout: .now() + 30) == .success)
+
+        #expect(try queue.payload(of: "safe") == Data())
+        do {
+            let read = try queue.payload(of: "pending-0")
+            Issue.record("read \(read.count) bytes of a payload the failed writer never wrote: \(Array(read.prefix(4)))")
+        } catch let error as SpoolError {
+            #expect(error.code == .needsReopen, "\(error)")
+        }
+        try? queue.close()
     }
 }

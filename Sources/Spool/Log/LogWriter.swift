@@ -464,9 +464,15 @@ final class LogWriter: @unchecked Sendable {
     // MARK: Reading back
 
     /// Reads `count` bytes at `offset`, from the buffers if they are not written yet.
+    ///
+    /// After a failed write or sync, bytes past what was written are refused with the
+    /// writer's failure: the failed group's bytes are gone from the buffers, so the
+    /// records buffered after it no longer lie where their offsets were counted, and
+    /// none of them is in the file.
     func read(at offset: Int64, count: Int) throws -> [UInt8] {
-        let buffered: [UInt8]? = lock.withLock {
+        let buffered: [UInt8]? = try lock.withLock {
             guard offset + Int64(count) > writtenEnd else { return nil }
+            if failure != nil { try checkUsable() }
             let start = Int(offset - writtenEnd)
             let combined = inFlight + sealedGroups.flatMap { $0 } + pending
             guard start >= 0, start + count <= combined.count else { return [] }
