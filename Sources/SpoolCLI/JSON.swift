@@ -3,6 +3,8 @@
 indirect enum JSONValue: Sendable, Equatable {
     case string(String)
     case integer(Int64)
+    /// A finite number (non-finite ones are written as null, which JSON has no number for).
+    case number(Double)
     case bool(Bool)
     case null
     case array([JSONValue])
@@ -35,6 +37,8 @@ indirect enum JSONValue: Sendable, Equatable {
             Self.writeString(string, to: &text)
         case .integer(let number):
             text += String(number)
+        case .number(let number):
+            text += number.isFinite ? String(number) : "null"
         case .bool(let flag):
             text += flag ? "true" : "false"
         case .null:
@@ -91,6 +95,7 @@ indirect enum JSONValue: Sendable, Equatable {
         switch (lhs, rhs) {
         case (.string(let a), .string(let b)): return a == b
         case (.integer(let a), .integer(let b)): return a == b
+        case (.number(let a), .number(let b)): return a == b
         case (.bool(let a), .bool(let b)): return a == b
         case (.null, .null): return true
         case (.array(let a), .array(let b)): return a == b

@@ -5,8 +5,9 @@ import Spool
 enum JobPresentation {
     /// A job as a JSON object with the stable key order of the CLI contract:
     /// `id`, `kind`, `state`, `attempts`, `maxAttempts`, `priority`, `createdAt`,
-    /// `runAt`, `nextRetryAt`, `uniqueKey`, `lastError`, then `payload` (UTF-8
-    /// text) or `payloadBase64` (when the bytes are not valid UTF-8).
+    /// `runAt`, `nextRetryAt`, `uniqueKey`, `lastError`, `dueAt`, `finishedAt`,
+    /// `leaseExpiresAt`, `constraints`, `blockedBy`, `periodic`, `occurrence`,
+    /// then `payload` (UTF-8 text) or `payloadBase64` (when the bytes are not valid UTF-8).
     static func json(_ job: Job, payload: Data) -> JSONValue {
         let payloadMember: (key: String, value: JSONValue)
         if let text = utf8Text(payload) {
@@ -26,8 +27,50 @@ enum JobPresentation {
             ("nextRetryAt", .optional(job.nextRetryAt.map(ISO8601.string(from:)))),
             ("uniqueKey", .optional(job.uniqueKey)),
             ("lastError", .optional(job.lastError)),
+            ("dueAt", .optional(job.dueAt.map(ISO8601.string(from:)))),
+            ("finishedAt", .optional(job.finishedAt.map(ISO8601.string(from:)))),
+            ("leaseExpiresAt", .optional(job.leaseExpiresAt.map(ISO8601.string(from:)))),
+            ("constraints", json(job.constraints)),
+            ("blockedBy", .array(job.blockingPrerequisites.map { .string($0.rawValue) })),
+            ("periodic", job.periodic.map(json) ?? .null),
+            ("occurrence", .integer(Int64(job.occurrence))),
             payloadMember,
         ])
+    }
+
+    /// Constraints as an object of their flags and the app's conditions, sorted.
+    static func json(_ constraints: JobConstraints) -> JSONValue {
+        .object([
+            ("requiresNetwork", .bool(constraints.requiresNetwork)),
+            ("requiresUnmeteredNetwork", .bool(constraints.requiresUnmeteredNetwork)),
+            ("requiresCharging", .bool(constraints.requiresCharging)),
+            ("requiresDeviceIdle", .bool(constraints.requiresDeviceIdle)),
+            ("requiresBatteryNotLow", .bool(constraints.requiresBatteryNotLow)),
+            ("requiredConditions", .array(constraints.requiredConditions.sorted().map(JSONValue.string))),
+        ])
+    }
+
+    /// A periodic schedule as `intervalSeconds` and `flexSeconds`.
+    static func json(_ periodic: PeriodicSchedule) -> JSONValue {
+        .object([
+            ("intervalSeconds", .number(periodic.interval)),
+            ("flexSeconds", .number(periodic.flex)),
+        ])
+    }
+
+    /// The constraints in words for people, or `nil` when there are none.
+    static func words(_ constraints: JobConstraints) -> String? {
+        var needs: [String] = []
+        if constraints.requiresUnmeteredNetwork {
+            needs.append("unmetered network")
+        } else if constraints.requiresNetwork {
+            needs.append("network")
+        }
+        if constraints.requiresCharging { needs.append("charging") }
+        if constraints.requiresDeviceIdle { needs.append("device idle") }
+        if constraints.requiresBatteryNotLow { needs.append("battery not low") }
+        needs += constraints.requiredConditions.sorted().map { "condition \($0)" }
+        return needs.isEmpty ? nil : needs.joined(separator: ", ")
     }
 
     /// A job read back from `queue` with its payload, as JSON.
@@ -100,6 +143,14 @@ enum JobPresentation {
         ]
         if let expiry = job.leaseExpiresAt { rows.append(("lease ends", Formatting.instant(expiry, relativeTo: now))) }
         if let finished = job.finishedAt { rows.append(("finished", Formatting.instant(finished, relativeTo: now))) }
+        if let needs = words(job.constraints) { rows.append(("requires", needs)) }
+        if !job.blockingPrerequisites.isEmpty {
+            rows.append(("blocked by", job.blockingPrerequisites.map(\.rawValue).joined(separator: ", ")))
+        }
+        if let periodic = job.periodic {
+            let flex = periodic.flex > 0 ? " (flex \(Formatting.duration(periodic.flex)))" : ""
+            rows.append(("repeats", "every \(Formatting.duration(periodic.interval))\(flex), occurrence \(job.occurrence)"))
+        }
         rows.append(("unique key", job.uniqueKey ?? "-"))
         rows.append(("last error", job.lastError ?? "-"))
         let size = "\(payload.count) byte" + (payload.count == 1 ? "" : "s")
