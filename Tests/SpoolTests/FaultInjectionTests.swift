@@ -9,9 +9,10 @@ final class FaultyFileSystem: RealFileSystemWrapper, @unchecked Sendable {
     // @unchecked: the fault plan is guarded by `plan`.
     /// `snapshotWrite` fails only a write to a snapshot being written (`snap-*.tmp`). `holdSync`
     /// makes the next data sync signal `entered`, then wait for `release` before it syncs;
-    /// `holdSyncThenFail` does the same, then fails it with the errno.
+    /// `holdSyncThenFail` does the same, then fails it with the errno. `logRead` fails the next
+    /// read of a log file.
     enum Fault {
-        case write(Int32), sync(Int32), shortWriteThen(Int32), snapshotWrite(Int32)
+        case write(Int32), sync(Int32), shortWriteThen(Int32), snapshotWrite(Int32), logRead(Int32)
         case holdSync(entered: DispatchSemaphore, release: DispatchSemaphore)
         case holdSyncThenFail(entered: DispatchSemaphore, release: DispatchSemaphore, Int32)
     }
@@ -38,12 +39,18 @@ final class FaultyFile: StorageFile, @unchecked Sendable {
     let owner: FaultyFileSystem
     init(_ inner: any StorageFile, owner: FaultyFileSystem) { self.inner = inner; self.owner = owner }
     var path: String { inner.path }
-    func read(at offset: Int64, count: Int) throws -> [UInt8] { try inner.read(at: offset, count: count) }
+    func read(at offset: Int64, count: Int) throws -> [UInt8] {
+        let isLog = path.hasSuffix(".log")
+        if case .logRead(let code)? = owner.take({ if case .logRead = $0 { return isLog } else { return false } }) {
+            throw SpoolError.system("pread", errno: code, path: path, offset: offset)
+        }
+        return try inner.read(at: offset, count: count)
+    }
     func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws {
         let isSnapshot = path.contains("snap-")
         switch owner.take({
             switch $0 {
-            case .sync, .holdSync, .holdSyncThenFail: return false
+            case .sync, .holdSync, .holdSyncThenFail, .logRead: return false
             case .snapshotWrite: return isSnapshot
             default: return true
             }
@@ -112,7 +119,7 @@ final class FaultyFile: StorageFile, @unchecked Sendable {
                 #expect(error.errno == code, "\(error)")
                 #expect(error.code == ((code == ENOSPC || code == EFBIG) ? .diskFull : .ioFailure))
                 #expect(error.path == logFilePath(temp.queue))
-            case .holdSync, .holdSyncThenFail:
+            case .holdSync, .holdSyncThenFail, .logRead:
                 Issue.record("not one of this test's faults")
             }
         }
@@ -192,5 +199,28 @@ final class FaultyFile: StorageFile, @unchecked Sendable {
             #expect(error.code == .needsReopen, "\(error)")
         }
         try? queue.close()
+    }
+
+    /// Replay reads each log file whole; a read that fails is a typed error naming the file and
+    /// the errno (not a crash, as touching a mapped page that cannot be read would be), and the
+    /// queue opens once the disk reads again.
+    @Test func aReadErrorDuringOpenIsATypedErrorNamingTheFile() throws {
+        let temp = TemporaryDirectory()
+        defer { temp.cleanup() }
+        let fileSystem = FaultyFileSystem()
+        let queue = try open(temp.queue, fileSystem)
+        try queue.enqueue(NewJob(kind: "k", id: "kept"))
+        try queue.close()
+        fileSystem.inject(.logRead(EIO))
+        do {
+            _ = try open(temp.queue, fileSystem)
+            Issue.record("the queue opened although reading its log failed")
+        } catch let error as SpoolError {
+            #expect(error.errno == EIO && error.code == .ioFailure, "\(error)")
+            #expect(error.path == logFilePath(temp.queue), "\(error)")
+        }
+        let reopened = try open(temp.queue, fileSystem)
+        #expect(try reopened.jobs().map(\.id.rawValue) == ["kept"])
+        try reopened.close()
     }
 }

@@ -49,10 +49,6 @@ protocol StorageFile: AnyObject, Sendable {
     var path: String { get }
     /// Reads up to `count` bytes at `offset`; fewer only at the end of the file.
     func read(at offset: Int64, count: Int) throws -> [UInt8]
-    /// Calls `body` with the whole file, the bytes ``read(at:count:)`` would return from
-    /// offset 0 to ``size()``. A file may map itself rather than copy (replay reads every
-    /// log file whole): the bytes are valid only inside `body`.
-    func withContents<R>(_ body: (UnsafeRawBufferPointer) throws -> R) throws -> R
     /// Writes every byte at `offset`, looping over short writes.
     func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws
     /// The file's size in bytes.
@@ -77,7 +73,7 @@ extension StorageFile {
     /// disk, for instance) needs no separate full sync.
     func fullSync() throws { try sync() }
 
-    /// Reads the whole file into memory, then calls `body` with it.
+    /// Reads the whole file (offset 0 to ``size()``), then calls `body` with its bytes.
     func withContents<R>(_ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
         let bytes = try read(at: 0, count: Int(try size()))
         return try bytes.withUnsafeBytes(body)

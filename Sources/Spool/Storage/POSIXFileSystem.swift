@@ -157,13 +157,17 @@ final class POSIXFile: StorageFile, @unchecked Sendable {
         }
     }
 
+    /// Reads into a buffer that is not zeroed first: replay reads every log file whole
+    /// (over 100 MB at a million records), and zeroing it before overwriting it cost a
+    /// tenth of an open. Read rather than mapped: an I/O error, or a file cut short by a
+    /// program that ignores the directory lock, is then a typed error, where touching a
+    /// mapped page would kill the process with SIGBUS.
     func read(at offset: Int64, count: Int) throws -> [UInt8] {
         let fd = try self.fd
-        var buffer = [UInt8](repeating: 0, count: count)
-        var filled = 0
-        try buffer.withUnsafeMutableBytes { raw in
+        return try [UInt8](unsafeUninitializedCapacity: count) { buffer, filled in
+            guard let base = buffer.baseAddress else { return }
             while filled < count {
-                let result = pread(fd, raw.baseAddress! + filled, count - filled, off_t(offset) + off_t(filled))
+                let result = pread(fd, base + filled, count - filled, off_t(offset) + off_t(filled))
                 if result < 0 {
                     if errno == EINTR { continue }
                     throw SpoolError.system("pread", errno: errno, path: path, offset: offset + Int64(filled))
@@ -172,31 +176,6 @@ final class POSIXFile: StorageFile, @unchecked Sendable {
                 filled += result
             }
         }
-        if filled < count { buffer.removeSubrange(filled...) }
-        return buffer
-    }
-
-    /// Reads the whole file into a buffer that is not zeroed first (replay reads every log
-    /// file whole: over 100 MB at a million records, which zeroing and then overwriting cost
-    /// a tenth of an open). Read rather than mapped: an I/O error, or a file cut short by a
-    /// program that ignores the directory lock, is then a typed error, where touching a
-    /// mapped page would kill the process with SIGBUS.
-    func withContents<R>(_ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
-        let fd = try self.fd
-        let size = Int(try self.size())
-        let bytes = try [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
-            guard let base = buffer.baseAddress else { return }
-            while initialized < size {
-                let result = pread(fd, base + initialized, size - initialized, off_t(initialized))
-                if result < 0 {
-                    if errno == EINTR { continue }
-                    throw SpoolError.system("pread", errno: errno, path: path, offset: Int64(initialized))
-                }
-                if result == 0 { break }
-                initialized += result
-            }
-        }
-        return try bytes.withUnsafeBytes(body)
     }
 
     func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws {
