@@ -156,20 +156,11 @@ final class LogWriter: @unchecked Sendable {
     var lastAppendedLSN: UInt64 { lock.withLock { nextLSN - 1 } }
 
     /// Where the next appended record would start: the written bytes plus everything buffered.
-    var appendedEnd: Int64 {
-        lock.withLock {
-            writtenEnd + Int64(inFlight.count) + Int64(sealedGroups.reduce(0) { $0 + $1.count }) + Int64(pending.count)
-        }
-    }
+    var appendedEnd: Int64 { lock.withLock { bufferedEnd } }
 
-    /// Frames `body` as the next record and buffers it.
-    ///
-    /// - Returns: Its LSN and the file offset where its body will lie.
-    func append(_ body: [UInt8], type: RecordType = .transaction) throws -> (lsn: UInt64, bodyOffset: Int64) {
-        var frame = [UInt8](repeating: 0, count: LogFormat.frameHeaderSize)
-        frame.reserveCapacity(LogFormat.frameHeaderSize + body.count)
-        frame.append(contentsOf: body)
-        return try append(frame: frame, type: type)
+    /// Where the next appended record would start. Call with `lock` held.
+    private var bufferedEnd: Int64 {
+        writtenEnd + Int64(inFlight.count) + Int64(sealedGroups.reduce(0) { $0 + $1.count }) + Int64(pending.count)
     }
 
     /// Buffers `frame` as the next record: ``LogFormat/frameHeaderSize`` bytes of room
@@ -195,8 +186,7 @@ final class LogWriter: @unchecked Sendable {
                 pendingRecords = 0
             }
             let lsn = nextLSN
-            let frameOffset = writtenEnd + Int64(inFlight.count) + Int64(sealedGroups.reduce(0) { $0 + $1.count })
-                + Int64(pending.count)
+            let frameOffset = bufferedEnd
             RecordFrame.seal(&frame, type: type, lsn: lsn, groupIndex: UInt16(pendingRecords), seed: seed)
             if pending.isEmpty { pending = frame } else { pending.append(contentsOf: frame) }
             nextLSN += 1
