@@ -45,22 +45,12 @@ enum RecordFrame {
     @discardableResult
     static func append(body: UnsafeRawBufferPointer, type: RecordType, lsn: UInt64, groupIndex: UInt16,
                        seed: UInt32, to buffer: inout [UInt8]) -> Int {
-        precondition(body.count <= LogFormat.maximumBodySize)
         let start = buffer.count
-        var header = ByteWriter(capacity: LogFormat.frameHeaderSize)
-        header.writeUInt32(0)
-        header.writeUInt32(UInt32(body.count))
-        header.writeUInt64(lsn)
-        header.writeUInt8(type.rawValue)
-        header.writeUInt8(0)
-        header.writeUInt16(groupIndex)
-        buffer.append(contentsOf: header.bytes)
+        buffer.append(contentsOf: repeatElement(0, count: LogFormat.frameHeaderSize))
         buffer.append(contentsOf: body)
-        let checksum = buffer.withUnsafeBytes {
-            CRC32C.update(seed, UnsafeRawBufferPointer(rebasing: $0[(start + 4)...]))
-        }
         buffer.withUnsafeMutableBytes { raw in
-            for byte in 0..<4 { raw[start + byte] = UInt8(truncatingIfNeeded: checksum >> UInt32(8 * byte)) }
+            sealFrame(UnsafeMutableRawBufferPointer(rebasing: raw[start...]), type: type, lsn: lsn,
+                      groupIndex: groupIndex, seed: seed)
         }
         return start + LogFormat.frameHeaderSize
     }
@@ -70,7 +60,13 @@ enum RecordFrame {
     /// then the body. The same bytes as ``append(body:type:lsn:groupIndex:seed:to:)``
     /// makes, without copying the body.
     static func seal(_ frame: inout [UInt8], type: RecordType, lsn: UInt64, groupIndex: UInt16, seed: UInt32) {
-        let bodyLength = frame.count - LogFormat.frameHeaderSize
+        frame.withUnsafeMutableBytes { sealFrame($0, type: type, lsn: lsn, groupIndex: groupIndex, seed: seed) }
+    }
+
+    /// Fills in the header of the frame `raw` (header room, then the body) and its checksum.
+    private static func sealFrame(_ raw: UnsafeMutableRawBufferPointer, type: RecordType, lsn: UInt64,
+                                  groupIndex: UInt16, seed: UInt32) {
+        let bodyLength = raw.count - LogFormat.frameHeaderSize
         precondition(bodyLength >= 0 && bodyLength <= LogFormat.maximumBodySize)
         var header = ByteWriter(capacity: LogFormat.frameHeaderSize)
         header.writeUInt32(0)
@@ -79,11 +75,9 @@ enum RecordFrame {
         header.writeUInt8(type.rawValue)
         header.writeUInt8(0)
         header.writeUInt16(groupIndex)
-        frame.withUnsafeMutableBytes { raw in
-            for (index, byte) in header.bytes.enumerated() where index >= 4 { raw[index] = byte }
-            let checksum = CRC32C.update(seed, UnsafeRawBufferPointer(rebasing: raw[4...]))
-            for byte in 0..<4 { raw[byte] = UInt8(truncatingIfNeeded: checksum >> UInt32(8 * byte)) }
-        }
+        for (index, byte) in header.bytes.enumerated() where index >= 4 { raw[index] = byte }
+        let checksum = CRC32C.update(seed, UnsafeRawBufferPointer(rebasing: raw[4...]))
+        for byte in 0..<4 { raw[byte] = UInt8(truncatingIfNeeded: checksum >> UInt32(8 * byte)) }
     }
 
     /// A record found intact in a file.
