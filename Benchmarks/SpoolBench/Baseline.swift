@@ -18,6 +18,44 @@ func runBaseline(_ context: Context) throws {
                         name: preallocated ? "baseline: preallocated pwrite + fdatasync" : "baseline: append + fdatasync",
                         latency: latencies.percentiles))
     }
+    try runOverlappingSyncs(context, bytes: bytes)
+}
+
+/// How many syncs the device completes per second when 1, 2 or 4 writers write and
+/// sync the same preallocated file at once: what a log writer could gain by keeping
+/// more than one sync in flight (pipelining commit groups). The writer counts take
+/// turns in ``concurrentRounds`` rounds, as the concurrent workload's producers do.
+private func runOverlappingSyncs(_ context: Context, bytes: [UInt8]) throws {
+    let writerCounts = [1, 2, 4]
+    let region = 4 << 20
+    let file = try RawSyncFile(path: context.freshPath("baseline-overlap"), preallocating: region)
+    defer { file.close() }
+    let nextOffset = Shared(0)
+    let slice = context.options.duration / 2 / Double(concurrentRounds * writerCounts.count)
+    var totals = [TimedRun](repeating: TimedRun(), count: writerCounts.count)
+    for _ in 0..<concurrentRounds {
+        for (index, writers) in writerCounts.enumerated() {
+            let run = runTimed(threads: writers, seconds: slice) {
+                let offset = nextOffset.withLock { next -> Int in
+                    defer { next = (next + bytes.count) % region }
+                    return next
+                }
+                try file.writeAndSync(bytes, at: offset)
+                return true
+            }
+            if let error = run.error { throw BenchError(error) }
+            totals[index].operations += run.operations
+            totals[index].elapsed += run.elapsed
+        }
+    }
+    let oneWriterRate = Double(totals[0].operations) / totals[0].elapsed
+    for (index, writers) in writerCounts.enumerated() {
+        let rate = Double(totals[index].operations) / totals[index].elapsed
+        context.add(Row(workload: "baseline",
+                        name: "baseline: \(writers) writer\(writers == 1 ? "" : "s") syncing at once",
+                        rate: rate, unit: "syncs/s",
+                        figures: ["writers": Double(writers), "x_one_writer": rate / oneWriterRate]))
+    }
 }
 
 enum Baseline {
@@ -54,11 +92,16 @@ struct RawSyncFile {
 
     /// Writes `bytes` after the previous write and syncs the data.
     mutating func writeAndSync(_ bytes: [UInt8]) throws {
+        try writeAndSync(bytes, at: offset)
+        offset += bytes.count
+    }
+
+    /// Writes `bytes` at `offset` and syncs the data; several threads may at once.
+    func writeAndSync(_ bytes: [UInt8], at offset: Int) throws {
         let written = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(offset)) }
         guard written == bytes.count, Self.dataSync(fd) == 0 else {
             throw BenchError("write or sync of \(path) failed: errno \(errno)")
         }
-        offset += bytes.count
     }
 
     func close() { _ = Foundation.close(fd) }

@@ -50,10 +50,15 @@ func runConcurrent(_ context: Context) throws {
         for run in runs {
             let after = run.queue.logStatistics
             let rate = Double(run.total.operations) / run.total.elapsed
+            let syncs = Double(max(1, after.dataSyncs - run.before.dataSyncs))
+            // What bounds the rate: acknowledgements per sync, and how long one sync and one
+            // whole cycle of the log writer take (the cycle less the sync is the leader's own work).
             var figures: [String: Double] = [
                 "producers": Double(run.producers),
-                "acks_per_fsync": Double(run.total.operations) / Double(max(1, after.dataSyncs - run.before.dataSyncs)),
+                "acks_per_fsync": Double(run.total.operations) / syncs,
                 "full_syncs": Double(after.fullSyncs - run.before.fullSyncs),
+                "sync_us": Double(after.dataSyncNanoseconds - run.before.dataSyncNanoseconds) / syncs / 1000,
+                "cycle_us": run.total.elapsed / syncs * 1e6,
             ]
             if let singleRate { figures["x_single_producer"] = rate / singleRate }
             let plural = run.producers == 1 ? "" : "s"

@@ -85,7 +85,7 @@ struct Report {
         if !rateRows.isEmpty {
             print(pad("throughput", 46) + pad("rate", 24) + pad("/ floor rate", 14) + "notes")
             for row in rateRows {
-                let notes = row.figures.keys.sorted().filter { !["producers", "workers", "records", "batch_size"].contains($0) }
+                let notes = row.figures.keys.sorted().filter { !["producers", "workers", "writers", "records", "batch_size"].contains($0) }
                     .map { "\($0) \(number(row.figures[$0]!))" }.joined(separator: ", ")
                 print(pad(row.name, 46) + pad("\(number(row.rate!)) \(row.unit ?? "")", 24)
                       + pad(times(ratios(row)["rate_per_floor_rate"]), 14) + notes)

@@ -9,6 +9,8 @@ public struct LogStatistics: Sendable, Equatable {
     public var fullSyncs: Int
     /// Records made durable.
     public var records: Int
+    /// Nanoseconds spent in the data syncs counted by `dataSyncs`.
+    public var dataSyncNanoseconds: UInt64
 }
 
 extension JobQueue {
@@ -16,7 +18,8 @@ extension JobQueue {
     @_spi(Benchmarks)
     public var logStatistics: LogStatistics {
         let counts = engine.writer.currentStatistics
-        return LogStatistics(dataSyncs: counts.dataSyncs, fullSyncs: counts.fullSyncs, records: counts.records)
+        return LogStatistics(dataSyncs: counts.dataSyncs, fullSyncs: counts.fullSyncs, records: counts.records,
+                             dataSyncNanoseconds: counts.dataSyncNanoseconds)
     }
 
     /// Enqueues a job *without* waiting for it to be durable: only for building
