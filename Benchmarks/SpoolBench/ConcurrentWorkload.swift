@@ -66,6 +66,8 @@ func runConcurrent(_ context: Context) throws {
                             latency: run.total.latencies.percentiles, rate: rate, unit: "acks/s", figures: figures))
         }
     }
+    // Half of 32 producers: how many callers one sync wakes at 32 (see the README's Performance section).
+    if context.options.producerModes.contains(.tasks) { runWakeUpCost(context, tasks: 16) }
 }
 
 /// How many turns each producer count of the concurrent workload takes.
