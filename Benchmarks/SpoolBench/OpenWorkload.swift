@@ -5,10 +5,11 @@ import Foundation
 /// live): replay time, records per second, and resident memory per live job
 /// beyond its id, kind and key strings.
 ///
-/// The queue is opened ``openRepeats`` times and the median time is reported (the
-/// fastest and slowest go in the notes): one open of a 1,000,000-record log takes
-/// under a second, and a single sample moved by a fifth with what else the shared
-/// machine was doing. Memory is measured around the first open.
+/// Each open runs in a fresh process of this executable (``runOpenChild(_:)``), as an
+/// app's launch opens its queue: in the process that wrote the log, the allocator's
+/// history moved one open of 1,000,000 records between 0.7 and 1.9 s. The queue is
+/// opened in ``openRepeats`` processes and the median time is reported (the fastest
+/// and slowest go in the notes); memory is from the first.
 func runOpen(_ context: Context) throws {
     let payload = Data(repeating: 0x61, count: 48)
     for records in context.options.openRecords {
@@ -27,26 +28,17 @@ func runOpen(_ context: Context) throws {
             .filter { $0.hasSuffix(".log") }
             .compactMap { try FileManager.default.attributesOfItem(atPath: path + "/" + $0)[.size] as? Int }
             .reduce(0, +)
-        // Freed heap pages go back to the system first, so that the difference counts live objects only.
-        Memory.release()
-        let residentBefore = Memory.residentBytes()
-        var queue: JobQueue?
-        var times = [try Clock.seconds { queue = try JobQueue(directory: path, configuration: context.configuration) }]
-        Memory.release()
-        let residentAfter = Memory.residentBytes()
-        guard let opened = queue, try opened.counts()[.enqueued] == records else {
-            throw BenchError("the reopened queue does not hold \(records) enqueued jobs")
+        var opens: [OpenMeasurement] = []
+        for _ in 0..<openRepeats {
+            let opened = try OpenMeasurement.inChildProcess(path: path, context: context)
+            guard opened.jobs == records else {
+                throw BenchError("the reopened queue holds \(opened.jobs) enqueued jobs, not \(records)")
+            }
+            opens.append(opened)
         }
-        try opened.close()
-        queue = nil
-        let perJob = Double(residentAfter - residentBefore - stringBytes) / Double(records)
-        for _ in 1..<openRepeats {
-            var again: JobQueue?
-            times.append(try Clock.seconds { again = try JobQueue(directory: path, configuration: context.configuration) })
-            try again?.close()
-        }
-        times.sort()
+        let times = opens.map(\.seconds).sorted()
         let seconds = times[times.count / 2]
+        let perJob = Double(opens[0].residentBytes - stringBytes) / Double(records)
         context.add(Row(workload: "open", name: "open: \(records) records", latency: nil,
                         rate: Double(records) / seconds, unit: "records/s",
                         figures: ["records": Double(records), "open_ms": seconds * 1000,
@@ -58,8 +50,63 @@ func runOpen(_ context: Context) throws {
     }
 }
 
-/// How many times the open workload opens each log (an odd number: the median is reported).
+/// How many processes the open workload opens each log in (an odd number: the median is reported).
 let openRepeats = 3
+
+/// One open of a queue, measured in a process of its own.
+struct OpenMeasurement: Codable {
+    /// The time `JobQueue(directory:)` took.
+    var seconds: Double
+    /// Resident memory the open added (freed heap pages returned to the system first).
+    var residentBytes: Int
+    /// Enqueued jobs the opened queue holds.
+    var jobs: Int
+
+    /// The argument that makes this executable a child that opens one queue.
+    static let childFlag = "--open-child"
+
+    /// Runs this executable as a child that opens the queue at `path` and reports on stdout.
+    static func inChildProcess(path: String, context: Context) throws -> OpenMeasurement {
+        let child = Process()
+        child.executableURL = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
+        var arguments = [childFlag, path, context.freshPath("open-warm-up")]
+        if let chunk = context.options.preallocationChunk { arguments.append(String(chunk)) }
+        child.arguments = arguments
+        let output = Pipe()
+        child.standardOutput = output
+        try child.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        child.waitUntilExit()
+        guard child.terminationStatus == 0 else { throw BenchError("the open child process exited with \(child.terminationStatus)") }
+        return try JSONDecoder().decode(OpenMeasurement.self, from: data)
+    }
+
+    /// The child's side: `--open-child PATH WARM-UP-PATH [CHUNK]`. A queue is first opened
+    /// and closed at `WARM-UP-PATH` (then removed), so that the code and the runtime's
+    /// one-time set-up are not counted; then the queue at `PATH` is timed.
+    static func runChild(_ arguments: [String]) -> Never {
+        guard arguments.count >= 2 else { Options.fail("\(childFlag) PATH WARM-UP-PATH [CHUNK]") }
+        var configuration = Configuration()
+        if arguments.count > 2, let chunk = Int64(arguments[2]) { configuration.preallocationChunk = chunk }
+        do {
+            try JobQueue(directory: arguments[1], configuration: configuration).close()
+            try? FileManager.default.removeItem(atPath: arguments[1])
+            Memory.release()
+            let before = Memory.residentBytes()
+            var queue: JobQueue?
+            let seconds = try Clock.seconds { queue = try JobQueue(directory: arguments[0], configuration: configuration) }
+            Memory.release()
+            let after = Memory.residentBytes()
+            let jobs = try queue?.counts()[.enqueued] ?? 0
+            try queue?.close()
+            let data = try JSONEncoder().encode(OpenMeasurement(seconds: seconds, residentBytes: after - before, jobs: jobs))
+            FileHandle.standardOutput.write(data)
+            exit(0)
+        } catch {
+            Options.fail("open child: \(error)")
+        }
+    }
+}
 
 /// The process's resident memory.
 enum Memory {

@@ -7,6 +7,9 @@ import Foundation
 //
 // See Options.swift for every flag.
 
+if CommandLine.arguments.dropFirst().first == OpenMeasurement.childFlag {
+    OpenMeasurement.runChild(Array(CommandLine.arguments.dropFirst(2)))
+}
 let options = Options(Array(CommandLine.arguments.dropFirst()))
 let context: Context
 do {
