@@ -149,6 +149,26 @@ import Testing
         try reopened.close()
     }
 
+    /// The benchmark's acknowledgements per sync divide by these counts: a roll-over (or a
+    /// compaction) that started a new file must not start them again from zero.
+    @Test func logStatisticsCountEveryFileSinceTheQueueOpened() throws {
+        let temp = TemporaryDirectory()
+        defer { temp.cleanup() }
+        var configuration = testConfiguration()
+        configuration.segmentSize = 4096
+        configuration.autoCompaction = nil
+        let queue = try JobQueue(directory: temp.queue, configuration: configuration)
+        defer { try? queue.close() }
+        let before = queue.logStatistics
+        for index in 0..<100 { try queue.enqueue(NewJob(kind: "k", id: JobID("job-\(index)"))) }
+        let after = queue.logStatistics
+        #expect(queue.engine.writer.fileSequence >= 2, "the enqueues should have rolled the log over")
+        #expect(after.records - before.records == 100)
+        // One sync per enqueue, one caller at a time.
+        #expect(after.dataSyncs - before.dataSyncs == 100)
+        #expect(after.dataSyncNanoseconds > before.dataSyncNanoseconds)
+    }
+
     @Test func aSuspendedCallerIsAcknowledgedWhileAnotherCallersExecutorIsBusy() async throws {
         guard #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) else { return }
         try await onOwnThread { try busyExecutor() }

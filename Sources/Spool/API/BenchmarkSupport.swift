@@ -1,6 +1,6 @@
 // Hooks for `spool-bench`, outside the public API: `@_spi(Benchmarks) import Spool`.
 
-/// What the log writer of an open queue has done since the queue was opened.
+/// What the log writers of an open queue have done since the queue was opened.
 @_spi(Benchmarks)
 public struct LogStatistics: Sendable, Equatable {
     /// Data syncs (`fdatasync`, `F_FULLFSYNC`): one per commit group.
@@ -14,10 +14,11 @@ public struct LogStatistics: Sendable, Equatable {
 }
 
 extension JobQueue {
-    /// Counts of syncs and records since the queue was opened.
+    /// Counts of syncs and records since the queue was opened, across every log file
+    /// written since (a roll-over or a compaction starts a new one).
     @_spi(Benchmarks)
     public var logStatistics: LogStatistics {
-        let counts = engine.writer.currentStatistics
+        let counts = engine.writerStatistics
         return LogStatistics(dataSyncs: counts.dataSyncs, fullSyncs: counts.fullSyncs, records: counts.records,
                              dataSyncNanoseconds: counts.dataSyncNanoseconds)
     }

@@ -108,7 +108,10 @@ extension QueueEngine {
         }
         let next = LogWriter(file: file, fileSequence: sequence, seed: old.seed, end: Int64(LogFormat.fileHeaderSize),
                              lastLSN: lastLSN, preallocationChunk: configuration.preallocationChunk)
-        writerLock.withLock { activeWriter = next }
+        writerLock.withLock {
+            activeWriter = next
+            retiredWriterStatistics = retiredWriterStatistics.adding(old.currentStatistics)
+        }
         retiredFileBytes[old.fileSequence] = old.appendedEnd
         retiredBytes += old.appendedEnd
         return lastLSN

@@ -29,6 +29,14 @@ final class QueueEngine: @unchecked Sendable {
     var writer: LogWriter { writerLock.withLock { activeWriter } }
     var activeWriter: LogWriter
     let writerLock = Lock()
+    /// What the writers of the files before the active one did (guarded by `writerLock`).
+    var retiredWriterStatistics = WriterStatistics()
+
+    /// What the log's writers have done since the queue was opened: the active file's
+    /// writer and every writer a roll-over or a compaction retired.
+    var writerStatistics: WriterStatistics {
+        writerLock.withLock { retiredWriterStatistics.adding(activeWriter.currentStatistics) }
+    }
     let directory: QueueDirectory
     let instanceID: [UInt8]
     /// Handles of the files before the active one, for payload reads.

@@ -535,6 +535,14 @@ struct WriterStatistics: Sendable, Equatable {
     var extendingWrites = 0
     /// Records made durable.
     var records = 0
+
+    /// These counts and `other`'s together (a retired file's writer and the next one's).
+    func adding(_ other: WriterStatistics) -> WriterStatistics {
+        WriterStatistics(dataSyncs: dataSyncs + other.dataSyncs,
+                         dataSyncNanoseconds: dataSyncNanoseconds + other.dataSyncNanoseconds,
+                         fullSyncs: fullSyncs + other.fullSyncs, reservedBytes: reservedBytes + other.reservedBytes,
+                         extendingWrites: extendingWrites + other.extendingWrites, records: records + other.records)
+    }
 }
 
 /// A suspended caller of ``LogWriter/waitUntilDurable(_:)-async``.
