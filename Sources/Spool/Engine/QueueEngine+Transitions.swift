@@ -32,13 +32,18 @@ extension QueueEngine {
     func enqueue(contentsOf requests: [NewJob]) throws -> ([JobID], UInt64) {
         let now = nowMillis
         // The ids the batch lacks, drawn together (one lock, not one per job).
-        var generatedIDs = RandomPool.shared.nextUUIDStrings(requests.lazy.filter { $0.id == nil }.count)
+        // The loops go by index: a request taken out of the array (as `enumerated()` does) is a
+        // copy, a retain and a release of each of its references per job.
+        var unnamed = 0
+        for index in requests.indices where requests[index].id == nil { unnamed += 1 }
+        var generatedIDs = RandomPool.shared.nextUUIDStrings(unnamed)
         // Optional, so that planning can take each job out of the array (see `plan`).
         var planned: [NewEnqueue?] = []
         planned.reserveCapacity(requests.count)
-        for (index, request) in requests.enumerated() {
+        for index in requests.indices {
             do {
-                planned.append(try validate(request, now: now, generatedID: request.id == nil ? generatedIDs.popLast() : nil))
+                planned.append(try validate(requests[index], now: now,
+                                            generatedID: requests[index].id == nil ? generatedIDs.popLast() : nil))
             } catch let error as SpoolError {
                 throw SpoolError(error.code, "job \(index) of the batch: \(error.message)", jobID: error.jobID)
             }
@@ -58,8 +63,8 @@ extension QueueEngine {
         var plan = EnqueuePlan(jobs: requests.count)
         var ids: [JobID] = []
         ids.reserveCapacity(requests.count)
-        for (index, request) in requests.enumerated() {
-            ids.append(try plan.add(request, planned[index].take()!, to: state))
+        for index in requests.indices {
+            ids.append(try plan.add(requests[index], planned[index].take()!, to: state))
         }
         return (plan, ids)
     }

@@ -59,7 +59,7 @@ final class RandomPool: @unchecked Sendable {
     }
 
     /// The text of the version 4 UUID made of 16 random bytes (version and variant bits set here).
-    private static func uuidString(_ random: UnsafeRawBufferPointer) -> String {
+    static func uuidString(_ random: UnsafeRawBufferPointer) -> String {
         String(unsafeUninitializedCapacity: 36) { text in
             let digits: StaticString = "0123456789abcdef"
             var out = 0
