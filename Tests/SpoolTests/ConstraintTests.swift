@@ -105,13 +105,20 @@ import Testing
 
 /// The body version 3 operations, byte for byte and round trip.
 @Suite struct OptionsFormatTests {
+    /// FORMAT.md's two examples of opcode 14, byte for byte: a job with constraints and a
+    /// prerequisite, and a periodic one (a periodic job may not have prerequisites).
     @Test func enqueueWithOptionsBytes() throws {
+        let periodic = NewEnqueue(id: "j", kind: "k", payload: Data(), priority: 0, createdAt: 0, runAt: 0, maxAttempts: 1,
+                                  uniqueKey: nil, options: EnqueueOptions(periodic: (900_000, 0)))
+        #expect(TransactionCodec.encode([.enqueue(periodic)])
+                == [0x03, 0x01, 0x0e, 0x01, 0x6a, 0x01, 0x6b, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x01, 0xa0, 0xf7, 0x36,
+                    0x00, 0x00])
         let job = NewEnqueue(id: "j", kind: "k", payload: Data(), priority: 0, createdAt: 0, runAt: 0, maxAttempts: 1,
                              uniqueKey: nil, options: EnqueueOptions(constraints: JobConstraints(requiresNetwork: true, requiredConditions: ["a"]),
-                                                                     dependencies: ["x"], periodic: (900_000, 0)))
+                                                                     dependencies: ["x"]))
         let body = TransactionCodec.encode([.enqueue(job)])
         #expect(body == [0x03, 0x01, 0x0e, 0x01, 0x6a, 0x01, 0x6b, 0x00, 0x00, 0x00, 0x02, 0x00, 0x01, 0x01, 0x01, 0x01, 0x61,
-                         0x01, 0x01, 0x78, 0x01, 0xa0, 0xf7, 0x36, 0x00, 0x00])
+                         0x01, 0x01, 0x78, 0x00, 0x00])
         let decoded = try body.withUnsafeBytes { try TransactionCodec.decode($0, fileSequence: 1, bodyOffset: 0) }
         guard case .enqueue(let op) = decoded.first else { Issue.record("not an enqueue"); return }
         #expect(op.options == job.options)
