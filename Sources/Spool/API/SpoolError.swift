@@ -17,6 +17,7 @@ public struct SpoolError: Error, Sendable, CustomStringConvertible {
         /// A stable name for the code, used in messages and by the CLI.
         public let name: String
         private init(_ name: String) { self.name = name }
+        /// The code's ``name``.
         public var description: String { name }
 
         /// A system call failed; ``SpoolError/errno`` says why.
