@@ -26,6 +26,8 @@ struct Report {
 
     private func ratios(_ row: Row) -> [String: Double] {
         var ratios: [String: Double] = [:]
+        // The runtime rows time Swift alone, not the disk: a ratio to the floor would mean nothing.
+        guard row.workload != "runtime" else { return ratios }
         if let latency = row.latency, let floor = row.floor ?? context.floor?.latency {
             ratios["p50_per_floor"] = latency.p50 / floor.p50
             ratios["p99_per_floor"] = latency.p99 / floor.p99
