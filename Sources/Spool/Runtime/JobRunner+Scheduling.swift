@@ -214,15 +214,18 @@ extension JobRunner {
         }
     }
 
-    /// Renews the leases due for renewal (at half their length).
+    /// Renews the leases due for renewal (at half their length), each by the runner's lease
+    /// duration or, when more is left of a lease extended by hand, by what is left.
     private func renewDueLeases(now: Date) async {
         let due = state.withLock { state in
             state.executions.filter { !$0.value.isSettled && $0.value.renewAt <= now }.map { ($0.key, $0.value.lease) }
         }
         for (token, lease) in due {
             do {
-                let renewed = try await queue.renew(lease, for: leaseDuration)
-                let renewAt = clock.now().addingTimeInterval(leaseDuration / 2)
+                // Never shorter than what is left of a lease the handler extended by hand.
+                let length = max(leaseDuration, lease.expiresAt.timeIntervalSince(now))
+                let renewed = try await queue.renew(lease, for: length)
+                let renewAt = clock.now().addingTimeInterval(length / 2)
                 state.withLock { state in
                     state.executions[token]?.lease = renewed
                     state.executions[token]?.renewAt = renewAt
