@@ -78,4 +78,22 @@ import Testing
         await fixture.events.wait { $0 == .succeeded(id) }
         try await fixture.tearDown()
     }
+
+    /// README: replacing a running job's unique key cancels its handler like `cancel` does (checked: it holds).
+    @Test func replacingARunningJobsUniqueKeyCancelsItsHandler() async throws {
+        let fixture = try RuntimeFixture()
+        let checkpoints = Checkpoints()
+        fixture.runner.register(kind: "upload") { _, _ in
+            checkpoints.reach("running")
+            try await Gate().wait()
+        }
+        let running = try await fixture.queue.enqueue(NewJob(kind: "upload", uniqueKey: "u"))
+        fixture.runner.start()
+        await checkpoints.wait(for: "running")
+        _ = try await fixture.queue.enqueue(NewJob(kind: "other", uniqueKey: "u", uniquePolicy: .replace))
+        await fixture.events.wait { $0.contains(.discarded(running)) }
+        #expect(fixture.events.all.contains(.cancelledHandler(running, .jobCancelled)))
+        #expect(try fixture.job(running).state == .cancelled)
+        try await fixture.tearDown()
+    }
 }
