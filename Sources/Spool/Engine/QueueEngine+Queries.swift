@@ -40,6 +40,38 @@ extension QueueEngine {
         try withOpenState { state.earliestDue(kinds: kinds) }
     }
 
+    /// The earliest wall-clock instant, in milliseconds, at which the lease of a running job of
+    /// `kinds` expires — by the wall clock, or by the monotonic clock of the same boot, converted to
+    /// the wall clock now — leaving out the leases whose token is in `tokens`; `nil` when there is none.
+    /// A claim at that instant reclaims the job (see ``expiredLeaseReclaims(now:)``); no record
+    /// marks the expiry, so the worker runtime sleeps until it.
+    func earliestLeaseExpiry(kinds: KindSet, excludingTokens tokens: Set<UInt64>) throws -> Int64? {
+        try withOpenState {
+            guard state.runningCount > 0, !kinds.isEmpty else { return nil }
+            let now = nowMillis
+            let monotonic = clock.monotonicNanoseconds()
+            let boot = clock.bootIdentifier()
+            var earliest: Int64?
+            for job in state.runningJobs where kinds.contains(job.kind) {
+                let expiry: Int64
+                if let lease = job.lease {
+                    if tokens.contains(lease.token) { continue }
+                    if lease.isExpired(wallNow: now, monotonicNow: monotonic, bootID: boot) {
+                        expiry = now
+                    } else {
+                        let remaining = lease.monotonicExpiry - monotonic  // positive: not expired
+                        let byMonotonic = now + Int64(min(remaining / 1_000_000 + 1, UInt64(Int64.max / 4)))
+                        expiry = min(lease.expiresAt, byMonotonic)
+                    }
+                } else {
+                    expiry = now  // running without a lease: reclaimed by the next claim
+                }
+                earliest = min(earliest ?? expiry, expiry)
+            }
+            return earliest
+        }
+    }
+
     func earliestDue(kind: String?, constraints: JobConstraints) throws -> Int64? {
         try withOpenState { state.earliestDue(kind: kind, constraints: constraints) }
     }

@@ -82,8 +82,9 @@ extension JobRunner {
         }
     }
 
-    /// The earliest of: the next due time among the kinds the runner could claim now,
-    /// each attempt's next lease renewal and timeout; `nil` when there is none (wait for a change).
+    /// The earliest of: the next due time among the kinds the runner could claim now, the expiry
+    /// of a lease it does not hold on a job of those kinds, each attempt's next lease renewal and
+    /// timeout; `nil` when there is none (wait for a change).
     ///
     /// A due time at or before the last claim that found nothing is left out: a job
     /// that was due then and not claimed cannot be claimed until something changes,
@@ -91,15 +92,21 @@ extension JobRunner {
     private func nextWake(lastEmptyClaim: Int64?) -> Date? {
         var candidates: [Date] = []
         let kinds = claimableKinds()
-        state.withLock { state in
+        let ownTokens = state.withLock { state -> Set<UInt64> in
             for execution in state.executions.values where !execution.isSettled {
                 candidates.append(execution.renewAt)
                 if let timeoutAt = execution.timeoutAt { candidates.append(timeoutAt) }
             }
+            return Set(state.executions.keys.map(\.rawValue))
         }
         if let kinds, let due = try? queue.engine.earliestDue(kinds: kinds),
            lastEmptyClaim.map({ due > $0 }) ?? true {
             candidates.append(Millis.date(due))
+        }
+        // A job running under a lease this runner does not hold (another process's, kept at open, or
+        // a manual claim) comes back only by a claim once that lease expires, and no change marks it.
+        if let kinds, let expiry = try? queue.engine.earliestLeaseExpiry(kinds: kinds, excludingTokens: ownTokens) {
+            candidates.append(Millis.date(expiry))
         }
         return candidates.min()
     }
@@ -207,15 +214,18 @@ extension JobRunner {
         }
     }
 
-    /// Renews the leases due for renewal (at half their length).
+    /// Renews the leases due for renewal (at half their length), each by the runner's lease
+    /// duration or, when more is left of a lease extended by hand, by what is left.
     private func renewDueLeases(now: Date) async {
         let due = state.withLock { state in
             state.executions.filter { !$0.value.isSettled && $0.value.renewAt <= now }.map { ($0.key, $0.value.lease) }
         }
         for (token, lease) in due {
             do {
-                let renewed = try await queue.renew(lease, for: leaseDuration)
-                let renewAt = clock.now().addingTimeInterval(leaseDuration / 2)
+                // Never shorter than what is left of a lease the handler extended by hand.
+                let length = max(leaseDuration, lease.expiresAt.timeIntervalSince(now))
+                let renewed = try await queue.renew(lease, for: length)
+                let renewAt = clock.now().addingTimeInterval(length / 2)
                 state.withLock { state in
                     state.executions[token]?.lease = renewed
                     state.executions[token]?.renewAt = renewAt
