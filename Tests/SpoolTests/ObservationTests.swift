@@ -140,6 +140,32 @@ import Testing
         try queue.close()
     }
 
+    /// A job dropped by retention (expired by compaction) is reported as removed, by every filter
+    /// that followed it; device conditions, kept in memory only, add nothing to the log.
+    @Test func anExpiredJobIsReportedAsRemovedAndConditionsAreNotLogged() async throws {
+        let temp = TemporaryDirectory()
+        defer { temp.cleanup() }
+        let clock = ManualClock()
+        let queue = try JobQueue(directory: temp.queue, configuration: semanticsConfiguration(clock))
+        try await queue.enqueue(NewJob(kind: "k", id: "old"))
+        try await queue.complete(try #require(try await queue.claim()))
+        var all = queue.changes().makeAsyncIterator()
+        var ofKind = queue.changes(.kind("k")).makeAsyncIterator()
+        var one = queue.changes(.id("old")).makeAsyncIterator()
+        #expect(await all.next().map(Self.id) == "old")
+        #expect(await ofKind.next().map(Self.id) == "old")
+        #expect(await one.next().map(Self.id) == "old")
+        let lastLSN = queue.engine.writer.lastAppendedLSN
+        try queue.updateDeviceConditions(DeviceConditions(isNetworkAvailable: true, isCharging: true))
+        #expect(queue.engine.writer.lastAppendedLSN == lastLSN, "reporting conditions appended a record")
+        clock.advance(by: 25 * 3600)
+        #expect(try await queue.compact().jobsExpired == 1)
+        #expect(await all.next() == .removed("old"))
+        #expect(await ofKind.next() == .removed("old"))
+        #expect(await one.next() == .removed("old"))
+        try queue.close()
+    }
+
     static func id(_ change: JobChange) -> JobID {
         switch change {
         case .updated(let job): return job.id
