@@ -54,6 +54,19 @@ import Testing
         #expect(subscription.poll() == nil, "a cancelled subscription receives nothing more")
     }
 
+    @Test func aCancelledTaskGetsNothingEvenWithChangesPending() async throws {
+        let feed = ChangeFeed()
+        let subscription = feed.subscribe()
+        let reader = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            feed.publish(jobIDs: ["pending"])
+            return await subscription.next()
+        }
+        #expect(await reader.value == nil, "the read of a cancelled task returned changes")
+        feed.publish(jobIDs: ["late"])
+        #expect(subscription.poll() == nil, "a cancelled subscription receives nothing more")
+    }
+
     @Test func everySubscriberGetsEveryChange() async throws {
         let feed = ChangeFeed()
         let first = feed.subscribe(), second = feed.subscribe()

@@ -1,4 +1,5 @@
 import Foundation
+import Dispatch
 import Testing
 @testable import Spool
 
@@ -53,6 +54,116 @@ import Testing
         #expect(!seen.contains { if case .updated(let job) = $0 { return job.kind != "upload" } else { return false } })
         try queue.close()
         #expect(await all.next() == nil, "the sequence ends when the queue closes")
+    }
+
+    /// An observer must never see a state that a crash could undo: a change is delivered only
+    /// once the record that made it is durable. Here the enqueue's sync is held open (its record is
+    /// appended and applied, as a crash would find it: not yet on stable storage); the observer
+    /// must still be waiting for it, not showing job `x`.
+    @Test func anObserverSeesAChangeOnlyOnceItsRecordIsDurable() async throws {
+        // The blocking part (a held sync, semaphores) runs on a thread of its own, off Swift's pool.
+        let outcome = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HeldSyncOutcome, any Error>) in
+            Thread { continuation.resume(with: Result { try Self.observeWhileTheSyncIsHeld() }) }.start()
+        }
+        #expect(outcome.syncWasHeld, "the enqueue's sync was never held")
+        #expect(!outcome.sawItEarly, "the observer saw \(String(describing: outcome.observed)) while its record was not durable")
+        #expect(outcome.observed == outcome.expected.map(JobChange.updated))
+    }
+
+    struct HeldSyncOutcome: Sendable {
+        var syncWasHeld = false
+        var sawItEarly = false
+        var observed: JobChange?
+        var expected: Job?
+    }
+
+    private static func observeWhileTheSyncIsHeld() throws -> HeldSyncOutcome {
+        let temp = TemporaryDirectory()
+        defer { temp.cleanup() }
+        let fileSystem = FaultyFileSystem()
+        var configuration = testConfiguration(clock: ManualClock())
+        configuration.fileSystem = fileSystem
+        let queue = try JobQueue(directory: temp.queue, configuration: configuration)
+        defer { try? queue.close() }
+        var outcome = HeldSyncOutcome()
+        let subscribed = DispatchSemaphore(value: 0), observedOne = DispatchSemaphore(value: 0)
+        let observed = Locked<JobChange?>(nil)
+        let observer = Task.detached {
+            var changes = queue.changes().makeAsyncIterator()
+            subscribed.signal()
+            let change = await changes.next()
+            observed.withLock { $0 = change }
+            observedOne.signal()
+        }
+        defer { observer.cancel() }
+        guard subscribed.wait(timeout: .now() + 30) == .success else { return outcome }
+        let entered = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), enqueued = DispatchSemaphore(value: 0)
+        fileSystem.inject(.holdSync(entered: entered, release: release))
+        Thread { _ = try? queue.enqueue(NewJob(kind: "k", id: "x")); enqueued.signal() }.start()
+        guard entered.wait(timeout: .now() + 30) == .success else { release.signal(); return outcome }
+        outcome.syncWasHeld = true
+        // The record is appended and applied, its sync held. Either the observer returns (it saw a
+        // state not yet durable) or it waits behind the sync for the record to be durable.
+        let deadline = DispatchTime.now() + 30
+        while DispatchTime.now() < deadline {
+            if observedOne.wait(timeout: .now() + 0.01) == .success { outcome.sawItEarly = true; break }
+            if queue.engine.writer.waitForWaiters(1, until: .now() + 0.01) { break }
+        }
+        release.signal()
+        _ = enqueued.wait(timeout: .now() + 30)
+        if !outcome.sawItEarly { _ = observedOne.wait(timeout: .now() + 30) }
+        outcome.observed = observed.withLock { $0 }
+        outcome.expected = try queue.job("x")
+        return outcome
+    }
+
+    /// "The sequence ends when … the reading task is cancelled": even while changes keep coming,
+    /// so that a cancelled observer of a busy queue does not go on reading it.
+    @Test func aSequenceEndsWhenItsTaskIsCancelledEvenWithChangesPending() async throws {
+        let temp = TemporaryDirectory()
+        defer { temp.cleanup() }
+        let queue = try JobQueue(directory: temp.queue, configuration: testConfiguration(clock: ManualClock()))
+        try await queue.enqueue(NewJob(kind: "k", id: "before"))
+        let reader = Task {
+            var changes = queue.changes().makeAsyncIterator()
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await queue.enqueue(NewJob(kind: "k", id: "after"))
+            var seen: [JobChange] = []
+            while let change = await changes.next() {
+                seen.append(change)
+                if seen.count > 2 { break }
+            }
+            return seen
+        }
+        let seen = try await reader.value
+        #expect(seen == [], "a cancelled reader got \(seen)")
+        try queue.close()
+    }
+
+    /// A job dropped by retention (expired by compaction) is reported as removed, by every filter
+    /// that followed it; device conditions, kept in memory only, add nothing to the log.
+    @Test func anExpiredJobIsReportedAsRemovedAndConditionsAreNotLogged() async throws {
+        let temp = TemporaryDirectory()
+        defer { temp.cleanup() }
+        let clock = ManualClock()
+        let queue = try JobQueue(directory: temp.queue, configuration: semanticsConfiguration(clock))
+        try await queue.enqueue(NewJob(kind: "k", id: "old"))
+        try await queue.complete(try #require(try await queue.claim()))
+        var all = queue.changes().makeAsyncIterator()
+        var ofKind = queue.changes(.kind("k")).makeAsyncIterator()
+        var one = queue.changes(.id("old")).makeAsyncIterator()
+        #expect(await all.next().map(Self.id) == "old")
+        #expect(await ofKind.next().map(Self.id) == "old")
+        #expect(await one.next().map(Self.id) == "old")
+        let lastLSN = queue.engine.writer.lastAppendedLSN
+        try queue.updateDeviceConditions(DeviceConditions(isNetworkAvailable: true, isCharging: true))
+        #expect(queue.engine.writer.lastAppendedLSN == lastLSN, "reporting conditions appended a record")
+        clock.advance(by: 25 * 3600)
+        #expect(try await queue.compact().jobsExpired == 1)
+        #expect(await all.next() == .removed("old"))
+        #expect(await ofKind.next() == .removed("old"))
+        #expect(await one.next() == .removed("old"))
+        try queue.close()
     }
 
     static func id(_ change: JobChange) -> JobID {

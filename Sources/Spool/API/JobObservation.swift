@@ -17,9 +17,13 @@ public enum JobFilter: Sendable, Equatable {
 }
 
 /// The changes of the jobs a filter selects: first the current state of each (in enqueue
-/// order), then each change as it is recorded, the job as it is then. Changes that come
-/// faster than the reader are coalesced (it sees the latest state, never a backlog). The
-/// sequence ends when the queue closes or the reading task is cancelled.
+/// order), then each change as it is recorded, the job as it is then. Nothing is shown before
+/// it is durable: each state is delivered once the records it reflects are synced, so an
+/// observer never sees what a crash could undo. Changes that come faster than the reader are
+/// coalesced (it sees the latest state, never a backlog; what waits for a slow reader is the
+/// set of changed ids, not a history). The sequence ends when the queue closes, when a failed
+/// write leaves what is durable unknown (``SpoolError/Code/needsReopen``), or when the reading
+/// task is cancelled (at once, dropping what was not read yet).
 ///
 /// ```swift
 /// for await change in queue.changes(.id(uploadID)) {
@@ -46,40 +50,66 @@ public struct JobChanges: AsyncSequence, Sendable {
         private var bufferIndex = 0
         /// Ids of the jobs of the filtered kind seen so far, so that their removal is reported.
         private var known: Set<String> = []
+        /// The last record the state in `buffer` reflects: `buffer` is shown only once it is durable.
+        private var awaitedLSN: UInt64?
 
         init(engine: QueueEngine, filter: JobFilter) {
             self.engine = engine
             self.filter = filter
             subscription = engine.changes.subscribe()
-            let current: [StoredJob]
-            switch filter {
-            case .all: current = (try? engine.jobs { _ in true }) ?? []
-            case .kind(let kind): current = (try? engine.jobs { $0.kind == kind }) ?? []
-            case .id(let id): current = ((try? engine.job(id)) ?? nil).map { [$0] } ?? []
+            // Read after subscribing (no change is missed), and in one look at the state.
+            let read = try? engine.readWithLastLSN { state -> [StoredJob] in
+                switch filter {
+                case .all: return state.jobs.values
+                case .kind(let kind): return state.jobs.values.filter { $0.kind == kind }
+                case .id(let id): return state.jobs[id.rawValue].map { [$0] } ?? []
+                }
             }
+            let current = (read?.0 ?? []).sorted { $0.sequence < $1.sequence }
             buffer = current.map { .updated(Job($0)) }
             known = Set(current.map(\.id))
+            if !buffer.isEmpty { awaitedLSN = read?.lsn }
         }
 
         /// The next change, or `nil` once the queue closed or the task was cancelled.
         public mutating func next() async -> JobChange? {
+            if Task.isCancelled { return end() }
             while bufferIndex >= buffer.count {
                 buffer = []
                 bufferIndex = 0
-                guard let changes = await subscription.next() else { return nil }
+                guard let changes = await subscription.next() else { return end() }
                 collect(changes.jobIDs)
+            }
+            if let lsn = awaitedLSN {
+                // The state was read as the live path applied it, possibly before its sync completed.
+                awaitedLSN = nil
+                do { try await engine.waitUntilDurable(lsn) } catch { return end() }
+                if Task.isCancelled { return end() }
             }
             defer { bufferIndex += 1 }
             return buffer[bufferIndex]
         }
 
+        /// Ends the sequence: every later ``next()`` returns `nil`.
+        private mutating func end() -> JobChange? {
+            subscription.cancel()
+            buffer = []
+            bufferIndex = 0
+            awaitedLSN = nil
+            return nil
+        }
+
         private mutating func collect(_ ids: Set<String>) {
+            let wanted: [String]
+            if case .id(let id) = filter { wanted = ids.contains(id.rawValue) ? [id.rawValue] : [] } else { wanted = Array(ids) }
+            guard !wanted.isEmpty else { return }
+            // One look at the state for all of them: the buffer shows one state of the queue.
+            guard let (lookups, lsn) = try? engine.readWithLastLSN({ state in wanted.map { ($0, state.jobs[$0]) } }) else {
+                return   // closed: the sequence ends next
+            }
             var updated: [StoredJob] = []
             var removed: [String] = []
-            for id in ids {
-                if case .id(let wanted) = filter, wanted.rawValue != id { continue }
-                let lookup: StoredJob?
-                do { lookup = try engine.job(JobID(id)) } catch { continue }   // closed: the sequence ends next
+            for (id, lookup) in lookups {
                 if let job = lookup {
                     if case .kind(let kind) = filter, job.kind != kind { continue }
                     updated.append(job)
@@ -90,6 +120,7 @@ public struct JobChanges: AsyncSequence, Sendable {
                     removed.append(id)
                 }
             }
+            if !updated.isEmpty || !removed.isEmpty { awaitedLSN = lsn }
             buffer = updated.sorted { $0.sequence < $1.sequence }.map { .updated(Job($0)) }
                 + removed.sorted().map { .removed(JobID($0)) }
         }

@@ -1,11 +1,15 @@
 /// Tells subscribers which jobs changed, as the live path applies records.
 ///
 /// The engine publishes the ids a committed transaction touched, under its
-/// lock, right after applying it (before its sync completes: a failed sync
-/// poisons the queue, so a published change is never contradicted by a later
-/// successful read). Delivery coalesces: a subscriber that reads slowly gets
-/// the union of everything changed since its last read, never a backlog, so a
-/// stalled observer costs memory proportional to the jobs, not the history.
+/// lock, right after applying it — before its sync completes. So a change here
+/// is a hint to look again, not a durable fact: the worker runtime only wakes
+/// on it (what it then does is recorded after that record), and the public
+/// observation sequences (``JobChanges``) read the state with the LSN it
+/// reflects and wait for that record to be durable before showing it.
+/// Delivery coalesces: a subscriber that reads slowly gets the union of
+/// everything changed since its last read, never a backlog, so a stalled
+/// subscriber costs memory proportional to the distinct jobs changed meanwhile,
+/// not to the number of changes.
 ///
 /// The worker runtime waits on it instead of polling, and the public
 /// observation sequences are built on it.
@@ -152,8 +156,13 @@ final class ChangeSubscription: Sendable {
     }
 
     /// Waits for the next changes. Returns `nil` when the feed finished (the queue
-    /// closed), the subscription was cancelled, or the calling task was cancelled.
+    /// closed), the subscription was cancelled, or the calling task was cancelled
+    /// (which ends the subscription, even with changes pending).
     func next() async -> ChangeFeed.Changes? {
+        if Task.isCancelled {
+            feed.cancel(token)
+            return nil
+        }
         if case .ready(let changes) = feed.take(token, orWait: nil) { return changes }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in

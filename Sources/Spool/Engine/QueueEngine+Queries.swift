@@ -13,6 +13,13 @@ extension QueueEngine {
         try withOpenState { state.jobs[id.rawValue] }
     }
 
+    /// Reads the state with `body` and returns, with what it read, the LSN of the last record
+    /// appended: the newest record that state reflects. Once that record is durable, nothing
+    /// `body` saw can be undone by a crash (observation waits for it before it shows anything).
+    func readWithLastLSN<T>(_ body: (QueueState) throws -> T) throws -> (T, lsn: UInt64) {
+        try withOpenState { (try body(state), writer.lastAppendedLSN) }
+    }
+
     func jobs(where predicate: (StoredJob) -> Bool) throws -> [StoredJob] {
         try withOpenState { state.jobs.values.filter(predicate) }.sorted { $0.sequence < $1.sequence }
     }
