@@ -79,57 +79,74 @@ struct POSIXFileSystem: FileSystem {
     /// by a child between `fork` and `exec`: an app that starts a process while a
     /// queue is open cannot make a later open of that queue fail. Because they
     /// belong to the process, they cannot tell two opens in one process apart, so
-    /// the registry does that.
+    /// the registry does that. For the same reason closing *any* descriptor of
+    /// `LOCK` drops the process's lock: the registry opens `LOCK` once, for the
+    /// first holder, and closes it when the last holder (of several shared ones)
+    /// releases, never while another holder still counts on the lock.
     func lockDirectory(at path: String, exclusive: Bool) throws -> any DirectoryLock {
         var info = stat()
         if stat(path, &info) != 0 { throw SpoolError.system("stat", errno: errno, path: path) }
         let key = ProcessDirectoryLocks.Key(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
-        guard ProcessDirectoryLocks.acquire(key, exclusive: exclusive) else {
-            throw SpoolError(.locked, "the queue is already open in this process", path: path,
-                             errno: EWOULDBLOCK, operation: "lock")
-        }
         let lockPath = path + "/" + QueueDirectoryLayout.lockFileName
-        let fd = retryingOnInterrupt { open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600) }
-        guard fd >= 0 else {
-            let code = errno
-            ProcessDirectoryLocks.release(key)
-            throw SpoolError.system("open lock file", errno: code, path: lockPath)
-        }
-        var request = Platform.wholeFileLock(exclusive: exclusive)
-        if retryingOnInterrupt({ fcntl(fd, F_SETLK, &request) }) != 0 {
-            let code = errno
-            _ = systemClose(fd)
-            ProcessDirectoryLocks.release(key)
-            if code == EAGAIN || code == EACCES {
-                throw SpoolError(.locked, "the queue is open in another process", path: path,
-                                 errno: code, operation: "fcntl F_SETLK")
+        try ProcessDirectoryLocks.acquire(key, exclusive: exclusive, path: path) {
+            let fd = retryingOnInterrupt { open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600) }
+            guard fd >= 0 else { throw SpoolError.system("open lock file", errno: errno, path: lockPath) }
+            var request = Platform.wholeFileLock(exclusive: exclusive)
+            if retryingOnInterrupt({ fcntl(fd, F_SETLK, &request) }) != 0 {
+                let code = errno
+                _ = systemClose(fd)
+                if code == EAGAIN || code == EACCES {
+                    throw SpoolError(.locked, "the queue is open in another process", path: path,
+                                     errno: code, operation: "fcntl F_SETLK")
+                }
+                throw SpoolError.system("fcntl F_SETLK", errno: code, path: lockPath)
             }
-            throw SpoolError.system("fcntl F_SETLK", errno: code, path: lockPath)
+            return fd
         }
-        return POSIXDirectoryLock(fd: fd, key: key)
+        return POSIXDirectoryLock(key: key)
     }
 }
 
 /// The queue directories this process has open, so that a second open in the
-/// same process fails as one in another process does.
+/// same process fails as one in another process does, with the one descriptor
+/// of each directory's `LOCK` that holds the process's record lock.
 enum ProcessDirectoryLocks {
     struct Key: Hashable { var device: UInt64; var inode: UInt64 }
-    /// Holders per directory: −1 for one exclusive holder, otherwise the number of shared ones.
-    private static let holders = Locked<[Key: Int]>([:])
+    private struct Holders {
+        /// −1 for one exclusive holder, otherwise the number of shared ones.
+        var count: Int
+        /// The descriptor holding the record lock, closed with the last holder.
+        var descriptor: Int32
+    }
+    private static let holders = Locked<[Key: Holders]>([:])
 
-    static func acquire(_ key: Key, exclusive: Bool) -> Bool {
-        holders.withLock { table in
-            let current = table[key] ?? 0
-            if current == -1 || (exclusive && current > 0) { return false }
-            table[key] = exclusive ? -1 : current + 1
-            return true
+    /// Takes the directory for one more holder. The first holder's `lockFile` opens `LOCK`,
+    /// takes the record lock and returns its descriptor (or throws); later shared holders share it.
+    static func acquire(_ key: Key, exclusive: Bool, path: String, lockFile: () throws -> Int32) throws {
+        try holders.withLock { table in
+            if let current = table[key] {
+                if current.count == -1 || exclusive {
+                    throw SpoolError(.locked, "the queue is already open in this process", path: path,
+                                     errno: EWOULDBLOCK, operation: "lock")
+                }
+                table[key]?.count += 1
+                return
+            }
+            let descriptor = try lockFile()
+            table[key] = Holders(count: exclusive ? -1 : 1, descriptor: descriptor)
         }
     }
 
+    /// Gives up one holder's share; the last one closes `LOCK`, which drops the record lock.
     static func release(_ key: Key) {
         holders.withLock { table in
-            let current = table[key] ?? 0
-            table[key] = (current == -1 || current <= 1) ? nil : current - 1
+            guard let current = table[key] else { return }
+            if current.count == -1 || current.count <= 1 {
+                _ = systemClose(current.descriptor)
+                table[key] = nil
+            } else {
+                table[key]?.count -= 1
+            }
         }
     }
 }
@@ -227,25 +244,22 @@ final class POSIXFile: StorageFile, @unchecked Sendable {
     }
 }
 
-/// An `flock` held on a queue directory's lock file.
+/// A holder's share of the record lock on a queue directory's `LOCK` file.
 final class POSIXDirectoryLock: DirectoryLock, @unchecked Sendable {
-    // @unchecked: the descriptor is guarded by `Locked`; the key is immutable.
-    private let descriptor: Locked<Int32>
+    // @unchecked: `released` is guarded by `Locked`; the key is immutable.
+    private let released = Locked(false)
     private let key: ProcessDirectoryLocks.Key
-    init(fd: Int32, key: ProcessDirectoryLocks.Key) {
-        descriptor = Locked(fd)
+    init(key: ProcessDirectoryLocks.Key) {
         self.key = key
     }
     deinit { release() }
-    /// Closing the descriptor drops the record lock; then the registry entry goes.
+    /// Gives the share back, once; the registry closes `LOCK` with the last share.
     func release() {
-        let released = descriptor.withLock { fd -> Bool in
-            guard fd >= 0 else { return false }
-            _ = systemClose(fd)
-            fd = -1
-            return true
+        let first = released.withLock { done -> Bool in
+            defer { done = true }
+            return !done
         }
-        if released { ProcessDirectoryLocks.release(key) }
+        if first { ProcessDirectoryLocks.release(key) }
     }
 }
 
