@@ -31,7 +31,15 @@ struct POSIXFileSystem: FileSystem {
         }
         defer { closedir(directory) }
         var names: [String] = []
-        while let entry = readdir(directory) {
+        while true {
+            // `readdir` returns nil both at the end and on an error (EIO, EOVERFLOW): only errno tells
+            // them apart, and a listing cut short would hide log files from replay.
+            errno = 0
+            guard let entry = readdir(directory) else {
+                let code = errno
+                if code != 0 { throw SpoolError.system("readdir", errno: code, path: path) }
+                break
+            }
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
             }
