@@ -61,7 +61,10 @@ enum Platform {
     /// - Returns: 0 on success, otherwise the errno.
     static func preallocate(_ fd: Int32, offset: Int64, length: Int64) -> Int32 {
         #if canImport(Darwin)
-        var store = fstore_t(fst_flags: UInt32(F_ALLOCATECONTIG), fst_posmode: F_PEOFPOSMODE,
+        // F_ALLOCATEALL with F_ALLOCATECONTIG: without it a contiguous request may succeed having
+        // allocated only part of the length (fst_bytesalloc < fst_length), leaving the rest of the
+        // range that ftruncate then covers unallocated.
+        var store = fstore_t(fst_flags: UInt32(F_ALLOCATECONTIG | F_ALLOCATEALL), fst_posmode: F_PEOFPOSMODE,
                              fst_offset: 0, fst_length: off_t(length), fst_bytesalloc: 0)
         if fcntl(fd, F_PREALLOCATE, &store) == -1 {
             store.fst_flags = UInt32(F_ALLOCATEALL)
