@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Spool
 
-/// Reviewer's probes (review3) of the platform layer: the directory lock and the file calls.
+/// The directory lock as another process sees it: the record lock on `LOCK` that a queue directory's holders share.
 @Suite struct PlatformReviewTests {
     #if os(Linux)
     /// Whether a process other than this one could take an exclusive lock on `LOCK` now. An open
@@ -22,7 +22,7 @@ import Testing
     /// of a file drops every POSIX record lock the process has on it, so each holder must not have
     /// its own descriptor.
     @Test func aSharedLockSurvivesTheReleaseOfAnotherSharedHolderInTheProcess() throws {
-        let temp = TemporaryDirectory("spool-review3")
+        let temp = TemporaryDirectory("spool-lock")
         defer { temp.cleanup() }
         let fileSystem = POSIXFileSystem()
         let probe = open(temp.path + "/" + QueueDirectoryLayout.lockFileName, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
