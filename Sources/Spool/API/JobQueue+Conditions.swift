@@ -29,7 +29,12 @@ extension JobQueue {
     /// Task { try await queue.follow(deviceConditions) }
     /// ```
     ///
-    /// - Throws: ``SpoolError/Code/closed`` once the queue is closed, or what the sequence throws.
+    /// A closed queue is noticed when the next value arrives: a source that stays silent keeps
+    /// the calling task waiting, so cancel that task when you close the queue (the source then
+    /// ends, if it honours cancellation as `AsyncStream` does).
+    ///
+    /// - Throws: ``SpoolError/Code/closed`` for the first value after the queue closed, or what
+    ///   the sequence throws.
     public func follow<Conditions: AsyncSequence>(_ conditions: Conditions) async throws
     where Conditions.Element == DeviceConditions {
         for try await current in conditions {
