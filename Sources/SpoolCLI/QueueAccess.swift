@@ -34,6 +34,12 @@ enum QueueAccess {
         return result
     }
 
+    /// Replays the queue in `directory` read-only (``LogInspector/withJobs(directory:_:)``) and runs
+    /// `body` with its jobs: nothing in the directory changes. Waits for the lock as ``withQueue`` does.
+    static func inspecting<T>(_ directory: String, _ body: (InspectedQueue) throws -> T) throws -> T {
+        try waitingForLock { try LogInspector.withJobs(directory: directory, body) }
+    }
+
     /// Runs `open`, retrying while it throws ``SpoolError/Code/locked``, for up to ``lockWait`` seconds.
     static func waitingForLock<T>(_ open: () throws -> T) throws -> T {
         let deadline = Date().addingTimeInterval(lockWait)

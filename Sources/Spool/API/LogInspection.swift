@@ -1,3 +1,4 @@
+import Foundation
 /// Read-only inspection of a queue's log, for tools such as `spool verify` and `spool dump`.
 ///
 /// Inspection replays the log exactly as open does, verifying every checksum
@@ -58,6 +59,74 @@ public enum LogInspector {
             result = try queueDirectory.inspect(mode: .strict)
         }
         return VerificationSummary(result)
+    }
+}
+
+extension LogInspector {
+    /// Replays the log read-only, as ``verify(directory:)`` does, and runs `body` with the
+    /// jobs it found, under the shared lock: nothing is written, no torn tail is cut and no
+    /// expired lease is reclaimed (a running job whose lease has expired is shown running).
+    ///
+    /// - Throws: The errors of ``verify(directory:)``, and what `body` throws.
+    public static func withJobs<T>(directory: String, _ body: (InspectedQueue) throws -> T) throws -> T {
+        let fileSystem = POSIXFileSystem()
+        let queueDirectory = QueueDirectory(path: directory, fileSystem: fileSystem)
+        return try queueDirectory.inspect(mode: .strict) { result in
+            try body(InspectedQueue(directory: directory, fileSystem: fileSystem, result: result))
+        }
+    }
+}
+
+/// A queue's jobs as a read-only replay found them; see ``LogInspector/withJobs(directory:_:)``.
+public struct InspectedQueue {
+    private let directory: String
+    private let fileSystem: POSIXFileSystem
+    private let state: QueueState
+    /// What the replay found: files, records, versions, a torn tail.
+    public let summary: VerificationSummary
+
+    init(directory: String, fileSystem: POSIXFileSystem, result: LogReplay.Result) {
+        self.directory = directory
+        self.fileSystem = fileSystem
+        self.state = result.state
+        self.summary = VerificationSummary(result)
+    }
+
+    /// Jobs in enqueue order, optionally only those in `state`.
+    public func jobs(state wanted: JobState? = nil) -> [Job] {
+        state.jobs.values.filter { wanted == nil || $0.state == wanted }.sorted { $0.sequence < $1.sequence }.map(Job.init)
+    }
+
+    /// The job with `id`, or `nil`.
+    public func job(_ id: JobID) -> Job? { state.jobs[id.rawValue].map(Job.init) }
+
+    /// Jobs per state.
+    public var counts: QueueCounts {
+        var counts: [JobState: Int] = [:]
+        for job in state.jobs.values { counts[job.state, default: 0] += 1 }
+        return QueueCounts(byState: counts)
+    }
+
+    /// What the snapshots remember of the queue's past.
+    public var history: QueueHistory {
+        QueueHistory(createdAt: state.summary.map { Millis.date($0.createdAt) },
+                     expiredJobs: Int(clamping: state.expiredJobs))
+    }
+
+    /// A job's payload, read from the log.
+    ///
+    /// - Throws: ``SpoolError/Code/jobNotFound``, or an I/O error.
+    public func payload(of id: JobID) throws -> Data {
+        guard let stored = state.jobs[id.rawValue] else { throw SpoolError(.jobNotFound, "no such job", jobID: id) }
+        let location = stored.payload
+        let path = directory + "/" + QueueDirectoryLayout.logFileName(sequence: location.fileSequence)
+        let file = try fileSystem.openFile(at: path, mode: .readOnly)
+        defer { file.close() }
+        let bytes = try file.read(at: location.offset, count: Int(location.length))
+        guard bytes.count == Int(location.length) else {
+            throw SpoolError(.ioFailure, "the payload is shorter on disk than recorded", path: path, offset: location.offset)
+        }
+        return Data(bytes)
     }
 }
 

@@ -124,6 +124,13 @@ struct QueueDirectory {
     /// Replays without writing anything, under a shared lock (fails while the queue is open for writing).
     func inspect(mode: RecoveryMode,
                  visit: ((String, Int, UInt64, [Operation]) -> Void)? = nil) throws -> LogReplay.Result {
+        try inspect(mode: mode, visit: visit) { $0 }
+    }
+
+    /// Replays as ``inspect(mode:visit:)`` does, then runs `body` with the result while
+    /// still holding the shared lock (so that it may read payloads from the log files).
+    func inspect<T>(mode: RecoveryMode, visit: ((String, Int, UInt64, [Operation]) -> Void)? = nil,
+                    then body: (LogReplay.Result) throws -> T) throws -> T {
         guard try checkIsQueue(mayCreate: false) else {
             throw SpoolError(.queueNotFound, "the directory holds no queue", path: path)
         }
@@ -132,7 +139,7 @@ struct QueueDirectory {
         let replay = LogReplay(directory: path, fileSystem: fileSystem, mode: mode)
         // As open does: a file of a newer version anywhere (even one replay would not read) refuses the queue.
         try replay.refuseNewerFiles()
-        return try replay.run(inspect: visit)
+        return try body(try replay.run(inspect: visit))
     }
 
     /// Creates every missing directory on the path, syncing each one's parent

@@ -28,10 +28,12 @@ enum ListCommand {
             }
             state = parsed
         }
-        let lines = try QueueAccess.withQueue(arguments.positionals[0]) { queue -> [String] in
-            let jobs = try queue.jobs(state: state)
+        // Read-only: not an open, which would cut a torn tail or reclaim an expired lease.
+        let lines = try QueueAccess.inspecting(arguments.positionals[0]) { queue -> [String] in
+            let jobs = queue.jobs(state: state)
             if arguments.flag("json") {
-                return [JSONValue.array(try jobs.map { try JobPresentation.json($0, in: queue) }).renderedOneElementPerLine]
+                return [JSONValue.array(try jobs.map { JobPresentation.json($0, payload: try queue.payload(of: $0.id)) })
+                    .renderedOneElementPerLine]
             }
             return table(jobs, now: Date(), state: state)
         }

@@ -17,9 +17,11 @@ enum ShowCommand {
     /// Does the work with the parsed arguments; returns the exit status.
     private static func run(_ arguments: ParsedArguments, _ console: Console) throws -> Int32 {
         let id = JobID(arguments.positionals[1])
-        let lines = try QueueAccess.withQueue(arguments.positionals[0]) { queue -> [String] in
-            guard let job = try queue.job(id) else {
-                throw SpoolError(.jobNotFound, "no such job", path: queue.directory, jobID: id)
+        let directory = arguments.positionals[0]
+        // Read-only: not an open, which would cut a torn tail or reclaim an expired lease.
+        let lines = try QueueAccess.inspecting(directory) { queue -> [String] in
+            guard let job = queue.job(id) else {
+                throw SpoolError(.jobNotFound, "no such job", path: directory, jobID: id)
             }
             let payload = try queue.payload(of: id)
             if arguments.flag("json") { return [JobPresentation.json(job, payload: payload).rendered] }

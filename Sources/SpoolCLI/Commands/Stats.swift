@@ -9,11 +9,11 @@ enum StatsCommand {
         synopsis: "DIR",
         summary: "Print the jobs per state, the log files and their total size, and what compaction dropped.",
         help: """
-        Opens the queue (as every command that reads jobs does) and prints one line per
-        fact: jobs in each state, the number of log files and their bytes, and, once the
-        queue has been compacted, when it was created and how many finished jobs
-        retention dropped; the file format and record body versions in the log, and the
-        number of the last job migration applied.
+        Reads the queue without changing it (under a shared lock, as `verify` does) and
+        prints one line per fact: jobs in each state, the number of log files and their
+        bytes, and, once the queue has been compacted, when it was created and how many
+        finished jobs retention dropped; the file format and record body versions in the
+        log, and the number of the last job migration applied.
         """,
         spec: ArgumentSpec(positionals: ["DIR"]),
         run: run)
@@ -21,10 +21,11 @@ enum StatsCommand {
     /// Does the work with the parsed arguments; returns the exit status.
     private static func run(_ arguments: ParsedArguments, _ console: Console) throws -> Int32 {
         let directory = arguments.positionals[0]
-        let (counts, history, migration) = try QueueAccess.withQueue(directory) { queue in
-            (try queue.counts(), queue.history, queue.appliedMigration)
+        // Read-only: not an open, which would cut a torn tail or reclaim an expired lease.
+        let (counts, history, versions) = try QueueAccess.inspecting(directory) { queue in
+            (queue.counts, queue.history, queue.summary)
         }
-        let versions = try QueueAccess.waitingForLock { try LogInspector.verify(directory: directory) }
+        let migration = versions.appliedMigration
         let logs = try FileManager.default.contentsOfDirectory(atPath: directory)
             .filter { $0.hasPrefix("wal-") && $0.hasSuffix(".log") }
         var bytes: Int64 = 0
