@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+
 /// Read-only inspection of a queue's log, for tools such as `spool verify` and `spool dump`.
 ///
 /// Inspection replays the log exactly as open does, verifying every checksum
@@ -78,6 +83,9 @@ extension LogInspector {
 }
 
 /// A queue's jobs as a read-only replay found them; see ``LogInspector/withJobs(directory:_:)``.
+///
+/// Valid only inside the `body` it is passed to: its payload reads rely on the shared lock
+/// held meanwhile, which keeps a writer from cutting or removing the files they read.
 public struct InspectedQueue {
     private let directory: String
     private let fileSystem: POSIXFileSystem
