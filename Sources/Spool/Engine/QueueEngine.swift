@@ -241,9 +241,11 @@ final class QueueEngine: @unchecked Sendable {
         }
         guard !alreadyClosed else { return }
         changes.finish()
-        // A background compaction still writing its snapshot stops at its next step; the
-        // directory lock is kept until it has.
+        // A compaction still writing its snapshot (a background one, or another caller's
+        // compact()) stops at its next step; the directory lock is kept until it has, so that
+        // nothing of this queue writes into the directory once another opener may own it.
         backgroundCompactions.wait()
+        compactionLock.withLock {}
         defer { directoryLock.release() }
         try writer.close()
     }
