@@ -181,4 +181,24 @@ final class TrackedFile: StorageFile, @unchecked Sendable {
         defer { try? reopened.close() }
         #expect(try reopened.payload(of: id) == payload)
     }
+
+    /// close() lets go of the handles of the older log files it kept for payload reads: the
+    /// queue object may outlive its close (and another opener may compact those files away).
+    @Test func closeKeepsNoHandleOfAnOlderLogFile() throws {
+        let temporary = TemporaryDirectory()
+        defer { temporary.cleanup() }
+        let fileSystem = HookedFileSystem()
+        var configuration = testConfiguration()
+        configuration.fileSystem = fileSystem
+        configuration.autoCompaction = nil
+        let queue = try JobQueue(directory: temporary.queue, configuration: configuration)
+        let id = try queue.enqueue(NewJob(kind: "k", payload: Data("bytes".utf8)))
+        let old = queue.engine.writer.fileSequence
+        try queue.engine.lockedRollOver()
+        #expect(try queue.payload(of: id) == Data("bytes".utf8))
+        try queue.close()
+        let oldPath = temporary.queue + "/" + QueueDirectoryLayout.logFileName(sequence: old)
+        #expect(fileSystem.live(oldPath) == 0, "a closed queue still holds \(oldPath) open")
+        withExtendedLifetime(queue) {}
+    }
 }

@@ -246,6 +246,8 @@ final class QueueEngine: @unchecked Sendable {
         // nothing of this queue writes into the directory once another opener may own it.
         backgroundCompactions.wait()
         compactionLock.withLock {}
+        // The older files' handles kept for payload reads go too (a read under way keeps its own).
+        segmentReaders.forget(below: .max)
         defer { directoryLock.release() }
         try writer.close()
     }

@@ -29,7 +29,8 @@ final class SegmentReaders: @unchecked Sendable {
         try handle(for: sequence).read(at: offset, count: count)
     }
 
-    /// Forgets the handles of files with a sequence number below `sequence` (deleted by compaction).
+    /// Forgets the handles of files with a sequence number below `sequence` (deleted by
+    /// compaction; all of them when the queue closes), and keeps none of them from now on.
     func forget(below sequence: UInt64) {
         lock.withLock {
             deletedBelow = max(deletedBelow, sequence)
