@@ -61,6 +61,8 @@ public final class JobQueue: Sendable {
     }
 
     /// Waits for every change to be durable, then releases the directory. Later calls throw ``SpoolError/Code/closed``.
+    /// A compaction under way (automatic, or another caller's ``compact()``) gives its snapshot up and
+    /// throws ``SpoolError/Code/closed``; the directory is released only once it has stopped.
     public func close() throws { try engine.close() }
 
     // MARK: Enqueue

@@ -31,7 +31,10 @@ extension QueueEngine {
         let liveJobs = state.enqueuedCount + state.runningCount + state.failedCount
         let live = Double(liveJobs) * averageJobBytes
         let limit = (1 + max(0, auto.obsoleteRatio)) * max(live, Double(bytesAfterCompaction))
-        return max(auto.minimumLogBytes - 1, Int64(min(limit, Double(Int64.max / 2))))
+        // An infinite ratio times nothing live is NaN: no limit from the ratio then. A negative
+        // minimum is as none (the replay cost is never negative), and `.min - 1` would overflow.
+        let capped = limit.isNaN ? Double(Int64.max / 2) : min(limit, Double(Int64.max / 2))
+        return max(max(auto.minimumLogBytes, 0) - 1, Int64(capped))
     }
 
     /// How much more replay cost (bytes, and ``AutoCompaction/bytesPerRecord`` per record)
@@ -185,7 +188,11 @@ extension QueueEngine {
         let jobs = copy.jobs.values.sorted { $0.sequence < $1.sequence }
         let writer = SnapshotWriter(directory: path, fileSystem: configuration.fileSystem, instanceID: instanceID,
                                     sequence: sequence)
-        let outcome = try writer.write(summary: summary, appliedMigration: copy.appliedMigration, jobs: jobs) { try self.payload(at: $0.payload) }
+        // Once the queue is closed, the snapshot is given up rather than renamed into the log:
+        // close() waits for this compaction before it releases the directory, and sooner this way.
+        let outcome = try writer.write(summary: summary, appliedMigration: copy.appliedMigration, jobs: jobs,
+                                       payload: { try self.payload(at: $0.payload) },
+                                       beforeRename: { try self.withOpenState {} })
         try withOpenState {
             state.relocatePayloads(outcome.moves)
             state.adoptSummary(summary)

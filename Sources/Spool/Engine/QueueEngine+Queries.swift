@@ -114,7 +114,8 @@ extension QueueEngine {
     /// Reads the payload of `job` (as the state held it a moment ago). A
     /// compaction may have moved it into a snapshot and deleted the file it was
     /// in since: the read then follows the job's current location, as long as
-    /// it is the same job (same enqueue sequence).
+    /// it is the same job (same enqueue sequence). When the job is gone by then
+    /// (expired or deleted), the read throws ``SpoolError/Code/jobNotFound``.
     func payload(of job: StoredJob) throws -> [UInt8] {
         var location = job.payload
         while true {
@@ -125,7 +126,9 @@ extension QueueEngine {
                     guard let now = state.jobs[job.id], now.sequence == job.sequence else { return nil }
                     return now.payload
                 }
-                guard let current, current != location else { throw error }
+                // The job is gone (expired or deleted, and its file compacted away): not an I/O failure.
+                guard let current else { throw SpoolError(.jobNotFound, "no such job", jobID: JobID(job.id)) }
+                guard current != location else { throw error }
                 location = current
             }
         }

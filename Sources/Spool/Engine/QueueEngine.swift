@@ -241,9 +241,13 @@ final class QueueEngine: @unchecked Sendable {
         }
         guard !alreadyClosed else { return }
         changes.finish()
-        // A background compaction still writing its snapshot stops at its next step; the
-        // directory lock is kept until it has.
+        // A compaction still writing its snapshot (a background one, or another caller's
+        // compact()) stops at its next step; the directory lock is kept until it has, so that
+        // nothing of this queue writes into the directory once another opener may own it.
         backgroundCompactions.wait()
+        compactionLock.withLock {}
+        // The older files' handles kept for payload reads go too (a read under way keeps its own).
+        segmentReaders.forget(below: .max)
         defer { directoryLock.release() }
         try writer.close()
     }

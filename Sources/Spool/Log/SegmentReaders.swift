@@ -15,6 +15,9 @@ final class SegmentReaders: @unchecked Sendable {
     private var handles: [UInt64: any StorageFile] = [:]
     /// Sequence numbers, least recently used first.
     private var order: [UInt64] = []
+    /// Files below this number are deleted: a handle of one opened before the deletion serves
+    /// its read but is not kept, or it would hold the deleted file's space while the queue is open.
+    private var deletedBelow: UInt64 = 0
 
     init(directory: String, fileSystem: any FileSystem) {
         self.directory = directory
@@ -26,9 +29,11 @@ final class SegmentReaders: @unchecked Sendable {
         try handle(for: sequence).read(at: offset, count: count)
     }
 
-    /// Forgets the handles of files with a sequence number below `sequence` (deleted by compaction).
+    /// Forgets the handles of files with a sequence number below `sequence` (deleted by
+    /// compaction; all of them when the queue closes), and keeps none of them from now on.
     func forget(below sequence: UInt64) {
         lock.withLock {
+            deletedBelow = max(deletedBelow, sequence)
             handles = handles.filter { $0.key >= sequence }
             order.removeAll { $0 < sequence }
         }
@@ -44,6 +49,7 @@ final class SegmentReaders: @unchecked Sendable {
         let path = directory + "/" + QueueDirectoryLayout.logFileName(sequence: sequence)
         let file = try fileSystem.openFile(at: path, mode: .readOnly)
         lock.withLock {
+            guard sequence >= deletedBelow else { return }
             if handles[sequence] == nil { order.append(sequence) }
             handles[sequence] = file
             while order.count > Self.capacity { handles[order.removeFirst()] = nil }

@@ -25,8 +25,10 @@ struct SnapshotWriter {
 
     /// Writes `jobs` (in sequence order) and `summary`, then, when the queue has applied a job
     /// migration, its number in a record of its own; `payload` reads a job's bytes.
+    /// `beforeRename` runs once the file is synced, before it goes into the log; if it
+    /// throws, the file is deleted instead.
     func write(summary: SnapshotSummary, appliedMigration: UInt64 = 0, jobs: [StoredJob],
-               payload: (StoredJob) throws -> [UInt8]) throws -> Outcome {
+               payload: (StoredJob) throws -> [UInt8], beforeRename: () throws -> Void = {}) throws -> Outcome {
         let temporary = directory + "/" + QueueDirectoryLayout.snapshotTempName(sequence: sequence)
         if try fileSystem.entryKind(at: temporary) != nil { try fileSystem.removeFile(at: temporary) }
         let file = try fileSystem.openFile(at: temporary, mode: .createNew)
@@ -92,6 +94,7 @@ struct SnapshotWriter {
             try flush()
             try file.fullSync()
             outcome.bytes = written
+            try beforeRename()
         } catch {
             try? fileSystem.removeFile(at: temporary)
             throw error

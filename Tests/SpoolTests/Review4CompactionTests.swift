@@ -1,0 +1,204 @@
+import Foundation
+import Testing
+@testable import Spool
+
+/// The real file system, with a one-shot hook run just after a log file is opened
+/// read-only, and a count of the handles of each path still alive (not closed or released).
+final class HookedFileSystem: RealFileSystemWrapper, @unchecked Sendable {
+    // @unchecked: `afterReadOnlyOpen` and `liveHandles` are guarded by their `Locked`.
+    let real = POSIXFileSystem()
+    /// Run (once, then cleared) after a read-only open of a path ending with `suffix`, the
+    /// `skip` such opens before it let through.
+    let afterReadOnlyOpen = Locked<(suffix: String, skip: Int, body: () -> Void)?>(nil)
+    let liveHandles = Locked<[String: Int]>([:])
+
+    func openFile(at path: String, mode: FileOpenMode) throws -> any StorageFile {
+        let file = TrackedFile(try real.openFile(at: path, mode: mode), owner: self)
+        if case .readOnly = mode {
+            let hook = afterReadOnlyOpen.withLock { hook -> (() -> Void)? in
+                guard let found = hook, path.hasSuffix(found.suffix) else { return nil }
+                if found.skip > 0 { hook!.skip -= 1; return nil }
+                hook = nil
+                return found.body
+            }
+            hook?()
+        }
+        return file
+    }
+
+    func live(_ path: String) -> Int { liveHandles.withLock { $0[path, default: 0] } }
+}
+
+final class TrackedFile: StorageFile, @unchecked Sendable {
+    // @unchecked: `closed` is guarded by `lock`; the rest is immutable.
+    let inner: any StorageFile
+    let owner: HookedFileSystem
+    private let lock = Lock()
+    private var closed = false
+    init(_ inner: any StorageFile, owner: HookedFileSystem) {
+        self.inner = inner
+        self.owner = owner
+        owner.liveHandles.withLock { $0[inner.path, default: 0] += 1 }
+    }
+    private func markClosed() {
+        let first = lock.withLock { () -> Bool in defer { closed = true }; return !closed }
+        if first { owner.liveHandles.withLock { $0[inner.path, default: 0] -= 1 } }
+    }
+    deinit { markClosed() }
+    var path: String { inner.path }
+    func read(at offset: Int64, count: Int) throws -> [UInt8] { try inner.read(at: offset, count: count) }
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws { try inner.write(bytes, at: offset) }
+    func size() throws -> Int64 { try inner.size() }
+    func sync() throws { try inner.sync() }
+    func fullSync() throws { try inner.fullSync() }
+    func truncate(to size: Int64) throws { try inner.truncate(to: size) }
+    func preallocate(offset: Int64, length: Int64) throws { try inner.preallocate(offset: offset, length: length) }
+    func close() { markClosed(); inner.close() }
+}
+
+/// Compaction while the queue is live: payload reads racing the deletion of old files, and the trigger's arithmetic.
+@Suite struct Review4CompactionTests {
+    /// A payload read opens an old log file; before it caches the handle, a compaction deletes
+    /// the file and forgets the handles below its snapshot. The read must not then cache the
+    /// handle of the deleted file: it would hold the file's space (and a descriptor) for as
+    /// long as the queue is open.
+    @Test func aPayloadReadRacingACompactionKeepsNoHandleOfADeletedFile() throws {
+        let temporary = TemporaryDirectory()
+        defer { temporary.cleanup() }
+        let fileSystem = HookedFileSystem()
+        var configuration = testConfiguration()
+        configuration.fileSystem = fileSystem
+        configuration.autoCompaction = nil
+        let queue = try JobQueue(directory: temporary.queue, configuration: configuration)
+        defer { try? queue.close() }
+        let payload = Data("the payload".utf8)
+        let id = try queue.enqueue(NewJob(kind: "k", payload: payload))
+        let old = queue.engine.writer.fileSequence
+        try queue.engine.lockedRollOver()
+        let oldPath = temporary.queue + "/" + QueueDirectoryLayout.logFileName(sequence: old)
+        let compaction = Locked<Result<CompactionReport, any Error>?>(nil)
+        // The read's open of the old file is followed at once by a whole compaction (on this thread).
+        fileSystem.afterReadOnlyOpen.withLock { hook in
+            hook = (QueueDirectoryLayout.logFileName(sequence: old), 0, {
+                let result = Result { try queue.compact() }
+                compaction.withLock { $0 = result }
+            })
+        }
+        #expect(try queue.payload(of: id) == payload)
+        let report = try #require(compaction.withLock { $0 })
+        _ = try report.get()
+        #expect(!FileManager.default.fileExists(atPath: oldPath), "the compaction deleted the old file")
+        #expect(fileSystem.live(oldPath) == 0, "a handle of the deleted \(oldPath) is kept open")
+        #expect(try queue.payload(of: id) == payload)
+    }
+
+    /// A job expired by a compaction between the lookup of its location and the read of its
+    /// payload (whose file the compaction deleted) is reported as not found, not as an I/O failure.
+    @Test func aPayloadReadOfAJobAConcurrentCompactionExpiredIsJobNotFound() throws {
+        let temporary = TemporaryDirectory()
+        defer { temporary.cleanup() }
+        let clock = ManualClock()
+        var configuration = testConfiguration(clock: clock)
+        configuration.retention = 10
+        configuration.autoCompaction = nil
+        let queue = try JobQueue(directory: temporary.queue, configuration: configuration)
+        defer { try? queue.close() }
+        let id = try queue.enqueue(NewJob(kind: "k", payload: Data("bytes".utf8)))
+        let lease = try #require(try queue.claim())
+        _ = try queue.complete(lease)
+        try queue.engine.lockedRollOver()
+        clock.advance(by: 60)
+        // JobQueue.payload(of:): the lookup, then (a compaction meanwhile) the read.
+        let stored = try #require(try queue.engine.job(id))
+        let report = try queue.compact()
+        #expect(report.jobsExpired == 1)
+        expectError(.jobNotFound) { try queue.engine.payload(of: stored) }
+    }
+
+    /// Extreme but accepted settings of automatic compaction must not trap in the trigger's arithmetic.
+    @Test(arguments: [AutoCompaction(minimumLogBytes: .min, obsoleteRatio: 0.5),
+                      AutoCompaction(minimumLogBytes: 0, obsoleteRatio: .infinity)])
+    func theTriggerArithmeticDoesNotTrap(auto: AutoCompaction) throws {
+        let temporary = TemporaryDirectory()
+        defer { temporary.cleanup() }
+        var configuration = testConfiguration()
+        configuration.autoCompaction = auto
+        let queue = try JobQueue(directory: temporary.queue, configuration: configuration)
+        defer { try? queue.close() }
+        _ = try queue.enqueue(NewJob(kind: "k"))
+        let lease = try #require(try queue.claim())
+        _ = try queue.complete(lease)
+        _ = queue.engine.waitForBackgroundCompaction()
+        _ = try queue.enqueue(NewJob(kind: "k"))
+        #expect(queue.engine.waitForBackgroundCompaction() == nil)
+    }
+
+    /// `close()` while a `compact()` (another thread's) writes its snapshot: the compaction must
+    /// not go on writing into the directory after close released it (another opener may own it
+    /// by then), so it gives up before its snapshot is renamed into the log, and close waits for it.
+    @Test func closeDuringACompactionLeavesNoSnapshotWrittenAfterIt() async throws {
+        let temporary = TemporaryDirectory()
+        defer { temporary.cleanup() }
+        let fileSystem = HookedFileSystem()
+        var configuration = testConfiguration()
+        configuration.fileSystem = fileSystem
+        configuration.autoCompaction = nil
+        let queue = try await JobQueue(directory: temporary.queue, configuration: configuration)
+        let payload = Data("the payload".utf8)
+        let id = try await queue.enqueue(NewJob(kind: "k", payload: payload))
+        let old = queue.engine.writer.fileSequence
+        try queue.engine.lockedRollOver()
+        let snapshot = queue.engine.writer.fileSequence + 1
+        let outcome = Locked<(compact: (any Error)?, close: (any Error)?)>((nil, nil))
+        // The compaction opens the old file to measure it, then to read the payload: after that
+        // second open, another thread closes the queue.
+        let closed = DispatchSemaphore(value: 0)
+        fileSystem.afterReadOnlyOpen.withLock { hook in
+            hook = (QueueDirectoryLayout.logFileName(sequence: old), 1, {
+                Thread {
+                    do { try queue.close() } catch { outcome.withLock { $0.close = error } }
+                    closed.signal()
+                }.start()
+                while !queue.engine.lock.withLock({ queue.engine.isClosed }) {}
+            })
+        }
+        // Blocking work on a thread of its own, not on Swift's cooperative pool.
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread {
+                do { _ = try queue.compact() } catch { outcome.withLock { $0.compact = error } }
+                closed.wait()
+                continuation.resume()
+            }.start()
+        }
+        let (compactError, closeError) = outcome.withLock { $0 }
+        #expect(closeError == nil, "\(String(describing: closeError))")
+        #expect((compactError as? SpoolError)?.code == .closed, "\(String(describing: compactError))")
+        let names = try FileManager.default.contentsOfDirectory(atPath: temporary.queue)
+        #expect(!names.contains(QueueDirectoryLayout.logFileName(sequence: snapshot)),
+                "the snapshot was renamed into the log after close: \(names.sorted())")
+        #expect(!names.contains(QueueDirectoryLayout.snapshotTempName(sequence: snapshot)))
+        let reopened = try await JobQueue(directory: temporary.queue, configuration: testConfiguration())
+        defer { try? reopened.close() }
+        #expect(try reopened.payload(of: id) == payload)
+    }
+
+    /// close() lets go of the handles of the older log files it kept for payload reads: the
+    /// queue object may outlive its close (and another opener may compact those files away).
+    @Test func closeKeepsNoHandleOfAnOlderLogFile() throws {
+        let temporary = TemporaryDirectory()
+        defer { temporary.cleanup() }
+        let fileSystem = HookedFileSystem()
+        var configuration = testConfiguration()
+        configuration.fileSystem = fileSystem
+        configuration.autoCompaction = nil
+        let queue = try JobQueue(directory: temporary.queue, configuration: configuration)
+        let id = try queue.enqueue(NewJob(kind: "k", payload: Data("bytes".utf8)))
+        let old = queue.engine.writer.fileSequence
+        try queue.engine.lockedRollOver()
+        #expect(try queue.payload(of: id) == Data("bytes".utf8))
+        try queue.close()
+        let oldPath = temporary.queue + "/" + QueueDirectoryLayout.logFileName(sequence: old)
+        #expect(fileSystem.live(oldPath) == 0, "a closed queue still holds \(oldPath) open")
+        withExtendedLifetime(queue) {}
+    }
+}
