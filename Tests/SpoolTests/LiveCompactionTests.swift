@@ -57,7 +57,7 @@ final class TrackedFile: StorageFile, @unchecked Sendable {
 }
 
 /// Compaction while the queue is live: payload reads racing the deletion of old files, and the trigger's arithmetic.
-@Suite struct Review4CompactionTests {
+@Suite struct LiveCompactionTests {
     /// A payload read opens an old log file; before it caches the handle, a compaction deletes
     /// the file and forgets the handles below its snapshot. The read must not then cache the
     /// handle of the deleted file: it would hold the file's space (and a descriptor) for as
