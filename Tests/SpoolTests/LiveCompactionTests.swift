@@ -143,7 +143,7 @@ final class TrackedFile: StorageFile, @unchecked Sendable {
         var configuration = testConfiguration()
         configuration.fileSystem = fileSystem
         configuration.autoCompaction = nil
-        let queue = try await JobQueue(directory: temporary.queue, configuration: configuration)
+        let queue = try JobQueue(directory: temporary.queue, configuration: configuration)
         let payload = Data("the payload".utf8)
         let id = try await queue.enqueue(NewJob(kind: "k", payload: payload))
         let old = queue.engine.writer.fileSequence
@@ -177,7 +177,7 @@ final class TrackedFile: StorageFile, @unchecked Sendable {
         #expect(!names.contains(QueueDirectoryLayout.logFileName(sequence: snapshot)),
                 "the snapshot was renamed into the log after close: \(names.sorted())")
         #expect(!names.contains(QueueDirectoryLayout.snapshotTempName(sequence: snapshot)))
-        let reopened = try await JobQueue(directory: temporary.queue, configuration: testConfiguration())
+        let reopened = try JobQueue(directory: temporary.queue, configuration: testConfiguration())
         defer { try? reopened.close() }
         #expect(try reopened.payload(of: id) == payload)
     }
