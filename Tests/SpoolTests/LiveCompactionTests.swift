@@ -58,6 +58,14 @@ final class TrackedFile: StorageFile, @unchecked Sendable {
 
 /// Compaction while the queue is live: payload reads racing the deletion of old files, and the trigger's arithmetic.
 @Suite struct LiveCompactionTests {
+    /// A queue on `fileSystem`, compacting only when a test says so.
+    private static func openQueue(in temporary: TemporaryDirectory, fileSystem: HookedFileSystem) throws -> JobQueue {
+        var configuration = testConfiguration()
+        configuration.fileSystem = fileSystem
+        configuration.autoCompaction = nil
+        return try JobQueue(directory: temporary.queue, configuration: configuration)
+    }
+
     /// A payload read opens an old log file; before it caches the handle, a compaction deletes
     /// the file and forgets the handles below its snapshot. The read must not then cache the
     /// handle of the deleted file: it would hold the file's space (and a descriptor) for as
@@ -66,10 +74,7 @@ final class TrackedFile: StorageFile, @unchecked Sendable {
         let temporary = TemporaryDirectory()
         defer { temporary.cleanup() }
         let fileSystem = HookedFileSystem()
-        var configuration = testConfiguration()
-        configuration.fileSystem = fileSystem
-        configuration.autoCompaction = nil
-        let queue = try JobQueue(directory: temporary.queue, configuration: configuration)
+        let queue = try Self.openQueue(in: temporary, fileSystem: fileSystem)
         defer { try? queue.close() }
         let payload = Data("the payload".utf8)
         let id = try queue.enqueue(NewJob(kind: "k", payload: payload))
@@ -140,10 +145,7 @@ final class TrackedFile: StorageFile, @unchecked Sendable {
         let temporary = TemporaryDirectory()
         defer { temporary.cleanup() }
         let fileSystem = HookedFileSystem()
-        var configuration = testConfiguration()
-        configuration.fileSystem = fileSystem
-        configuration.autoCompaction = nil
-        let queue = try JobQueue(directory: temporary.queue, configuration: configuration)
+        let queue = try Self.openQueue(in: temporary, fileSystem: fileSystem)
         let payload = Data("the payload".utf8)
         let id = try await queue.enqueue(NewJob(kind: "k", payload: payload))
         let old = queue.engine.writer.fileSequence
@@ -188,10 +190,7 @@ final class TrackedFile: StorageFile, @unchecked Sendable {
         let temporary = TemporaryDirectory()
         defer { temporary.cleanup() }
         let fileSystem = HookedFileSystem()
-        var configuration = testConfiguration()
-        configuration.fileSystem = fileSystem
-        configuration.autoCompaction = nil
-        let queue = try JobQueue(directory: temporary.queue, configuration: configuration)
+        let queue = try Self.openQueue(in: temporary, fileSystem: fileSystem)
         let id = try queue.enqueue(NewJob(kind: "k", payload: Data("bytes".utf8)))
         let old = queue.engine.writer.fileSequence
         try queue.engine.lockedRollOver()

@@ -45,40 +45,6 @@ import Testing
         temp.cleanup()
     }
 
-    /// A handler extends its lease by hand before a long step (600 s, the runner's lease being 60 s).
-    /// The runner's next renewal, at half the extended lease, renewed for its own 60 s only: the lease
-    /// went from 300 s left to 60 s left — a renewal that shortened the lease the handler asked for.
-    @Test func anAutomaticRenewalNeverShortensALeaseExtendedByHand() async throws {
-        let fixture = try RuntimeFixture(options: .init(leaseDuration: 60))
-        let gate = Gate()
-        let checkpoints = Checkpoints()
-        fixture.runner.register(kind: "long") { _, context in
-            try await context.renewLease(for: 600)
-            checkpoints.reach("renewed")
-            try await gate.wait()
-        }
-        let id = try await fixture.queue.enqueue(NewJob(kind: "long"))
-        let start = fixture.clock.now()
-        fixture.runner.start()
-        await checkpoints.wait(for: "renewed")
-        await fixture.events.wait { $0.last == .waiting(until: start.addingTimeInterval(300)) }
-        await waitForSleep(fixture.clock, until: [start.addingTimeInterval(300)])
-        fixture.clock.advance(to: start.addingTimeInterval(300))
-        // The loop's renewal (the handler's own was the first `.renewed`).
-        await fixture.events.wait(for: 2) { $0.isRenewal }
-        let expiry = try #require(try fixture.job(id).leaseExpiresAt)
-        #expect(expiry >= start.addingTimeInterval(600), "the lease was cut to \(expiry.timeIntervalSince(start)) s from the start")
-        // Back at the runner's own cadence once less than its lease is left: renewed, never reclaimed.
-        let before = fixture.eventCount
-        fixture.clock.advance(to: start.addingTimeInterval(900))
-        await fixture.waitForIdle(after: before)
-        #expect(try fixture.job(id).state == .running)
-        #expect(try fixture.job(id).leaseExpiresAt! > fixture.clock.now())
-        gate.open()
-        await fixture.events.wait { $0 == .succeeded(id) }
-        try await fixture.tearDown()
-    }
-
     /// README: replacing a running job's unique key cancels its handler like `cancel` does (checked: it holds).
     @Test func replacingARunningJobsUniqueKeyCancelsItsHandler() async throws {
         let fixture = try RuntimeFixture()

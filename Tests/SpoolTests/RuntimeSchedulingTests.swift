@@ -170,6 +170,19 @@ import Testing
         #expect(try fixture.job(id).leaseExpiresAt == start.addingTimeInterval(600))
         // The next automatic renewal is at half the extended lease.
         await fixture.events.wait { $0.last == .waiting(until: start.addingTimeInterval(300)) }
+        await waitForSleep(fixture.clock, until: [start.addingTimeInterval(300)])
+        fixture.clock.advance(to: start.addingTimeInterval(300))
+        // That renewal (the handler's own was the first `.renewed`) never shortens what is left: it
+        // renewed for its own 60 s once, cutting 300 s left to 60.
+        await fixture.events.wait(for: 2) { $0.isRenewal }
+        let expiry = try #require(try fixture.job(id).leaseExpiresAt)
+        #expect(expiry >= start.addingTimeInterval(600), "the lease was cut to \(expiry.timeIntervalSince(start)) s from the start")
+        // Back at the runner's own cadence once less than its lease is left: renewed, never reclaimed.
+        let before = fixture.eventCount
+        fixture.clock.advance(to: start.addingTimeInterval(900))
+        await fixture.waitForIdle(after: before)
+        #expect(try fixture.job(id).state == .running)
+        #expect(try fixture.job(id).leaseExpiresAt! > fixture.clock.now())
         gate.open()
         await fixture.events.wait { $0 == .succeeded(id) }
         try await fixture.tearDown()
