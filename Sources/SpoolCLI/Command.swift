@@ -45,7 +45,12 @@ enum SpoolCommandLine {
             return ExitStatus.usage
         }
         if first == "--help" || first == "-h" || first == "help" {
-            if first == "help", arguments.count > 1, let command = commands.first(where: { $0.name == arguments[1] }) {
+            if first == "help", arguments.count > 1 {
+                guard let command = commands.first(where: { $0.name == arguments[1] }) else {
+                    console.err("spool help: unknown command '\(arguments[1])'")
+                    console.err("Run 'spool --help' for the list of commands.")
+                    return ExitStatus.usage
+                }
                 console.out(command.usage)
             } else {
                 console.writeOut(Usage.text)

@@ -5,6 +5,17 @@ import Testing
 /// `spool stats` and `spool verify` report the format versions and the applied job migration, run
 /// as the built executable.
 @Suite struct VersionCommandTests {
+    /// `spool help COMMAND` prints that command's usage; for a command that does not exist it is a
+    /// usage error (exit 2), as `spool COMMAND` is, not the general help with success.
+    @Test func helpForAnUnknownCommandIsAUsageError() throws {
+        let binary = try #require(ChildProcess.spoolExecutable(), "the spool executable was not built")
+        let known = try ChildProcess.run(binary, ["help", "list"])
+        #expect(known.status == 0 && known.output.contains("spool list"), "\(known.output)")
+        let unknown = try ChildProcess.run(binary, ["help", "bogus"])
+        #expect(unknown.status == 2, "exit \(unknown.status): \(unknown.output)")
+        #expect(!unknown.output.contains("usage: spool COMMAND"), "it printed the general help: \(unknown.output)")
+    }
+
     @Test func statsAndVerifyShowTheVersionsFoundAndTheAppliedMigration() throws {
         let binary = try #require(ChildProcess.spoolExecutable(), "the spool executable was not built")
         let temporary = TemporaryDirectory()
