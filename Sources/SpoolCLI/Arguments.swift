@@ -115,7 +115,9 @@ struct ParsedArguments: Sendable {
     /// The value of option `name` as a finite number of seconds, or `nil` when it was not given.
     func seconds(_ name: String) throws(CommandFailure) -> Double? {
         guard let text = values[name] else { return nil }
-        guard let number = Double(text), number.isFinite else {
+        // Decimal only: `Double` also reads hexadecimal ("0x10" as 16), which no one means by seconds.
+        let decimal = text.unicodeScalars.allSatisfy { "0123456789.-+eE".unicodeScalars.contains($0) }
+        guard decimal, let number = Double(text), number.isFinite else {
             throw .usage("--\(name) must be a number of seconds, not '\(text)'")
         }
         return number

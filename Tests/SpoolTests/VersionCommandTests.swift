@@ -5,6 +5,17 @@ import Testing
 /// `spool stats` and `spool verify` report the format versions and the applied job migration, run
 /// as the built executable.
 @Suite struct VersionCommandTests {
+    /// Seconds are decimal numbers: `Double` alone would read "0x10" as 16 s.
+    @Test func secondsAreDecimal() throws {
+        let binary = try #require(ChildProcess.spoolExecutable(), "the spool executable was not built")
+        let temporary = TemporaryDirectory()
+        defer { temporary.cleanup() }
+        let hex = try ChildProcess.run(binary, ["enqueue", temporary.queue, "--kind", "k", "--delay", "0x10"])
+        #expect(hex.status == 2, "exit \(hex.status): \(hex.output)")
+        let decimal = try ChildProcess.run(binary, ["enqueue", temporary.queue, "--kind", "k", "--delay", "1.5e1"])
+        #expect(decimal.status == 0, "exit \(decimal.status): \(decimal.output)")
+    }
+
     /// `spool help COMMAND` prints that command's usage; for a command that does not exist it is a
     /// usage error (exit 2), as `spool COMMAND` is, not the general help with success.
     @Test func helpForAnUnknownCommandIsAUsageError() throws {
