@@ -41,4 +41,36 @@ import Testing
         #expect(try queue.job("c")?.state == .cancelled)
         try queue.close()
     }
+
+    /// A split running job's lease ends: its worker's result is refused with jobNotFound (the original is
+    /// gone; the docs said leaseLost), or leaseLost when a replacement took the original's id.
+    @Test func aSplitRunningJobsWorkerResultIsRefused() throws {
+        let temporary = TemporaryDirectory("migration-review")
+        defer { temporary.cleanup() }
+        let clock = ManualClock()
+        var queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
+        _ = try queue.enqueue(NewJob(kind: "batch", payload: Data("x".utf8), id: "split", maxAttempts: 3))
+        _ = try queue.enqueue(NewJob(kind: "old", id: "dropped", maxAttempts: 3))
+        _ = try queue.enqueue(NewJob(kind: "batch2", payload: Data("y".utf8), id: "same", maxAttempts: 3))
+        let sameLease = try #require(try queue.claim(kind: "batch2"))
+        let splitLease = try #require(try queue.claim(kind: "batch"))
+        let droppedLease = try #require(try queue.claim(kind: "old"))
+        try queue.close()
+        let migration = JobMigration(number: 1) { job, payload in
+            switch job.kind {
+            case "batch": return .split([.init(kind: "item", payload: payload)])
+            case "batch2": return .split([.init(kind: "item", payload: payload, id: job.id)])
+            case "old": return .drop
+            default: return .keep
+            }
+        }
+        queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock, [migration]))
+        #expect(try queue.job("split/1")?.state == .enqueued)
+        expectError(.leaseLost) { try queue.complete(droppedLease) }
+        expectError(.jobNotFound) { try queue.complete(splitLease) }
+        expectError(.jobNotFound) { try queue.fail(splitLease, error: "x") }
+        #expect(try queue.job("same")?.state == .enqueued)
+        expectError(.leaseLost) { try queue.complete(sameLease) }
+        try queue.close()
+    }
 }
