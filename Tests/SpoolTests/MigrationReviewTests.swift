@@ -73,4 +73,36 @@ import Testing
         expectError(.leaseLost) { try queue.complete(sameLease) }
         try queue.close()
     }
+
+    /// A migration ends a prerequisite (invalid) and rewrites the job waiting for it, which holds a unique
+    /// key: the waiting job ends cancelled, its key free, the same after replay.
+    @Test func aRewriteOfAJobWhosePrerequisiteTheMigrationEndsStaysCancelled() throws {
+        let temporary = TemporaryDirectory("migration-review")
+        defer { temporary.cleanup() }
+        let clock = ManualClock()
+        var queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
+        _ = try queue.enqueue(NewJob(kind: "a", id: "a"))
+        _ = try queue.enqueue(NewJob(kind: "c", id: "c", uniqueKey: "k", dependencies: ["a"]))
+        _ = try queue.enqueue(NewJob(kind: "d", id: "d"))
+        try queue.close()
+        let migration = JobMigration(number: 1) { job, payload in
+            switch job.kind {
+            case "a": return .invalid(reason: "no")
+            case "c": return .rewrite(payload: Data("new".utf8))
+            case "d": return .split([.init(kind: "e", payload: payload, uniqueKey: "k")])
+            default: return .keep
+            }
+        }
+        queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock, [migration]))
+        let after = try queue.jobs()
+        #expect(try queue.job("c")?.state == .cancelled)
+        #expect(try queue.job("d/1")?.state == .enqueued)
+        checkInvariants(queue.engine.stateSnapshot)
+        try queue.close()
+        queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock, [migration]))
+        #expect(try queue.jobs() == after)
+        checkInvariants(queue.engine.stateSnapshot)
+        #expect(queue.engine.stateSnapshot.uniqueKeys["k"] == "d/1")
+        try queue.close()
+    }
 }
