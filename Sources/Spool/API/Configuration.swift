@@ -31,8 +31,8 @@ public struct Configuration: Sendable {
     public var migrations: [JobMigration] = []
     /// The kinds this build of the app can run, or `nil` (the default) for any kind. When set, open
     /// ends every enqueued or running job of another kind failed for good, the reason recorded as its
-    /// last error (visible, never retried, never deleted); enqueueing or retrying a job of another
-    /// kind is refused.
+    /// last error (visible, never retried, never deleted; the unfinished jobs waiting for one end
+    /// cancelled by the chain rule); enqueueing or retrying a job of another kind is refused.
     public var knownKinds: Set<String>?
 
     /// The file system; tests substitute a simulated one.

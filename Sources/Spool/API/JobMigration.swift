@@ -59,8 +59,13 @@ public struct JobMigration: Sendable {
         /// attempts, schedule, unique key and lease are kept.
         case rewrite(kind: String? = nil, payload: Data? = nil)
         /// The job is replaced by these jobs, in order: each takes the job's state, attempts, schedule
-        /// and times, except that replacements of a running job are enqueued (its lease ends, so
-        /// its worker's result is refused with ``SpoolError/Code/leaseLost``). An empty list acts as ``drop``.
+        /// and times, except that replacements of a running job are enqueued (its lease ends: its worker's
+        /// result is refused with ``SpoolError/Code/jobNotFound``, the original being gone, or with
+        /// ``SpoolError/Code/leaseLost`` when a replacement took its id). An empty list acts as ``drop``.
+        ///
+        /// A job with constraints, prerequisites (``Job/blockingPrerequisites``), a periodic schedule or
+        /// unfinished jobs waiting for it cannot be split (its replacements would lose them): such an
+        /// answer fails the open with ``SpoolError/Code/invalidArgument``, nothing written.
         case split([Replacement])
         /// The job ends cancelled, its last error saying which migration dropped it; it is kept
         /// (visible, until retention drops it), never deleted.

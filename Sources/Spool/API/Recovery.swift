@@ -48,7 +48,8 @@ public struct RecoveryReport: Sendable, Equatable {
     public var appliedMigrations: [Int] = []
     /// Migrations a crash cut short before this open: they never happened, and ran again.
     public var abandonedMigrations = 0
-    /// Jobs of a kind the build cannot run (``Configuration/knownKinds``) that this open ended failed.
+    /// Jobs of a kind the build cannot run (``Configuration/knownKinds``) that this open ended failed
+    /// (jobs waiting for one of them end cancelled by the chain rule and are not listed).
     public var unrunnableJobs: [JobID] = []
 
     /// Creates an empty report.

@@ -105,14 +105,27 @@ extension QueueEngine {
             + (job.lastError?.utf8.count ?? 0) + (payload?.count ?? 0)
     }
 
-    /// Ends failed every enqueued or running job whose kind is not in ``Configuration/knownKinds``. Call during init only.
+    /// Ends failed every enqueued or running job whose kind is not in ``Configuration/knownKinds``, but those
+    /// the chain rule cancels first (they wait for one of them). Call during init only.
     func abandonUnrunnableJobs() throws -> ([JobID], UInt64?) {
         guard let known = configuration.knownKinds else { return ([], nil) }
         return try lock.withLock {
             let now = nowMillis
-            let unrunnable = state.jobs.values
+            let candidates = state.jobs.values
                 .filter { !$0.state.isFinished && !known.contains($0.kind) }
                 .sorted { $0.sequence < $1.sequence }
+            // Abandoning a job cancels the unfinished jobs waiting for it (chain rule), some of which may
+            // be candidates too: an abandon of those would not apply. Tried in order on a copy, they are left out.
+            var scratch = state
+            var unrunnable: [StoredJob] = []
+            for job in candidates where scratch.jobs[job.id]?.state.isFinished == false {
+                do {
+                    try scratch.apply(.abandon(id: job.id, at: now, reason: ""))
+                } catch {
+                    preconditionFailure("abandon of an unfinished job does not apply: \(error)")
+                }
+                unrunnable.append(job)
+            }
             var lastLSN: UInt64?
             var start = 0
             while start < unrunnable.count {

@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+@_spi(Benchmarks) @testable import Spool
+
+/// Review of job migrations and known kinds as an app uses them.
+@Suite struct MigrationReviewTests {
+    private func configuration(_ clock: ManualClock, _ migrations: [JobMigration] = []) -> Configuration {
+        var configuration = testConfiguration(clock: clock)
+        configuration.runningJobsAtOpen = .keepUnexpiredLeases
+        configuration.autoCompaction = nil
+        configuration.migrations = migrations
+        return configuration
+    }
+
+    /// A chain of jobs of a kind the build cannot run: abandoning the first cancels the ones waiting
+    /// for it (chain rule), so they must not be abandoned after it (an abandon of a cancelled job does
+    /// not apply: open trapped after writing it, and every later open failed on it).
+    @Test func knownKindsAbandonAChainOfUnknownJobsOnce() throws {
+        let temporary = TemporaryDirectory("migration-review")
+        defer { temporary.cleanup() }
+        let clock = ManualClock()
+        var queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
+        _ = try queue.enqueue(NewJob(kind: "gone", id: "a"))
+        _ = try queue.enqueue(NewJob(kind: "known", id: "b", dependencies: ["a"]))
+        _ = try queue.enqueue(NewJob(kind: "gone", id: "c", dependencies: ["b"]))
+        _ = try queue.enqueue(NewJob(kind: "gone", id: "d"))
+        try queue.close()
+        var known = configuration(clock)
+        known.knownKinds = ["known"]
+        queue = try JobQueue(directory: temporary.queue, configuration: known)
+        #expect(queue.recoveryReport.unrunnableJobs == ["a", "d"])
+        #expect(try queue.job("a")?.isPermanentlyFailed == true)
+        #expect(try queue.job("b")?.state == .cancelled)
+        #expect(try queue.job("c")?.state == .cancelled)
+        #expect(try queue.job("d")?.isPermanentlyFailed == true)
+        checkInvariants(queue.engine.stateSnapshot)
+        try queue.close()
+        // The log replays.
+        queue = try JobQueue(directory: temporary.queue, configuration: known)
+        #expect(queue.recoveryReport.unrunnableJobs.isEmpty)
+        #expect(try queue.job("c")?.state == .cancelled)
+        try queue.close()
+    }
+
+    /// A split running job's lease ends: its worker's result is refused with jobNotFound (the original is
+    /// gone; the docs said leaseLost), or leaseLost when a replacement took the original's id.
+    @Test func aSplitRunningJobsWorkerResultIsRefused() throws {
+        let temporary = TemporaryDirectory("migration-review")
+        defer { temporary.cleanup() }
+        let clock = ManualClock()
+        var queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
+        _ = try queue.enqueue(NewJob(kind: "batch", payload: Data("x".utf8), id: "split", maxAttempts: 3))
+        _ = try queue.enqueue(NewJob(kind: "old", id: "dropped", maxAttempts: 3))
+        _ = try queue.enqueue(NewJob(kind: "batch2", payload: Data("y".utf8), id: "same", maxAttempts: 3))
+        let sameLease = try #require(try queue.claim(kind: "batch2"))
+        let splitLease = try #require(try queue.claim(kind: "batch"))
+        let droppedLease = try #require(try queue.claim(kind: "old"))
+        try queue.close()
+        let migration = JobMigration(number: 1) { job, payload in
+            switch job.kind {
+            case "batch": return .split([.init(kind: "item", payload: payload)])
+            case "batch2": return .split([.init(kind: "item", payload: payload, id: job.id)])
+            case "old": return .drop
+            default: return .keep
+            }
+        }
+        queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock, [migration]))
+        #expect(try queue.job("split/1")?.state == .enqueued)
+        expectError(.leaseLost) { try queue.complete(droppedLease) }
+        expectError(.jobNotFound) { try queue.complete(splitLease) }
+        expectError(.jobNotFound) { try queue.fail(splitLease, error: "x") }
+        #expect(try queue.job("same")?.state == .enqueued)
+        expectError(.leaseLost) { try queue.complete(sameLease) }
+        try queue.close()
+    }
+
+    /// A migration ends a prerequisite (invalid) and rewrites the job waiting for it, which holds a unique
+    /// key: the waiting job ends cancelled, its key free, the same after replay.
+    @Test func aRewriteOfAJobWhosePrerequisiteTheMigrationEndsStaysCancelled() throws {
+        let temporary = TemporaryDirectory("migration-review")
+        defer { temporary.cleanup() }
+        let clock = ManualClock()
+        var queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
+        _ = try queue.enqueue(NewJob(kind: "a", id: "a"))
+        _ = try queue.enqueue(NewJob(kind: "c", id: "c", uniqueKey: "k", dependencies: ["a"]))
+        _ = try queue.enqueue(NewJob(kind: "d", id: "d"))
+        try queue.close()
+        let migration = JobMigration(number: 1) { job, payload in
+            switch job.kind {
+            case "a": return .invalid(reason: "no")
+            case "c": return .rewrite(payload: Data("new".utf8))
+            case "d": return .split([.init(kind: "e", payload: payload, uniqueKey: "k")])
+            default: return .keep
+            }
+        }
+        queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock, [migration]))
+        let after = try queue.jobs()
+        #expect(try queue.job("c")?.state == .cancelled)
+        #expect(try queue.job("d/1")?.state == .enqueued)
+        checkInvariants(queue.engine.stateSnapshot)
+        try queue.close()
+        queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock, [migration]))
+        #expect(try queue.jobs() == after)
+        checkInvariants(queue.engine.stateSnapshot)
+        #expect(queue.engine.stateSnapshot.uniqueKeys["k"] == "d/1")
+        try queue.close()
+    }
+}
