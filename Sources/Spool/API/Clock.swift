@@ -102,7 +102,8 @@ public final class ManualClock: SpoolClock, @unchecked Sendable {
         precondition(seconds >= 0, "a clock advances forward")
         wake(lock.withLock {
             wall = wall.addingTimeInterval(seconds)
-            monotonic += UInt64((seconds * 1e9).rounded())
+            // Saturates at 2^62 ns (146 years), far below where a lease expiry added to it would overflow.
+            monotonic = min(monotonic + UInt64(min(seconds * 1e9, 4e18).rounded()), 1 << 62)
             return dueSleepers()
         })
     }
@@ -184,16 +185,30 @@ enum Millis {
         return value.isFinite && abs(value) < limit
     }
 
-    /// A date in milliseconds, clamped to the representable range.
+    /// The latest instant ``isRepresentable(_:)`` accepts, in milliseconds.
+    static let latest = Int64(limit) - 1
+
+    /// A date in milliseconds, clamped to the representable range: rounded down (a job is
+    /// never due before the millisecond it names), except that a value within a few units in
+    /// the last place of a whole millisecond is that millisecond. `Date` keeps seconds since
+    /// 2001, so `date(_:)` of a whole millisecond can read back a hair below it (about one
+    /// millisecond in 170 after 2038): rounding that down would make the instant the queue
+    /// reports as a deadline one millisecond before the deadline it keeps.
     static func from(_ date: Date) -> Int64 {
         let value = date.timeIntervalSince1970 * 1000
-        guard value.isFinite else { return value > 0 ? Int64(limit) : -Int64(limit) }
-        return Int64(min(max(value, -limit), limit).rounded(.down))
+        guard !value.isNaN else { return -Int64(limit) }
+        let clamped = min(max(value, -limit), limit)
+        let nearest = clamped.rounded()
+        if abs(clamped - nearest) <= max(0.001, 4 * clamped.magnitude.ulp) { return Int64(nearest) }
+        return Int64(clamped.rounded(.down))
     }
     static func date(_ millis: Int64) -> Date {
         Date(timeIntervalSince1970: Double(millis) / 1000)
     }
+    /// Seconds in milliseconds, rounded, clamped to ± the representable range (never a trap).
     static func from(seconds: TimeInterval) -> Int64 {
-        Int64((seconds * 1000).rounded())
+        let value = seconds * 1000
+        guard !value.isNaN else { return 0 }
+        return Int64(min(max(value, -limit), limit).rounded())
     }
 }

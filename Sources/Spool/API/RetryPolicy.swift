@@ -48,17 +48,24 @@ public struct RetryPolicy: Sendable, Equatable {
 
     /// The delay after attempt number `attempt` (1 for the first) failed.
     /// `unitRandom` is a number in 0 ..< 1 used for jitter.
+    /// Delays are cut to ``longestDelay``.
     func delay(afterFailedAttempt attempt: Int, unitRandom: Double) -> TimeInterval {
         let index = max(attempt, 1) - 1
         switch schedule {
         case .table(let delays):
-            return delays[min(index, delays.count - 1)]
+            return min(delays[min(index, delays.count - 1)], Self.longestDelay)
         case .exponential(let base, let factor, let maximum, let jitter):
-            let raw = min(maximum, base * pow(factor, Double(min(index, 1000))))
+            let cap = min(maximum, Self.longestDelay)
+            // factor^index may overflow to infinity: the cap takes over (and a zero base stays zero).
+            let raw = base == 0 ? 0 : min(cap, base * pow(factor, Double(index)))
             let spread = raw * jitter * (2 * unitRandom - 1)
-            return min(maximum, max(0, raw + spread))
+            return min(cap, max(0, raw + spread))
         }
     }
+
+    /// The longest delay a policy gives, in seconds (about 3,000 years, the limit of `NewJob.delay`):
+    /// a longer table entry or exponential maximum is cut to it, so that a deadline stays representable.
+    static let longestDelay: TimeInterval = 1e11
 }
 
 /// The limits that arguments are checked against.

@@ -106,7 +106,7 @@ extension QueueEngine {
         guard job.attempts < job.maxAttempts else { return nil }
         let delay = configuration.retryPolicy.delay(afterFailedAttempt: Int(job.attempts),
                                                     unitRandom: Double.random(in: 0..<1))
-        return now + Millis.from(seconds: delay)
+        return min(now + Millis.from(seconds: delay), Millis.latest)
     }
 
     func leasedJob(_ id: JobID, token: LeaseToken) throws -> StoredJob {
