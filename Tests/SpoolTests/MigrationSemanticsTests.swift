@@ -2,8 +2,9 @@ import Foundation
 import Testing
 @_spi(Benchmarks) @testable import Spool
 
-/// Review of job migrations and known kinds as an app uses them.
-@Suite struct MigrationReviewTests {
+/// Job migrations and known kinds as an app uses them: chains of unknown kinds, splits of running jobs,
+/// rewrites inside a migration that ends a prerequisite.
+@Suite struct MigrationSemanticsTests {
     private func configuration(_ clock: ManualClock, _ migrations: [JobMigration] = []) -> Configuration {
         var configuration = testConfiguration(clock: clock)
         configuration.runningJobsAtOpen = .keepUnexpiredLeases

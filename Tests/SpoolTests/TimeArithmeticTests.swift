@@ -2,8 +2,8 @@ import Foundation
 import Testing
 @testable import Spool
 
-/// Review of time and deadline arithmetic: Millis round trips, backoff bounds, periodic windows.
-@Suite struct ScheduleReviewTests {
+/// Time and deadline arithmetic: Millis round trips, backoff bounds, periodic windows, extreme values.
+@Suite struct TimeArithmeticTests {
     /// A whole-millisecond instant after 2038 (seconds since 1970 ≥ 2^31) whose `Date` does not give
     /// back its milliseconds by `timeIntervalSince1970 * 1000` rounded down.
     static let awkwardMillis: Int64 = 2_163_140_617_568
