@@ -6,11 +6,7 @@ import Testing
 /// rewrites inside a migration that ends a prerequisite.
 @Suite struct MigrationSemanticsTests {
     private func configuration(_ clock: ManualClock, _ migrations: [JobMigration] = []) -> Configuration {
-        var configuration = testConfiguration(clock: clock)
-        configuration.runningJobsAtOpen = .keepUnexpiredLeases
-        configuration.autoCompaction = nil
-        configuration.migrations = migrations
-        return configuration
+        migrationTestConfiguration(clock, migrations)
     }
 
     /// A chain of jobs of a kind the build cannot run: abandoning the first cancels the ones waiting

@@ -2,14 +2,20 @@ import Foundation
 import Testing
 @_spi(Benchmarks) @testable import Spool
 
+/// The configuration of the migration suites: running jobs kept at open (their leases are what a
+/// migration sees), no automatic compaction, and `migrations`.
+func migrationTestConfiguration(_ clock: ManualClock, _ migrations: [JobMigration] = []) -> Configuration {
+    var configuration = testConfiguration(clock: clock)
+    configuration.runningJobsAtOpen = .keepUnexpiredLeases
+    configuration.autoCompaction = nil
+    configuration.migrations = migrations
+    return configuration
+}
+
 /// Job migrations: applied at open in order, atomically, once; their effects on each kind of job.
 @Suite struct MigrationTests {
     private func configuration(_ clock: ManualClock, _ migrations: [JobMigration] = []) -> Configuration {
-        var configuration = testConfiguration(clock: clock)
-        configuration.runningJobsAtOpen = .keepUnexpiredLeases
-        configuration.autoCompaction = nil
-        configuration.migrations = migrations
-        return configuration
+        migrationTestConfiguration(clock, migrations)
     }
 
     /// Upper-cases the payload of `upload` jobs and renames them `upload.v2`: running it twice would show.

@@ -9,7 +9,7 @@ import Testing
     static let awkwardMillis: Int64 = 2_163_140_617_568
 
     @Test func wholeMillisecondDatesRoundTrip() {
-        var generator = SplitMix(seed: 0x5EED)
+        var generator = SeededGenerator(seed: 0x5EED)
         var failures: [Int64] = []
         for millis in [Self.awkwardMillis, 1_094_217_704_297, 320_072_223_563, -7_861_493_285_255] {
             if Millis.from(Millis.date(millis)) != millis { failures.append(millis) }
@@ -65,7 +65,7 @@ import Testing
     }
 
     @Test func backoffStaysInItsDocumentedRange() {
-        var generator = SplitMix(seed: 42)
+        var generator = SeededGenerator(seed: 42)
         // Table: indexed by the attempt that failed, the last entry repeating.
         let table = RetryPolicy.table([1, 2, 3])
         #expect((1...6).map { table.delay(afterFailedAttempt: $0, unitRandom: 0.5) } == [1, 2, 3, 3, 3, 3])
@@ -93,7 +93,7 @@ import Testing
     }
 
     @Test func periodicNextRunIsTheFirstWindowAfterNow() {
-        var generator = SplitMix(seed: 7)
+        var generator = SeededGenerator(seed: 7)
         for _ in 0..<50_000 {
             let interval = Int64(900_000 + generator.next() % 999_999_000_000)
             let flex = generator.next() % 2 == 0 ? 0 : Int64(300_000) + Int64(generator.next() % UInt64(interval - 300_000 + 1))
@@ -109,18 +109,6 @@ import Testing
     }
 }
 
-/// A fixed-seed generator for property tests.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 @Suite struct ManualClockRangeTests {
     /// Advancing the test clock to a far deadline (a retry thousands of years out) must not trap,
