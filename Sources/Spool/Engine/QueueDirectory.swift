@@ -64,7 +64,11 @@ struct QueueDirectory {
             var replay = try LogReplay(directory: path, fileSystem: fileSystem, mode: mode).run()
             try checkReplayed(replay.state)
             try removeUnfinishedSnapshots()
-            if !replay.obsoleteFiles.isEmpty {
+            // A snapshot salvage skipped part of leaves the files it replaces as the only copy of what
+            // was skipped: they stay (replay ignores them; the next compaction removes them).
+            let snapshotPath = replay.snapshotSequence.map { path + "/" + QueueDirectoryLayout.logFileName(sequence: $0) }
+            let snapshotSkipped = replay.report.skipped.contains { $0.path == snapshotPath }
+            if !replay.obsoleteFiles.isEmpty && !snapshotSkipped {
                 // The newest snapshot replayed without error: what it replaces is left over from a
                 // compaction that ended before it removed the older files.
                 for obsolete in replay.obsoleteFiles { try fileSystem.removeFile(at: obsolete.path) }

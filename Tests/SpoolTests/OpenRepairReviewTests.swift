@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+@testable import Spool
+
+/// Open's repairs (deleting files a snapshot replaced) must not destroy what salvage could not read.
+@Suite struct OpenRepairReviewTests {
+    /// A compaction ended after its snapshot was renamed into the log and before it removed the older
+    /// files; the snapshot then took damage. Salvage skips the damaged snapshot records and opens
+    /// without those jobs: the older files are then the only copy of them, and open must not delete them.
+    @Test func salvageKeepsTheFilesADamagedSnapshotReplaced() throws {
+        let temp = TemporaryDirectory()
+        defer { temp.cleanup() }
+        let queue = try JobQueue(directory: temp.queue, configuration: testConfiguration())
+        for index in 0..<3 {
+            try queue.enqueue(NewJob(kind: "k", payload: Data("payload \(index)".utf8), id: JobID("job-\(index)")))
+        }
+        try queue.close()
+        let oldPath = logFilePath(temp.queue)
+        let oldBytes = try readFile(oldPath)
+        let compacting = try JobQueue(directory: temp.queue, configuration: testConfiguration())
+        _ = try compacting.compact()
+        try compacting.close()
+        // As if the compaction had crashed before step 4: the replaced file is back.
+        try writeFile(oldPath, oldBytes)
+        let snapshotPath = temp.queue + "/" + QueueDirectoryLayout.logFileName(sequence: 2)
+        var snapshot = try readFile(snapshotPath)
+        // Damage the last byte of the snapshot's last record (its restore operations).
+        snapshot[snapshot.count - 1] ^= 0xFF
+        try writeFile(snapshotPath, snapshot)
+
+        var configuration = testConfiguration()
+        configuration.recoveryMode = .salvage
+        let salvaged = try JobQueue(directory: temp.queue, configuration: configuration)
+        #expect(!salvaged.recoveryReport.skipped.isEmpty)
+        #expect(salvaged.recoveryReport.skipped.allSatisfy { $0.path == snapshotPath })
+        try salvaged.close()
+        #expect(FileManager.default.fileExists(atPath: oldPath),
+                "salvage deleted the only intact copy of the jobs the damaged snapshot held")
+        #expect(try readFile(oldPath) == oldBytes)
+    }
+}
