@@ -39,3 +39,40 @@ import Testing
         #expect(try readFile(oldPath) == oldBytes)
     }
 }
+
+/// The queue directory may be reached through a symbolic link; a link to something that is not a
+/// directory is refused as a regular file is.
+@Suite struct QueueDirectoryLinkTests {
+    @Test func aLinkToARegularFileIsNotAQueue() throws {
+        let temp = TemporaryDirectory()
+        defer { temp.cleanup() }
+        let file = temp.path + "/plain"
+        try writeFile(file, [1, 2, 3])
+        try FileManager.default.createSymbolicLink(atPath: temp.queue, withDestinationPath: file)
+        expectError(.notAQueue) { try JobQueue(directory: temp.queue, configuration: testConfiguration()) }
+        expectError(.notAQueue) { try JobQueue(directory: file, configuration: testConfiguration()) }
+    }
+
+    @Test func aDanglingLinkIsNoQueue() throws {
+        let temp = TemporaryDirectory()
+        defer { temp.cleanup() }
+        try FileManager.default.createSymbolicLink(atPath: temp.queue, withDestinationPath: temp.path + "/missing")
+        var configuration = testConfiguration()
+        configuration.createIfMissing = false
+        expectError(.queueNotFound) { try JobQueue(directory: temp.queue, configuration: configuration) }
+    }
+
+    @Test func aLinkToAQueueOpensIt() throws {
+        let temp = TemporaryDirectory()
+        defer { temp.cleanup() }
+        let real = temp.path + "/real"
+        let queue = try JobQueue(directory: real, configuration: testConfiguration())
+        try queue.enqueue(NewJob(kind: "k", id: "a"))
+        try queue.close()
+        try FileManager.default.createSymbolicLink(atPath: temp.queue, withDestinationPath: real)
+        let linked = try JobQueue(directory: temp.queue + "/", configuration: testConfiguration())
+        #expect(try linked.jobs().map(\.id.rawValue) == ["a"])
+        expectError(.locked) { try JobQueue(directory: real, configuration: testConfiguration()) }
+        try linked.close()
+    }
+}

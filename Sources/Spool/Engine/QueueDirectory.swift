@@ -32,7 +32,17 @@ struct QueueDirectory {
         case .file?, .other?:
             throw SpoolError(.notAQueue, "not a directory", path: path)
         }
-        let names = try fileSystem.contentsOfDirectory(at: path)
+        let names: [String]
+        do {
+            names = try fileSystem.contentsOfDirectory(at: path)
+        } catch let error as SpoolError where error.errno == ENOTDIR {
+            // A link to something that is not a directory.
+            throw SpoolError(.notAQueue, "not a directory", path: path, errno: ENOTDIR, operation: error.operation)
+        } catch let error as SpoolError where error.errno == ENOENT {
+            // A link to nothing (it is not created through), or a directory removed meanwhile.
+            throw SpoolError(.queueNotFound, "no queue directory", path: path,
+                             errno: ENOENT, operation: error.operation)
+        }
         if names.contains(where: { QueueDirectoryLayout.logSequence(fromFileName: $0) != nil }) { return true }
         if names.contains(where: { $0 != QueueDirectoryLayout.lockFileName }) {
             throw SpoolError(.notAQueue, "the directory holds files but no Spool log", path: path)
