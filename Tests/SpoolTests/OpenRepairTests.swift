@@ -3,7 +3,7 @@ import Testing
 @testable import Spool
 
 /// Open's repairs (deleting files a snapshot replaced) must not destroy what salvage could not read.
-@Suite struct OpenRepairReviewTests {
+@Suite struct OpenRepairTests {
     /// A compaction ended after its snapshot was renamed into the log and before it removed the older
     /// files; the snapshot then took damage. Salvage skips the damaged snapshot records and opens
     /// without those jobs: the older files are then the only copy of them, and open must not delete them.
