@@ -114,18 +114,11 @@ extension QueueEngine {
             let candidates = state.jobs.values
                 .filter { !$0.state.isFinished && !known.contains($0.kind) }
                 .sorted { $0.sequence < $1.sequence }
-            // Abandoning a job cancels the unfinished jobs waiting for it (chain rule), some of which may
-            // be candidates too: an abandon of those would not apply. Tried in order on a copy, they are left out.
-            var scratch = state
-            var unrunnable: [StoredJob] = []
-            for job in candidates where scratch.jobs[job.id]?.state.isFinished == false {
-                do {
-                    try scratch.apply(.abandon(id: job.id, at: now, reason: ""))
-                } catch {
-                    preconditionFailure("abandon of an unfinished job does not apply: \(error)")
-                }
-                unrunnable.append(job)
-            }
+            // Abandoning a job cancels the unfinished jobs waiting for it, transitively (chain rule): a
+            // candidate among those is cancelled by an earlier abandon (a prerequisite is always enqueued
+            // before its dependents), and its own abandon would not apply. They are left out.
+            let cascaded = state.unfinishedDependents(of: candidates.map(\.id))
+            let unrunnable = candidates.filter { !cascaded.contains($0.id) }
             var lastLSN: UInt64?
             var start = 0
             while start < unrunnable.count {
