@@ -87,15 +87,16 @@ extension LogInspector {
 /// Valid only inside the `body` it is passed to: its payload reads rely on the shared lock
 /// held meanwhile, which keeps a writer from cutting or removing the files they read.
 public struct InspectedQueue {
-    private let directory: String
-    private let fileSystem: POSIXFileSystem
     private let state: QueueState
+    /// Reads payloads from the queue's log files (opened once each, read-only).
+    private let files: SegmentReaders
+    private let directory: String
     /// What the replay found: files, records, versions, a torn tail.
     public let summary: VerificationSummary
 
-    init(directory: String, fileSystem: POSIXFileSystem, result: LogReplay.Result) {
+    init(directory: String, fileSystem: any FileSystem, result: LogReplay.Result) {
         self.directory = directory
-        self.fileSystem = fileSystem
+        self.files = SegmentReaders(directory: directory, fileSystem: fileSystem)
         self.state = result.state
         self.summary = VerificationSummary(result)
     }
@@ -109,11 +110,7 @@ public struct InspectedQueue {
     public func job(_ id: JobID) -> Job? { state.jobs[id.rawValue].map(Job.init) }
 
     /// Jobs per state.
-    public var counts: QueueCounts {
-        var counts: [JobState: Int] = [:]
-        for job in state.jobs.values { counts[job.state, default: 0] += 1 }
-        return QueueCounts(byState: counts)
-    }
+    public var counts: QueueCounts { QueueCounts(byState: state.countsByState) }
 
     /// What the snapshots remember of the queue's past.
     public var history: QueueHistory {
@@ -127,13 +124,8 @@ public struct InspectedQueue {
     public func payload(of id: JobID) throws -> Data {
         guard let stored = state.jobs[id.rawValue] else { throw SpoolError(.jobNotFound, "no such job", jobID: id) }
         let location = stored.payload
-        let path = directory + "/" + QueueDirectoryLayout.logFileName(sequence: location.fileSequence)
-        let file = try fileSystem.openFile(at: path, mode: .readOnly)
-        defer { file.close() }
-        let bytes = try file.read(at: location.offset, count: Int(location.length))
-        guard bytes.count == Int(location.length) else {
-            throw SpoolError(.ioFailure, "the payload is shorter on disk than recorded", path: path, offset: location.offset)
-        }
+        let bytes = try files.read(sequence: location.fileSequence, at: location.offset, count: Int(location.length))
+        try location.checkRead(bytes, inQueue: directory)
         return Data(bytes)
     }
 }

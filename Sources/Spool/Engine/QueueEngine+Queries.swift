@@ -104,11 +104,7 @@ extension QueueEngine {
     }
 
     func counts() throws -> [JobState: Int] {
-        try withOpenState {
-            var counts: [JobState: Int] = [:]
-            for job in state.jobs.values { counts[job.state, default: 0] += 1 }
-            return counts
-        }
+        try withOpenState { state.countsByState }
     }
 
     /// Reads the payload of `job` (as the state held it a moment ago). A
@@ -147,11 +143,7 @@ extension QueueEngine {
             throw SpoolError(.ioFailure, "the payload lies in log file \(location.fileSequence), after the active one",
                              path: path, offset: location.offset)
         }
-        guard bytes.count == Int(location.length) else {
-            throw SpoolError(.ioFailure, "the payload is shorter on disk than recorded",
-                             path: path + "/" + QueueDirectoryLayout.logFileName(sequence: location.fileSequence),
-                             offset: location.offset)
-        }
+        try location.checkRead(bytes, inQueue: path)
         return bytes
     }
 

@@ -57,3 +57,15 @@ final class SegmentReaders: @unchecked Sendable {
         return file
     }
 }
+
+extension PayloadLocation {
+    /// Refuses `bytes`, read at this location of a log file in the queue at `directory`, when the
+    /// file held fewer than recorded (cut short since it was replayed).
+    func checkRead(_ bytes: [UInt8], inQueue directory: String) throws(SpoolError) {
+        guard bytes.count == Int(length) else {
+            throw SpoolError(.ioFailure, "the payload is shorter on disk than recorded",
+                             path: directory + "/" + QueueDirectoryLayout.logFileName(sequence: fileSequence),
+                             offset: offset)
+        }
+    }
+}

@@ -633,4 +633,11 @@ struct QueueState: Sendable {
     var runningJobs: [StoredJob] {
         runningIDs.compactMap { jobs[$0] }
     }
+
+    /// How many jobs are in each state.
+    var countsByState: [JobState: Int] {
+        var counts: [JobState: Int] = [:]
+        for job in jobs.values { counts[job.state, default: 0] += 1 }
+        return counts
+    }
 }
