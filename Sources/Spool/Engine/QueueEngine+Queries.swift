@@ -59,19 +59,16 @@ extension QueueEngine {
             let monotonic = clock.monotonicNanoseconds()
             let boot = clock.bootIdentifier()
             var earliest: Int64?
+            // A running job always has a lease (replay refuses one without).
             for job in state.runningJobs where kinds.contains(job.kind) {
+                guard let lease = job.lease, !tokens.contains(lease.token) else { continue }
                 let expiry: Int64
-                if let lease = job.lease {
-                    if tokens.contains(lease.token) { continue }
-                    if lease.isExpired(wallNow: now, monotonicNow: monotonic, bootID: boot) {
-                        expiry = now
-                    } else {
-                        let remaining = lease.monotonicExpiry - monotonic  // positive: not expired
-                        let byMonotonic = now + Int64(min(remaining / 1_000_000 + 1, UInt64(Int64.max / 4)))
-                        expiry = min(lease.expiresAt, byMonotonic)
-                    }
+                if lease.isExpired(wallNow: now, monotonicNow: monotonic, bootID: boot) {
+                    expiry = now
                 } else {
-                    expiry = now  // running without a lease: reclaimed by the next claim
+                    let remaining = lease.monotonicExpiry - monotonic  // positive: not expired, same boot
+                    let byMonotonic = now + Int64(min(remaining / 1_000_000 + 1, UInt64(Int64.max / 4)))
+                    expiry = min(lease.expiresAt, byMonotonic)
                 }
                 earliest = min(earliest ?? expiry, expiry)
             }
