@@ -155,6 +155,7 @@ final class TrackedFile: StorageFile, @unchecked Sendable {
         // The compaction opens the old file to measure it, then to read the payload: after that
         // second open, another thread closes the queue.
         let closed = DispatchSemaphore(value: 0)
+        let closeReturnedEarly = Locked(false)
         fileSystem.afterReadOnlyOpen.withLock { hook in
             hook = (QueueDirectoryLayout.logFileName(sequence: old), 1, {
                 Thread {
@@ -162,6 +163,12 @@ final class TrackedFile: StorageFile, @unchecked Sendable {
                     closed.signal()
                 }.start()
                 while !queue.engine.lock.withLock({ queue.engine.isClosed }) {}
+                // The compaction is still writing (this hook runs inside it): close must wait for it,
+                // keeping the directory until it has stopped. A close that returned let the directory go.
+                if closed.wait(timeout: .now() + 0.5) == .success {
+                    closeReturnedEarly.withLock { $0 = true }
+                    closed.signal()
+                }
             })
         }
         // Blocking work on a thread of its own, not on Swift's cooperative pool.
@@ -174,6 +181,7 @@ final class TrackedFile: StorageFile, @unchecked Sendable {
         }
         let (compactError, closeError) = outcome.withLock { $0 }
         #expect(closeError == nil, "\(String(describing: closeError))")
+        #expect(!closeReturnedEarly.withLock { $0 }, "close() returned while a compaction was still writing")
         #expect((compactError as? SpoolError)?.code == .closed, "\(String(describing: compactError))")
         let names = try FileManager.default.contentsOfDirectory(atPath: temporary.queue)
         #expect(!names.contains(QueueDirectoryLayout.logFileName(sequence: snapshot)),
