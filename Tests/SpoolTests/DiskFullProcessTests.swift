@@ -6,8 +6,13 @@ import Testing
 /// (`RLIMIT_FSIZE` through `ulimit -f`, with `SIGXFSZ` ignored so that writes
 /// fail with `EFBIG` instead of killing it). Every failure must be a thrown,
 /// typed error; nothing the child printed as acknowledged may be missing.
+///
+/// Not run under the thread sanitizer: its runtime dies of `SIGBUS` in a child under a file-size
+/// limit before any Spool code runs (the child's stderr is `ThreadSanitizer: BUS on unknown address`,
+/// and it acknowledges nothing), so the test would measure the sanitizer, not Spool.
 @Suite(.serialized) struct DiskFullProcessTests {
-    @Test(arguments: [96, 200, 400])
+    @Test(.disabled(if: runsUnderThreadSanitizer, "the sanitizer's runtime dies of SIGBUS under a file-size limit"),
+          arguments: [96, 200, 400])
     func writesPastAFileSizeLimitFailLoudlyAndLoseNothing(limitInSectors: Int) throws {
         let temp = TemporaryDirectory("spool-full")
         defer { temp.cleanup() }

@@ -181,7 +181,7 @@ final class FaultyFile: StorageFile, @unchecked Sendable {
             _ = try? queue.enqueue(NewJob(kind: "k", payload: leaderPayload, id: "in-flight"))
             leaderDone.signal()
         }.start()
-        #expect(entered.wait(timeout: .now() + 30) == .success)
+        #expect(entered.wait(timeout: .now() + hangGuard) == .success)
         // Appended behind the held sync, so still buffered when that sync fails: several, so that
         // an offset counted with the failed group's bytes still falls inside the buffer without them.
         for index in 0..<4 {
@@ -189,7 +189,7 @@ final class FaultyFile: StorageFile, @unchecked Sendable {
             _ = try queue.engine.enqueue(NewJob(kind: "k", payload: payload, id: JobID("pending-\(index)")))
         }
         release.signal()
-        #expect(leaderDone.wait(timeout: .now() + 30) == .success)
+        #expect(leaderDone.wait(timeout: .now() + hangGuard) == .success)
 
         #expect(try queue.payload(of: "safe") == Data())
         do {

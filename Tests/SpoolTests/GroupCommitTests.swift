@@ -79,7 +79,7 @@ import Testing
 
     /// Waits (bounded) until the leader's sync is held.
     private func waitUntilHeld(_ setup: Setup) throws {
-        if setup.entered.wait(timeout: .now() + 30) == .timedOut {
+        if setup.entered.wait(timeout: .now() + hangGuard) == .timedOut {
             setup.release.signal()
             throw SpoolError(.ioFailure, "the leader's sync was not held")
         }
@@ -87,7 +87,7 @@ import Testing
 
     /// Waits (bounded) until `count` callers wait behind the held sync; the writer signals each one.
     private func waitForWaiters(_ count: Int, on queue: JobQueue) {
-        #expect(queue.engine.writer.waitForWaiters(count, until: .now() + 30), "\(count) callers never waited")
+        #expect(queue.engine.writer.waitForWaiters(count, until: .now() + hangGuard), "\(count) callers never waited")
     }
 
     @Test(arguments: Callers.allCases)
@@ -109,8 +109,8 @@ import Testing
         setup.release.signal()
 
         // The second sync (the followers') is held now: the leader has returned all the same.
-        #expect(secondEntered.wait(timeout: .now() + 30) == .success)
-        let leaderReturnedDuringIt = leader.returned(within: 30)
+        #expect(secondEntered.wait(timeout: .now() + hangGuard) == .success)
+        let leaderReturnedDuringIt = leader.returned(within: hangGuard)
         let followersReturnedDuringIt = followers.returned(within: 0.05)
         secondRelease.signal()
         #expect(leaderReturnedDuringIt, "the leader waited for a sync that does not cover its record")
@@ -202,7 +202,7 @@ import Testing
         executor.queue.async { busy.wait() }
         setup.release.signal()
 
-        let othersReturnedWhileBusy = others.returned(within: 30)
+        let othersReturnedWhileBusy = others.returned(within: hangGuard)
         busy.signal()
         #expect(othersReturnedWhileBusy, "callers whose records are durable waited for another caller's executor")
         #expect(leader() == [nil])
@@ -228,7 +228,7 @@ import Testing
         let (leader, followers) = try startLeaderAndFollowers(
             setup, callers, secondSync: .holdSync(entered: secondEntered, release: secondRelease))
         setup.release.signal()
-        #expect(secondEntered.wait(timeout: .now() + 30) == .success)
+        #expect(secondEntered.wait(timeout: .now() + hangGuard) == .success)
         #expect(leader() == [nil])
 
         // The flusher holds the writer's file in its sync: the close (or the retiring writer) must wait for it.
@@ -250,7 +250,7 @@ import Testing
         let endedDuringTheSync = endedGroup.wait(timeout: .now() + 0.05) == .success
         secondRelease.signal()
         #expect(!endedDuringTheSync, "\(during) returned while the flusher's sync was under way")
-        #expect(endedGroup.wait(timeout: .now() + 30) == .success)
+        #expect(endedGroup.wait(timeout: .now() + hangGuard) == .success)
         let error = ended.withLock { $0 }
         #expect(error.map { $0 == nil } == true, "\(String(describing: error))")
         let outcomes = followers()

@@ -85,7 +85,7 @@ import Testing
         fileSystem.inject(.holdSync(entered: entered, release: release))
         let (ids, lsn) = try queue.engine.enqueue(contentsOf: batch("b", bytes: 300_000))
         // No one waits for it yet, and its sync has started: the flusher took it when it was appended.
-        #expect(entered.wait(timeout: .now() + 30) == .success, "the record's sync did not start before a wait")
+        #expect(entered.wait(timeout: .now() + hangGuard) == .success, "the record's sync did not start before a wait")
         release.signal()
         try queue.engine.waitUntilDurable(lsn)
         let after = queue.engine.writer.currentStatistics

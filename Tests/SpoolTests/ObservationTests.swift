@@ -96,22 +96,22 @@ import Testing
             observedOne.signal()
         }
         defer { observer.cancel() }
-        guard subscribed.wait(timeout: .now() + 30) == .success else { return outcome }
+        guard subscribed.wait(timeout: .now() + hangGuard) == .success else { return outcome }
         let entered = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), enqueued = DispatchSemaphore(value: 0)
         fileSystem.inject(.holdSync(entered: entered, release: release))
         Thread { _ = try? queue.enqueue(NewJob(kind: "k", id: "x")); enqueued.signal() }.start()
-        guard entered.wait(timeout: .now() + 30) == .success else { release.signal(); return outcome }
+        guard entered.wait(timeout: .now() + hangGuard) == .success else { release.signal(); return outcome }
         outcome.syncWasHeld = true
         // The record is appended and applied, its sync held. Either the observer returns (it saw a
         // state not yet durable) or it waits behind the sync for the record to be durable.
-        let deadline = DispatchTime.now() + 30
+        let deadline = DispatchTime.now() + hangGuard
         while DispatchTime.now() < deadline {
             if observedOne.wait(timeout: .now() + 0.01) == .success { outcome.sawItEarly = true; break }
             if queue.engine.writer.waitForWaiters(1, until: .now() + 0.01) { break }
         }
         release.signal()
-        _ = enqueued.wait(timeout: .now() + 30)
-        if !outcome.sawItEarly { _ = observedOne.wait(timeout: .now() + 30) }
+        _ = enqueued.wait(timeout: .now() + hangGuard)
+        if !outcome.sawItEarly { _ = observedOne.wait(timeout: .now() + hangGuard) }
         outcome.observed = observed.withLock { $0 }
         outcome.expected = try queue.job("x")
         return outcome

@@ -113,3 +113,12 @@ func expectError<T>(_ code: SpoolError.Code, _ comment: Comment? = nil,
         Issue.record("expected \(code), got \(error)", sourceLocation: sourceLocation)
     }
 }
+
+/// How long, in seconds, a test waits for an event that must happen (a held sync entered, callers
+/// queued behind it) before it gives up and fails: a guard against a hang, never a measurement. It is
+/// generous because the same tests run under the thread sanitizer, many times slower, beside other
+/// suites on two cores; a correct run never comes near it.
+let hangGuard: Double = 600
+
+/// Whether this test process runs under the thread sanitizer (its runtime exports `__tsan_init`).
+let runsUnderThreadSanitizer: Bool = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_init") != nil
