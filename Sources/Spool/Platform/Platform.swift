@@ -155,8 +155,7 @@ enum Platform {
         guard sysctlbyname("kern.bootsessionuuid", &buffer, &size, nil, 0) == 0 else {
             return fallbackBootIdentifier()
         }
-        // The string sysctl's bytes up to its NUL (`size` counts the NUL; the prefix guards
-        // against a value without one).
+        // The bytes the call returned (`size` of them), up to the NUL that ends a string sysctl.
         return String(decoding: buffer.prefix(min(size, buffer.count)).prefix { $0 != 0 }, as: UTF8.self)
         #else
         let fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC)
