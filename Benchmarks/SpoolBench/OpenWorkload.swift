@@ -110,14 +110,10 @@ struct OpenMeasurement: Codable {
 
 /// The process's resident memory.
 enum Memory {
-    /// Resident bytes, from `/proc/self/statm` (its second field, in pages).
+    /// Resident bytes: Mach `task_info` on Apple platforms, `/proc/self/statm` (its second
+    /// field, in pages) on Linux.
     static func residentBytes() -> Int {
-        #if os(Linux)
-        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
-        let fields = text.split(separator: " ")
-        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
-        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
-        #else
+        #if canImport(Darwin)
         var info = mach_task_basic_info()
         var count = mach_msg_type_number_t(MemoryLayout<mach_task_basic_info>.size / MemoryLayout<natural_t>.size)
         let result = withUnsafeMutablePointer(to: &info) {
@@ -126,13 +122,18 @@ enum Memory {
             }
         }
         return result == KERN_SUCCESS ? Int(info.resident_size) : 0
+        #else
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
         #endif
     }
 
     /// Returns freed heap memory to the system (glibc's `malloc_trim`, looked up
     /// at run time), so that resident memory counts live objects.
     static func release() {
-        #if os(Linux)
+        #if !canImport(Darwin)
         typealias Trim = @convention(c) (Int) -> Int32
         if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") {
             _ = unsafeBitCast(symbol, to: Trim.self)(0)

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
+// Darwin first: the Darwin type-check (.ci/typecheck-darwin) sees Glibc too.
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
-#elseif canImport(Darwin)
-import Darwin
 #endif
 
 // The `spool` command: parse the arguments, run the command, exit with its status.

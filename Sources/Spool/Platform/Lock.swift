@@ -14,7 +14,8 @@ final class Lock: @unchecked Sendable {
         var attributes = pthread_mutexattr_t()
         pthread_mutexattr_init(&attributes)
         defer { pthread_mutexattr_destroy(&attributes) }
-        #if canImport(Glibc)
+        // `!canImport(Darwin)`: the Darwin type-check (.ci/typecheck-darwin) sees Glibc too.
+        #if canImport(Glibc) && !canImport(Darwin)
         // Spins a little before sleeping when the holder is running: the engine's critical sections
         // are a few µs, far shorter than a futex sleep and wake-up, and many callers woken by one
         // group commit contend at once (a plain mutex turns that into a convoy of wake-ups).

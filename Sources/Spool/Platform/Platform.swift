@@ -151,11 +151,12 @@ enum Platform {
         guard sysctlbyname("kern.bootsessionuuid", nil, &size, nil, 0) == 0, size > 0 else {
             return fallbackBootIdentifier()
         }
-        var buffer = [CChar](repeating: 0, count: size)
+        var buffer = [UInt8](repeating: 0, count: size)
         guard sysctlbyname("kern.bootsessionuuid", &buffer, &size, nil, 0) == 0 else {
             return fallbackBootIdentifier()
         }
-        return String(cString: buffer)
+        // The bytes the call returned (`size` of them), up to the NUL that ends a string sysctl.
+        return String(decoding: buffer.prefix(min(size, buffer.count)).prefix { $0 != 0 }, as: UTF8.self)
         #else
         let fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return fallbackBootIdentifier() }
