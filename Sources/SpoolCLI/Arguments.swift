@@ -27,12 +27,20 @@ struct ParsedArguments: Sendable {
     /// `--help` wins over every other mistake, so that `spool claim --bogus --help`
     /// still prints help. After `--`, everything is positional.
     ///
+    /// - Parameter invalidUTF8: The indexes in `arguments` of those whose bytes were not valid
+    ///   UTF-8 (they arrive repaired, with U+FFFD): a value or positional argument among them is
+    ///   refused, since using it would store or open something other than what was given.
     /// - Throws: ``CommandFailure/usage(_:)`` for an unknown or repeated option,
-    ///   a missing value, or the wrong number of positional arguments.
-    static func parse(_ arguments: [String], spec: ArgumentSpec) throws(CommandFailure) -> ParsedArguments {
+    ///   a missing value, an argument that is not valid UTF-8 or is empty, or the wrong number
+    ///   of positional arguments.
+    static func parse(_ arguments: [String], invalidUTF8: Set<Int> = [],
+                      spec: ArgumentSpec) throws(CommandFailure) -> ParsedArguments {
         var parsed = ParsedArguments()
         var firstError: String?
         func note(_ message: String) { if firstError == nil { firstError = message } }
+        func positionalName(_ position: Int) -> String {
+            position < spec.positionals.count ? spec.positionals[position] : "argument \(position + 1)"
+        }
 
         var index = 0
         var optionsEnded = false
@@ -40,6 +48,9 @@ struct ParsedArguments: Sendable {
             let argument = arguments[index]
             index += 1
             if optionsEnded || !argument.hasPrefix("-") || argument == "-" {
+                let name = positionalName(parsed.positionals.count)
+                if invalidUTF8.contains(index - 1) { note("\(name) is not valid UTF-8") }
+                if argument.isEmpty { note("\(name) is empty") }
                 parsed.positionals.append(argument)
                 continue
             }
@@ -61,9 +72,11 @@ struct ParsedArguments: Sendable {
                 let value: String
                 if let inlineValue {
                     value = inlineValue
+                    if invalidUTF8.contains(index - 1) { note(Self.notUTF8(name)) }
                 } else if index < arguments.count {
                     // The next argument is the value even when it starts with a dash (`--payload -1`).
                     value = arguments[index]
+                    if invalidUTF8.contains(index) { note(Self.notUTF8(name)) }
                     index += 1
                 } else {
                     note("--\(name) needs a value")
@@ -88,6 +101,12 @@ struct ParsedArguments: Sendable {
         return parsed
     }
 
+    /// Why the value of option `name` is refused when its bytes are not valid UTF-8.
+    private static func notUTF8(_ name: String) -> String {
+        "the value of --\(name) is not valid UTF-8 (it would be stored changed)"
+            + (name == "payload" ? "; give exact bytes with --payload-file PATH, or - for standard input" : "")
+    }
+
     /// The positional argument at `index`, or `nil` when an optional one was left out.
     func positional(_ index: Int) -> String? {
         index < positionals.count ? positionals[index] : nil
@@ -105,10 +124,18 @@ struct ParsedArguments: Sendable {
         return value
     }
 
-    /// The value of option `name` as a whole number, or `nil` when it was not given.
-    func integer(_ name: String) throws(CommandFailure) -> Int? {
+    /// The value of option `name` as a whole number in `range`, or `nil` when it was not given.
+    ///
+    /// A whole number outside `range` (even one too large for `Int`) is refused with the range
+    /// named; text that is not a whole number at all is refused as such.
+    func integer(_ name: String, in range: ClosedRange<Int>) throws(CommandFailure) -> Int? {
         guard let text = values[name] else { return nil }
-        guard let number = Int(text) else { throw .usage("--\(name) must be a whole number, not '\(text)'") }
+        let digits = text.first == "-" || text.first == "+" ? text.dropFirst() : Substring(text)
+        let whole = !digits.isEmpty && digits.unicodeScalars.allSatisfy { ("0"..."9").contains($0) }
+        guard whole else { throw .usage("--\(name) must be a whole number, not '\(text)'") }
+        guard let number = Int(text), range.contains(number) else {
+            throw .usage("--\(name) must be from \(range.lowerBound) to \(range.upperBound), not \(text)")
+        }
         return number
     }
 

@@ -38,16 +38,34 @@ enum SpoolCommandLine {
         DemoCommand.command, ExerciseCommand.command,
     ]
 
-    /// Runs `spool` with `arguments` (without the program name) and returns the exit status.
-    static func run(_ arguments: [String], console: Console) -> Int32 {
+    /// Runs `spool` with the bytes of its arguments (without the program name) and returns the exit
+    /// status. An argument that is not valid UTF-8 reaches the command repaired, with its index
+    /// noted, so that the command refuses it (see ``ParsedArguments/parse(_:invalidUTF8:spec:)``).
+    static func run(rawArguments: [[UInt8]], console: Console) -> Int32 {
+        var invalidUTF8 = Set<Int>()
+        let arguments = rawArguments.enumerated().map { index, bytes in
+            if let text = JobPresentation.utf8Text(Data(bytes)) { return text }
+            invalidUTF8.insert(index)
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        return run(arguments, invalidUTF8: invalidUTF8, console: console)
+    }
+
+    /// Runs `spool` with `arguments` (without the program name) and returns the exit status;
+    /// `invalidUTF8` holds the indexes of those that were not valid UTF-8.
+    static func run(_ arguments: [String], invalidUTF8: Set<Int> = [], console: Console) -> Int32 {
         guard let first = arguments.first else {
             console.writeErr(Usage.text)
             return ExitStatus.usage
         }
+        if first == "--version" {
+            console.writeOut(VersionText.text)
+            return ExitStatus.success
+        }
         if first == "--help" || first == "-h" || first == "help" {
             if first == "help", arguments.count > 1 {
                 guard let command = commands.first(where: { $0.name == arguments[1] }) else {
-                    console.err("spool help: unknown command '\(arguments[1])'")
+                    console.err("spool help: unknown command '\(arguments[1])'".escapingControlCharacters)
                     console.err("Run 'spool --help' for the list of commands.")
                     return ExitStatus.usage
                 }
@@ -58,12 +76,13 @@ enum SpoolCommandLine {
             return ExitStatus.success
         }
         guard let command = commands.first(where: { $0.name == first }) else {
-            console.err("spool: unknown command '\(first)'")
+            console.err("spool: unknown command '\(first)'".escapingControlCharacters)
             console.err("Run 'spool --help' for the list of commands.")
             return ExitStatus.usage
         }
         do {
-            let parsed = try ParsedArguments.parse(Array(arguments.dropFirst()), spec: command.spec)
+            let parsed = try ParsedArguments.parse(Array(arguments.dropFirst()),
+                                                   invalidUTF8: Set(invalidUTF8.map { $0 - 1 }), spec: command.spec)
             if parsed.wantsHelp {
                 console.out(command.usage)
                 return ExitStatus.success
@@ -72,22 +91,22 @@ enum SpoolCommandLine {
         } catch let failure as CommandFailure {
             switch failure {
             case .usage(let message):
-                console.err("spool \(command.name): \(message)")
+                console.err("spool \(command.name): \(message)".escapingControlCharacters)
                 console.err(command.synopsis(after: "usage: spool "))
                 console.err("Run 'spool \(command.name) --help' for more.")
                 return ExitStatus.usage
             case .operational(let message):
-                console.err("spool \(command.name): \(message)")
+                console.err("spool \(command.name): \(message)".escapingControlCharacters)
                 return ExitStatus.failure
             case .nothingReady(let message):
-                console.err("spool \(command.name): \(message)")
+                console.err("spool \(command.name): \(message)".escapingControlCharacters)
                 return ExitStatus.nothingReady
             }
         } catch let error as SpoolError {
-            console.err("spool \(command.name): \(error)")
+            console.err("spool \(command.name): \(error)".escapingControlCharacters)
             return ExitStatus.failure
         } catch {
-            console.err("spool \(command.name): \(error.localizedDescription)")
+            console.err("spool \(command.name): \(error.localizedDescription)".escapingControlCharacters)
             return ExitStatus.failure
         }
     }

@@ -8,7 +8,8 @@ enum FormatVersionsText {
             counts.keys.sorted().map { "\($0) (\(counts[$0]!) \(unit)\(counts[$0]! == 1 ? "" : "s"))" }.joined(separator: ", ")
         }
         let readable = VerificationSummary.readableFileVersions
-        return "format: file version " + list(summary.fileVersions, "file")
+        // No file version when no log file has a complete header yet (an empty first file).
+        return "format: file version " + (summary.fileVersions.isEmpty ? "none" : list(summary.fileVersions, "file"))
             + "; record bodies " + (summary.bodyVersions.isEmpty ? "none" : list(summary.bodyVersions, "record"))
             + "; this build reads files \(readable.lowerBound)-\(readable.upperBound), bodies "
             + VerificationSummary.readableBodyVersions.map(String.init).joined(separator: ", ")

@@ -64,6 +64,24 @@ enum Formatting {
 }
 
 extension String {
+    /// The string for a line of text meant for people: each control character (below U+0020,
+    /// U+007F to U+009F, U+2028, U+2029) escaped as JSON escapes it (`\n`, `\t`, `\u001b`), so that
+    /// an id, kind or message can neither split the line nor send the terminal a command.
+    /// Everything else, backslashes included, is unchanged; `--json` output gives the exact text.
+    var escapingControlCharacters: String {
+        func escape(_ scalar: Unicode.Scalar) -> String? {
+            if let json = JSONValue.controlEscape(scalar) { return json }
+            guard (0x7F...0x9F).contains(scalar.value) else { return nil }
+            return "\\u00" + String(scalar.value, radix: 16)
+        }
+        guard unicodeScalars.contains(where: { escape($0) != nil }) else { return self }
+        var text = ""
+        for scalar in unicodeScalars {
+            if let escaped = escape(scalar) { text += escaped } else { text.unicodeScalars.append(scalar) }
+        }
+        return text
+    }
+
     /// The string without spaces at its end.
     func trimmingTrailingSpaces() -> String {
         var copy = self

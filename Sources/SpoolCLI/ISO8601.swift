@@ -6,11 +6,13 @@ import Foundation
 enum ISO8601 {
     private static let millisecondsPerDay: Int64 = 86_400_000
 
-    /// `date` to the nearest millisecond.
+    /// `date` to the nearest millisecond. A date beyond the range of 64-bit milliseconds (a stored
+    /// time is such a count, so a queue holds none beyond it but for rounding: `Date` keeps a
+    /// `Double`) is shown clamped to the range's end, a year with a sign and nine digits.
     static func string(from date: Date) -> String {
         let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
-        guard let exact = Int64(exactly: milliseconds) else { return "invalid-date" }
-        return string(millisecondsSince1970: exact)
+        if let exact = Int64(exactly: milliseconds) { return string(millisecondsSince1970: exact) }
+        return string(millisecondsSince1970: milliseconds > 0 ? .max : .min)
     }
 
     /// The instant `milliseconds` after 1970-01-01T00:00:00Z (before it, when negative).

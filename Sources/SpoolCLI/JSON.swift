@@ -71,23 +71,28 @@ indirect enum JSONValue: Sendable, Equatable {
             switch scalar {
             case "\"": text += "\\\""
             case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case "\u{08}": text += "\\b"
-            case "\u{0C}": text += "\\f"
-            case "\u{2028}", "\u{2029}":
-                text += "\\u" + String(scalar.value, radix: 16)
             default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    text.unicodeScalars.append(scalar)
-                }
+                if let escape = controlEscape(scalar) { text += escape } else { text.unicodeScalars.append(scalar) }
             }
         }
         text += "\""
+    }
+
+    /// The JSON escape of a control character (below U+0020) or of U+2028 or U+2029:
+    /// `\n`, `\r`, `\t`, `\b`, `\f`, otherwise `\u` and four hex digits; `nil` for any other scalar.
+    static func controlEscape(_ scalar: Unicode.Scalar) -> String? {
+        switch scalar {
+        case "\n": return "\\n"
+        case "\r": return "\\r"
+        case "\t": return "\\t"
+        case "\u{08}": return "\\b"
+        case "\u{0C}": return "\\f"
+        case "\u{2028}", "\u{2029}": return "\\u" + String(scalar.value, radix: 16)
+        default:
+            guard scalar.value < 0x20 else { return nil }
+            let hex = String(scalar.value, radix: 16)
+            return "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        }
     }
 
     /// Whether two values are the same, object keys compared in order.

@@ -69,7 +69,7 @@ enum JobPresentation {
         if constraints.requiresCharging { needs.append("charging") }
         if constraints.requiresDeviceIdle { needs.append("device idle") }
         if constraints.requiresBatteryNotLow { needs.append("battery not low") }
-        needs += constraints.requiredConditions.sorted().map { "condition \($0)" }
+        needs += constraints.requiredConditions.sorted().map { "condition \($0.escapingControlCharacters)" }
         return needs.isEmpty ? nil : needs.joined(separator: ", ")
     }
 
@@ -109,8 +109,12 @@ enum JobPresentation {
         }
     }
 
-    /// One line saying where a job stands after a command changed it.
+    /// One line saying where a job stands after a command changed it (control characters escaped).
     static func summary(_ job: Job, now: Date) -> String {
+        line(job, now: now).escapingControlCharacters
+    }
+
+    private static func line(_ job: Job, now: Date) -> String {
         let attempts = "attempt \(job.attempts) of \(job.maxAttempts)"
         switch job.state {
         case .enqueued:
@@ -132,8 +136,8 @@ enum JobPresentation {
     /// Every field of a job, one per line, for `show`.
     static func details(_ job: Job, payload: Data, now: Date) -> [String] {
         var rows: [(String, String)] = [
-            ("id", job.id.rawValue),
-            ("kind", job.kind),
+            ("id", job.id.rawValue.escapingControlCharacters),
+            ("kind", job.kind.escapingControlCharacters),
             ("state", job.state.rawValue + (job.isPermanentlyFailed ? " (permanently; spool retry to run it again)" : "")),
             ("attempts", "\(job.attempts) of \(job.maxAttempts)"),
             ("priority", String(job.priority)),
@@ -145,13 +149,13 @@ enum JobPresentation {
         if let finished = job.finishedAt { rows.append(("finished", Formatting.instant(finished, relativeTo: now))) }
         if let needs = words(job.constraints) { rows.append(("requires", needs)) }
         if !job.blockingPrerequisites.isEmpty {
-            rows.append(("blocked by", job.blockingPrerequisites.map(\.rawValue).joined(separator: ", ")))
+            rows.append(("blocked by", job.blockingPrerequisites.map(\.rawValue.escapingControlCharacters).joined(separator: ", ")))
         }
         if let periodic = job.periodic {
             let flex = periodic.flex > 0 ? " (flex \(Formatting.duration(periodic.flex)))" : ""
             rows.append(("repeats", "every \(Formatting.duration(periodic.interval))\(flex), occurrence \(job.occurrence)"))
         }
-        rows.append(("unique key", job.uniqueKey ?? "-"))
+        rows.append(("unique key", job.uniqueKey?.escapingControlCharacters ?? "-"))
         rows.append(("last error", job.lastError ?? "-"))
         let size = "\(payload.count) byte" + (payload.count == 1 ? "" : "s")
         if payload.isEmpty {
@@ -164,9 +168,11 @@ enum JobPresentation {
         let width = rows.map(\.0.count).max() ?? 0
         let indent = String(repeating: " ", count: width + 2)
         return rows.map { label, value in
-            // Later lines of a multi-line value (an error with a stack trace) stay in the value column.
+            // Later lines of a multi-line value (an error with a stack trace) stay in the value column;
+            // other control characters are escaped.
             label + String(repeating: " ", count: width - label.count) + "  "
-                + value.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n" + indent)
+                + value.split(separator: "\n", omittingEmptySubsequences: false)
+                    .map { String($0).escapingControlCharacters }.joined(separator: "\n" + indent)
         }
     }
 }

@@ -11,8 +11,10 @@ enum Usage {
 
     Only enqueue creates DIR; the other commands fail when it holds no queue. One
     process at a time has a queue open; a command waits up to 5 s for another to finish.
-    Times are ISO 8601 in UTC with milliseconds. STATE is one of enqueued, running,
-    succeeded, failed, cancelled.
+    Times are ISO 8601 in UTC with milliseconds (a year outside 0000-9999 with a sign and
+    at least six digits). STATE is one of enqueued, running, succeeded, failed, cancelled.
+    Arguments must be valid UTF-8 (exit 2 otherwise). Text output shows control characters
+    in ids, kinds, keys and messages escaped as JSON does (\\n, \\u001b); --json is exact.
 
     Exit status: 0 done; 1 operational error (the message on stderr names the code,
     path, offset and errno); 2 usage error; 3 claim found no job ready.
@@ -28,6 +30,8 @@ enum Usage {
             lines.append(command.synopsis(after: "  spool "))
             lines.append("        " + command.summary)
         }
+        lines.append("  spool --version")
+        lines.append("        Print the library version and the format versions this build writes and reads.")
         lines.append("")
         lines.append(notes)
         return lines.joined(separator: "\n") + "\n"

@@ -20,6 +20,8 @@ struct QueueDirectory {
     /// Checks that `path` is a queue (or may become one) without changing anything.
     /// - Returns: `true` when the directory holds log files.
     func checkIsQueue(mayCreate: Bool) throws -> Bool {
+        // An empty path names no directory: every call on it would fail with a bare ENOENT.
+        guard !path.isEmpty else { throw SpoolError.invalidArgument("the queue directory path is empty") }
         switch try fileSystem.entryKind(at: path) {
         case nil:
             guard mayCreate else { throw SpoolError(.queueNotFound, "no queue directory", path: path) }
@@ -163,7 +165,16 @@ struct QueueDirectory {
         for component in path.split(separator: "/") {
             let current = (parent == "/" ? "" : parent) + "/" + component
             if try fileSystem.entryKind(at: current) == nil {
-                try fileSystem.createDirectory(at: current)
+                do {
+                    try fileSystem.createDirectory(at: current)
+                } catch let error as SpoolError where error.errno == EEXIST {
+                    // Another process creating the same queue made it between the check and the
+                    // `mkdir`: a directory (or a link to one) is what was wanted. Its creator may not
+                    // have synced the parent yet, so it is synced here too before anything goes in.
+                    guard try fileSystem.entryKind(at: current).map({ $0 == .directory || $0 == .symbolicLink }) == true else {
+                        throw error
+                    }
+                }
                 try fileSystem.syncDirectory(at: parent)
             }
             parent = current

@@ -78,11 +78,11 @@ extension QueueEngine {
         guard request.payload.count <= configuration.maximumPayloadSize else {
             throw SpoolError.invalidArgument("the payload of \(request.payload.count) bytes is over the limit of \(configuration.maximumPayloadSize)")
         }
-        guard request.delay >= 0, request.delay.isFinite, request.delay < 1e11 else {
-            throw SpoolError.invalidArgument("the delay must be a finite number of seconds, not negative")
+        guard request.delay >= 0, request.delay < JobLimits.maxDelay else {
+            throw SpoolError.invalidArgument("the delay must be at least 0 s and under \(Int64(JobLimits.maxDelay)) s, not \(request.delay)")
         }
-        guard let priority = Int32(exactly: request.priority) else {
-            throw SpoolError.invalidArgument("priority must fit in 32 bits")
+        guard JobLimits.priorities.contains(request.priority), let priority = Int32(exactly: request.priority) else {
+            throw SpoolError.invalidArgument("priority must be from \(JobLimits.priorities.lowerBound) to \(JobLimits.priorities.upperBound), not \(request.priority)")
         }
         let maxAttempts = request.maxAttempts ?? configuration.retryPolicy.maxAttempts
         guard (1...JobLimits.maxAttempts).contains(maxAttempts) else {

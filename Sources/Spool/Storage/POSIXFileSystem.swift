@@ -98,7 +98,15 @@ struct POSIXFileSystem: FileSystem {
         let lockPath = path + "/" + QueueDirectoryLayout.lockFileName
         try ProcessDirectoryLocks.acquire(key, exclusive: exclusive, path: path) {
             let fd = retryingOnInterrupt { open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600) }
-            guard fd >= 0 else { throw SpoolError.system("open lock file", errno: errno, path: lockPath) }
+            guard fd >= 0 else {
+                let code = errno
+                if code == ELOOP {
+                    // O_NOFOLLOW refuses a link: say so, rather than "too many levels of symbolic links".
+                    throw SpoolError(.notAQueue, "LOCK is a symbolic link (symbolic links in a queue directory are not followed)",
+                                     path: lockPath, errno: code, operation: "open lock file")
+                }
+                throw SpoolError.system("open lock file", errno: code, path: lockPath)
+            }
             var request = Platform.wholeFileLock(exclusive: exclusive)
             if retryingOnInterrupt({ fcntl(fd, F_SETLK, &request) }) != 0 {
                 let code = errno

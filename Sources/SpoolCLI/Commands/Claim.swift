@@ -10,7 +10,8 @@ enum ClaimCommand {
         summary: "Lease the best ready job; print {\"id\",\"token\",\"attempt\",\"job\"} as JSON. Exit 3 when none is ready.",
         help: """
           --kind KIND          only claim a job of this kind
-          --lease SECONDS      how long the lease lasts (default 300)
+          --lease SECONDS      how long the lease lasts (default 300; at least \(JobLimits.minLeaseDuration),
+                               under \(Int64(JobLimits.maxLeaseDuration)))
 
         The best ready job is the one with the highest priority, then the earliest due,
         then the earliest enqueued. The attempt is counted, durably, before the lease is

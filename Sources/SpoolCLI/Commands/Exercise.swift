@@ -14,8 +14,8 @@ enum ExerciseCommand {
         summary: "Run a concurrent workload printing each acknowledged change (for crash tests).",
         help: """
           --seed N             seed of the workload's random choices (default 1)
-          --threads N          concurrent workers (default 4)
-          --operations N       stop after this many operations per worker (default: run until killed)
+          --threads N          concurrent workers (default 4; 1 to \(maximumThreads))
+          --operations N       stop after this many operations per worker, at least 1 (default: run until killed)
 
         Each line is printed only after the change is durable, so after a kill -9
         every printed line must be reflected when the queue is reopened.
@@ -23,15 +23,18 @@ enum ExerciseCommand {
         spec: ArgumentSpec(positionals: ["DIR"], valueOptions: ["seed", "threads", "operations"]),
         run: run)
 
+    /// The most workers `--threads` may ask for.
+    static let maximumThreads = 256
+
     private static func run(_ arguments: ParsedArguments, _ console: Console) throws -> Int32 {
         let seed = try UInt64(arguments.values["seed"] ?? "1").orUsage("--seed takes a whole number")
-        let threads = try Int(arguments.values["threads"] ?? "4").orUsage("--threads takes a whole number")
-        let operations = try Int(arguments.values["operations"] ?? "\(Int.max)").orUsage("--operations takes a whole number")
+        let threads = try arguments.integer("threads", in: 1...maximumThreads) ?? 4
+        let operations = try arguments.integer("operations", in: 1...Int.max) ?? Int.max
         let queue = try QueueAccess.waitingForLock {
             try JobQueue(directory: arguments.positionals[0], configuration: Configuration())
         }
         let shared = Workload(queue: queue)
-        DispatchQueue.concurrentPerform(iterations: max(1, threads)) { worker in
+        DispatchQueue.concurrentPerform(iterations: threads) { worker in
             shared.run(seed: seed &* 1000 &+ UInt64(worker), operations: operations)
         }
         try queue.close()

@@ -45,8 +45,9 @@ enum ListCommand {
     static func table(_ jobs: [Job], now: Date, state: JobState?) -> [String] {
         guard !jobs.isEmpty else { return [state.map { "no \($0.rawValue) jobs" } ?? "no jobs"] }
         let rows = jobs.map { job in
-            [job.id.rawValue, job.kind, job.state.rawValue, "\(job.attempts)/\(job.maxAttempts)",
-             JobPresentation.schedule(job, now: now), job.lastError.map { Formatting.brief($0, limit: 60) } ?? "-"]
+            [job.id.rawValue.escapingControlCharacters, job.kind.escapingControlCharacters, job.state.rawValue,
+             "\(job.attempts)/\(job.maxAttempts)", JobPresentation.schedule(job, now: now),
+             job.lastError.map { Formatting.brief($0, limit: 60).escapingControlCharacters } ?? "-"]
         }
         let header = ["ID", "KIND", "STATE", "ATTEMPTS", "DUE", "LAST ERROR"]
         return Formatting.table(header: header, rows: rows) + [Formatting.countsLine(jobs)]

@@ -28,7 +28,7 @@ enum VerifyCommand {
         let jobs = JobState.allCases.compactMap { state in summary.jobsByState[state].map { "\($0) \(state.rawValue)" } }
         let total = summary.jobsByState.values.reduce(0, +)
         let jobText = "\(total) job" + (total == 1 ? "" : "s") + (jobs.isEmpty ? "" : " (" + jobs.joined(separator: ", ") + ")")
-        console.out("ok: \(directory): \(files), \(records) sound, last LSN \(summary.lastLSN); \(jobText)")
+        console.out("ok: \(directory.escapingControlCharacters): \(files), \(records) sound, last LSN \(summary.lastLSN); \(jobText)")
         console.out(FormatVersionsText.found(summary))
         console.out("applied job migration: \(summary.appliedMigration)")
         if summary.abandonedMigrations > 0 {
