@@ -8,7 +8,7 @@ import Testing
     /// The example's bytes: a file header and one enqueue record.
     static func exampleBytes() -> [UInt8] {
         let instanceID = Array(UInt8(0)..<16)
-        var bytes = FileHeader(instanceID: instanceID, sequence: 1).encoded()
+        var bytes = FileHeader(instanceID: instanceID, sequence: 1, firstLSN: 1).encoded()
         let body = TransactionCodec.encode([.enqueue(NewEnqueue(
             id: "job-1", kind: "upload", payload: Data("hello".utf8), priority: 0,
             createdAt: 1_800_000_000_000, runAt: 1_800_000_000_000, maxAttempts: 5, uniqueKey: nil))])
@@ -42,12 +42,23 @@ import Testing
         let documented = lines[(start + 1)..<end].filter { $0.first?.isHexDigit == true }
         #expect(documented == expected, "FORMAT.md's example differs; this build writes:\n\(expectedText)")
 
+        // The version 1 header of the same file, which this build reads (and no longer writes).
+        let version1 = Self.hexDump(FileHeader(version: 1, instanceID: Array(UInt8(0)..<16), sequence: 1, firstLSN: nil).encoded())
+        guard let v1Start = lines.firstIndex(of: "<!-- header-v1-hex-begin -->"),
+              let v1End = lines.firstIndex(of: "<!-- header-v1-hex-end -->") else {
+            Issue.record("FORMAT.md has no version 1 header markers; expected:\n\(version1.joined(separator: "\n"))")
+            return
+        }
+        #expect(lines[(v1Start + 1)..<v1End].filter { $0.first?.isHexDigit == true } == version1)
+        // And the version 2 header's dump in *File header* is the example's first 48 bytes.
+        #expect(expected.prefix(3).allSatisfy { row in lines.contains { $0.hasPrefix(row + " ") } })
+
         // The example decodes back to what it says.
         let bytes = Self.exampleBytes()
         let header = try bytes.withUnsafeBytes { try FileHeader.decode($0).get() }
-        #expect(header.sequence == 1 && header.version == 1)
+        #expect(header.sequence == 1 && header.version == 2 && header.firstLSN == 1)
         let found = try bytes.withUnsafeBytes {
-            try RecordFrame.parse($0, at: 40, seed: RecordFrame.checksumSeed(instanceID: header.instanceID)).get()
+            try RecordFrame.parse($0, at: header.size, seed: RecordFrame.checksumSeed(instanceID: header.instanceID)).get()
         }
         #expect(found.header.lsn == 1 && found.end == bytes.count)
     }

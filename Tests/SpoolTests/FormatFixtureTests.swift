@@ -31,6 +31,35 @@ import Testing
         #expect(names.contains("format-1"))
         #expect(names.contains("format-1-migrations"))
         #expect(names.contains("format-1-options"))
+        #expect(names.contains("format-2"))
+    }
+
+    /// The fixture of file format version 2 pins its header: every file is of version 2, and names the LSN of its
+    /// first record (1 in the snapshot; after it, the LSN after the last record before), which replay checks.
+    @Test func theFormatTwoFixturePinsTheFirstLSNOfEveryFile() throws {
+        let temporary = TemporaryDirectory("fixture")
+        defer { temporary.cleanup() }
+        let copy = try copyOfFixture("format-2", into: temporary)
+        let (_, replay) = try contentsOfLog(copy)
+        let files = try LogReplay.logFiles(in: copy, fileSystem: POSIXFileSystem())
+        #expect(replay.fileVersions == [2: files.count] && files.count >= 3)
+        let records = try LogInspector.records(directory: copy)
+        let snapshot = try #require(replay.snapshotSequence)
+        var next: UInt64 = 1
+        for file in files where file.sequence >= snapshot {
+            let bytes = try readFile(file.path)
+            let header = try bytes.withUnsafeBytes { try FileHeader.decode($0).get() }
+            #expect(header.version == 2 && header.size == 48 && Array(bytes[10..<12]) == [48, 0])
+            let inFile = records.filter { $0.path == file.path }
+            let expected = file.sequence == snapshot ? 1 : next
+            #expect(header.firstLSN == expected, "\(file.path)")
+            #expect(inFile.first.map { $0.lsn == expected && $0.offset == 48 } ?? true, "\(file.path)")
+            if file.sequence == snapshot, let summary = replay.state.summary {
+                next = summary.lastLSN + 1
+            } else if let last = inFile.last {
+                next = last.lsn + 1
+            }
+        }
     }
 
     @Test(arguments: try FormatFixture.names())
@@ -61,7 +90,7 @@ import Testing
         let temporary = TemporaryDirectory("fixture")
         defer { temporary.cleanup() }
         let copy = try copyOfFixture(name, into: temporary)
-        _ = try LogInspector.verify(directory: copy) // takes the lock file into existence, if absent
+        // A fixture holds no `LOCK`: inspection must not create one (it creates nothing).
         let before = try contents(of: copy)
         let summary = try LogInspector.verify(directory: copy)
         let records = try LogInspector.records(directory: copy)
@@ -96,6 +125,8 @@ import Testing
         "format-1-migrations": [1, 11, 12, 20, 21, 23, 24, 25],
         // Body version 3 (14 to 16, 16 inside a snapshot), a migration after the snapshot with migration_remove.
         "format-1-options": [1, 2, 4, 5, 11, 12, 14, 15, 16, 20, 21, 22, 23, 24],
+        // File format version 2 (every file's header names its first LSN), by the same workload.
+        "format-2": [1, 2, 4, 5, 11, 12, 14, 15, 16, 20, 21, 22, 23, 24],
     ]
 
     /// The opcode an operation is written with (FORMAT.md, *Operations*).

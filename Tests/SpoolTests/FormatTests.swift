@@ -173,7 +173,7 @@ import Testing
     }
 
     @Test func fileHeaderRoundTripsAndRejectsStrangers() {
-        let header = FileHeader(instanceID: Array(0..<16), sequence: 7)
+        let header = FileHeader(instanceID: Array(0..<16), sequence: 7, firstLSN: 12)
         let bytes = header.encoded()
         #expect(bytes.count == LogFormat.fileHeaderSize)
         #expect(bytes.withUnsafeBytes { FileHeader.decode($0) } == .success(header))
@@ -182,7 +182,7 @@ import Testing
         #expect(damaged.withUnsafeBytes { FileHeader.decode($0) } == .failure(.damaged("header checksum mismatch")))
         let text = Array("hello, this is not a spool file at all, really.".utf8)
         #expect(text.withUnsafeBytes { FileHeader.decode($0) } == .failure(.notASpoolFile))
-        var newer = FileHeader(version: LogFormat.currentVersion + 1, instanceID: Array(0..<16), sequence: 1)
+        var newer = FileHeader(version: LogFormat.currentVersion + 1, instanceID: Array(0..<16), sequence: 1, firstLSN: 1)
         newer.sequence = 1
         #expect(newer.encoded().withUnsafeBytes { FileHeader.decode($0) } == .failure(.newerVersion(LogFormat.currentVersion + 1)))
     }

@@ -42,7 +42,7 @@ import Testing
         // Another queue's first file, placed as this queue's second file.
         let stranger = try readFile(logFilePath(other))
         var renumbered = stranger
-        let header = FileHeader(instanceID: Array(stranger[12..<28]), sequence: 2).encoded()
+        let header = FileHeader(instanceID: Array(stranger[12..<28]), sequence: 2, firstLSN: 2).encoded()
         renumbered.replaceSubrange(0..<LogFormat.fileHeaderSize, with: header)
         let secondPath = temp.queue + "/" + QueueDirectoryLayout.logFileName(sequence: 2)
         try writeFile(secondPath, renumbered)

@@ -56,7 +56,7 @@ import Testing
         defer { temporary.cleanup() }
         let last = try makeQueue(temporary)
         var bytes = try readFile(last)
-        let newer = FileHeader(version: LogFormat.currentVersion + 1, instanceID: Array(bytes[12..<28]), sequence: 2)
+        let newer = FileHeader(version: LogFormat.currentVersion + 1, instanceID: Array(bytes[12..<28]), sequence: 2, firstLSN: 1)
         bytes.replaceSubrange(0..<LogFormat.fileHeaderSize, with: newer.encoded())
         bytes += [0x55, 0x66, 0x77]   // what this version would take for a torn tail
         try writeFile(last, bytes)
@@ -93,7 +93,7 @@ import Testing
         var bytes = try readFile(first)
         _ = try queue.compact()                  // file 1 replaced by snapshot 2
         try queue.close()
-        let newer = FileHeader(version: LogFormat.currentVersion + 1, instanceID: Array(bytes[12..<28]), sequence: 1)
+        let newer = FileHeader(version: LogFormat.currentVersion + 1, instanceID: Array(bytes[12..<28]), sequence: 1, firstLSN: 1)
         bytes.replaceSubrange(0..<LogFormat.fileHeaderSize, with: newer.encoded())
         try writeFile(first, bytes)              // as if a newer build had left it over
         try expectRefused(temporary.queue) { $0.path == first && $0.offset == 8 }

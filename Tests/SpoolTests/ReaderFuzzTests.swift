@@ -30,7 +30,7 @@ import Testing
         var boundaries: [Int] = []
         try bytes.withUnsafeBytes { raw in
             let seed = RecordFrame.checksumSeed(instanceID: Array(bytes[12..<28]))
-            _ = try LogScanner(bytes: raw, seed: seed, isLastFile: true, mode: .strict).scan(from: 40, expectedLSN: 1) { event in
+            _ = try LogScanner(bytes: raw, seed: seed, isLastFile: true, mode: .strict).scan(from: LogFormat.fileHeaderSize, expectedLSN: 1) { event in
                 if case .record(let found) = event { boundaries.append(found.end) }
             }
         }

@@ -168,7 +168,7 @@ import Testing
         defer { temp.cleanup() }
         _ = try makeLog(in: temp.queue, count: 1)
         var bytes = try readFile(logFilePath(temp.queue))
-        let newer = FileHeader(version: LogFormat.currentVersion + 1, instanceID: Array(bytes[12..<28]), sequence: 1)
+        let newer = FileHeader(version: LogFormat.currentVersion + 1, instanceID: Array(bytes[12..<28]), sequence: 1, firstLSN: 1)
         bytes.replaceSubrange(0..<LogFormat.fileHeaderSize, with: newer.encoded())
         try writeFile(logFilePath(temp.queue), bytes)
         #expect {
@@ -197,7 +197,7 @@ import Testing
         let temp = TemporaryDirectory()
         defer { temp.cleanup() }
         try FileManager.default.createDirectory(atPath: temp.queue, withIntermediateDirectories: true)
-        try writeFile(logFilePath(temp.queue), Array(FileHeader(instanceID: Array(0..<16), sequence: 1).encoded()[..<17]))
+        try writeFile(logFilePath(temp.queue), Array(FileHeader(instanceID: Array(0..<16), sequence: 1, firstLSN: 1).encoded()[..<17]))
         let queue = try JobQueue(directory: temp.queue, configuration: testConfiguration())
         #expect(try queue.jobs().isEmpty)
         try queue.enqueue(NewJob(kind: "k"))

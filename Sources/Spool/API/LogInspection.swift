@@ -8,9 +8,12 @@ import Foundation
 ///
 /// Inspection replays the log exactly as open does, verifying every checksum
 /// and applying every operation to a scratch state, but writes nothing: it does
-/// not cut a torn tail and does not reclaim running jobs. It takes a shared lock
-/// on the directory, so it fails with ``SpoolError/Code/locked`` while a
-/// ``JobQueue`` has the directory open, and a queue cannot be opened meanwhile.
+/// not cut a torn tail and does not reclaim running jobs. It creates nothing either,
+/// so it can read a copy on a read-only volume. It takes a shared lock on the
+/// directory's `LOCK`, so it fails with ``SpoolError/Code/locked`` while a
+/// ``JobQueue`` has the directory open, and a queue cannot be opened meanwhile; a
+/// directory without `LOCK` (a copy of the log files alone) has never been opened
+/// where it is, and is read without a lock.
 ///
 /// ```swift
 /// let summary = try LogInspector.verify(directory: path)
@@ -178,13 +181,11 @@ public struct VerificationSummary: Sendable, Equatable {
         var counts: [JobState: Int] = [:]
         for job in result.state.jobs.values { counts[job.state, default: 0] += 1 }
         jobsByState = counts
-        if let last = result.lastFile {
-            if result.lastFileCreationTorn {
-                // The file's header was never synced: the whole file is an unfinished write.
-                tornTail = TornTail(path: last.path, offset: 0, bytes: result.lastFileSize)
-            } else if let offset = result.tornTailOffset {
-                tornTail = TornTail(path: last.path, offset: offset, bytes: result.lastFileSize - offset)
-            }
+        if let torn = result.tornCreation {
+            // The file's header was never synced: the whole file is an unfinished write.
+            tornTail = TornTail(path: torn.file.path, offset: 0, bytes: torn.size)
+        } else if let last = result.lastFile, let offset = result.tornTailOffset {
+            tornTail = TornTail(path: last.path, offset: offset, bytes: result.lastFileSize - offset)
         }
     }
 }

@@ -87,14 +87,17 @@ struct QueueDirectory {
                 try fileSystem.syncDirectory(at: path)
                 replay.obsoleteFiles = []
             }
-            if replay.lastFileCreationTorn, let torn = replay.lastFile {
+            if let torn = replay.tornCreation {
                 // The crash came before the file's header was synced: nothing in it was acknowledged.
-                try fileSystem.removeFile(at: torn.path)
+                // Replay judged the directory without it, and writing resumes in the file before it.
+                try fileSystem.removeFile(at: torn.file.path)
                 try fileSystem.syncDirectory(at: path)
-                if try LogReplay.logFiles(in: path, fileSystem: fileSystem).isEmpty {
+                replay.tornCreation = nil
+                if replay.lastFile == nil {
+                    // It was the only file: a new queue whose creation was torn.
                     try createLogFile(sequence: 1, instanceID: newInstanceID())
+                    replay = try LogReplay(directory: path, fileSystem: fileSystem, mode: mode).run()
                 }
-                replay = try LogReplay(directory: path, fileSystem: fileSystem, mode: mode).run()
             }
             guard let last = replay.lastFile else { throw SpoolError(.notAQueue, "no log file", path: path) }
             let file = try fileSystem.openFile(at: last.path, mode: .readWrite)
@@ -106,14 +109,17 @@ struct QueueDirectory {
                 replay.report.tornTailPath = last.path
                 replay.report.tornTailBytes = replay.lastFileSize - torn
             }
-            guard let instanceID = replay.instanceID else { throw SpoolError(.notAQueue, "no log header", path: last.path) }
+            guard let instanceID = replay.instanceID, let header = replay.lastFileHeader else {
+                throw SpoolError(.notAQueue, "no log header", path: last.path)
+            }
             // The last file may come from a roll-over whose header sync or directory sync failed without
             // a crash (the queue then refused every write and was reopened): what replay read of it may
             // be in the page cache only. So its header is written again when it holds no record (a failed
             // sync may have dropped the dirty pages), the file synced, then the directory, before any
-            // record written into it is acknowledged.
-            if replay.lastFileValidEnd == Int64(LogFormat.fileHeaderSize) {
-                try file.write(FileHeader(instanceID: instanceID, sequence: last.sequence).encoded(), at: 0)
+            // record written into it is acknowledged. The header is written as it was read (its version,
+            // its first LSN), so the same bytes are written again.
+            if replay.lastFileValidEnd == Int64(header.size) {
+                try file.write(header.encoded(), at: 0)
             }
             try file.sync()
             try fileSystem.syncDirectory(at: path)
@@ -137,7 +143,8 @@ struct QueueDirectory {
         try fileSystem.syncDirectory(at: path)
     }
 
-    /// Replays without writing anything, under a shared lock (fails while the queue is open for writing).
+    /// Replays without writing or creating anything, under a shared lock (fails while the queue is
+    /// open for writing); a directory without `LOCK` is read without a lock (see ``FileSystem/lockDirectory(at:exclusive:)``).
     func inspect(mode: RecoveryMode,
                  visit: ((String, Int, UInt64, [Operation]) -> Void)? = nil) throws -> LogReplay.Result {
         try inspect(mode: mode, visit: visit) { $0 }
@@ -183,19 +190,20 @@ struct QueueDirectory {
 
     /// Creates a log file holding only its header, synced, with its directory entry synced.
     private func createLogFile(sequence: UInt64, instanceID: [UInt8]) throws {
-        try openNewLogFile(sequence: sequence, instanceID: instanceID).close()
+        try openNewLogFile(sequence: sequence, instanceID: instanceID, firstLSN: 1).close()
     }
 
     /// Creates log file `sequence` (`O_EXCL`), writes its header, syncs it, then
     /// syncs the directory: only then may a record go into it. A crash before the
     /// header is synced leaves a file that open removes (shorter than a header, or zeroes).
     ///
+    /// - Parameter firstLSN: The LSN its first record will have (the header names it).
     /// - Returns: The new file, open for reading and writing.
-    func openNewLogFile(sequence: UInt64, instanceID: [UInt8]) throws -> any StorageFile {
+    func openNewLogFile(sequence: UInt64, instanceID: [UInt8], firstLSN: UInt64) throws -> any StorageFile {
         let filePath = path + "/" + QueueDirectoryLayout.logFileName(sequence: sequence)
         let file = try fileSystem.openFile(at: filePath, mode: .createNew)
         do {
-            try file.write(FileHeader(instanceID: instanceID, sequence: sequence).encoded(), at: 0)
+            try file.write(FileHeader(instanceID: instanceID, sequence: sequence, firstLSN: firstLSN).encoded(), at: 0)
             try file.sync()
             try fileSystem.syncDirectory(at: path)
         } catch {

@@ -102,7 +102,7 @@ extension QueueEngine {
         let sequence = old.fileSequence + 1 + skipping
         let file: any StorageFile
         do {
-            file = try directory.openNewLogFile(sequence: sequence, instanceID: instanceID)
+            file = try directory.openNewLogFile(sequence: sequence, instanceID: instanceID, firstLSN: lastLSN + 1)
         } catch let error as SpoolError {
             // The old writer refuses appends now and the new file may be half made: only a reopen repairs it.
             writeFailure = SpoolError(.needsReopen, "creating the next log file failed (\(error)); reopen the queue",
@@ -221,9 +221,10 @@ extension QueueEngine {
         }
     }
 
-    /// Rolls the log over now, whatever the size of the active file (for tests and compaction).
-    func lockedRollOver() throws {
-        try withOpenState { _ = try rollOver() }
+    /// Rolls the log over now, whatever the size of the active file (for tests and compaction),
+    /// leaving `skipping` numbers free as a compaction does (for tests).
+    func lockedRollOver(skipping: UInt64 = 0) throws {
+        try withOpenState { _ = try rollOver(skipping: skipping) }
     }
 
     /// Whether `body` decodes to `operations` (the debug check of ``commit(_:)``).

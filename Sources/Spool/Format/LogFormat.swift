@@ -5,13 +5,27 @@ enum LogFormat {
     static let magic: [UInt8] = Array("SPOOLWAL".utf8)
 
     /// The format version this build writes.
-    static let currentVersion: UInt16 = 1
+    static let currentVersion: UInt16 = 2
     /// The oldest format version this build still reads.
     static let oldestReadableVersion: UInt16 = 1
 
-    /// File header: magic (8) + version (2) + header size (2) + instance id (16)
-    /// + file sequence number (8) + CRC-32C of the preceding 36 bytes (4).
-    static let fileHeaderSize = 40
+    /// The header size of the files this build writes (see ``fileHeaderSize(version:)``).
+    static let fileHeaderSize = fileHeaderSize(version: currentVersion)
+
+    /// The longest file header of any version this build reads.
+    static let longestFileHeaderSize = fileHeaderSize(version: currentVersion)
+
+    /// The size of a file header of `version`. Version 1: magic (8) + version (2) + header
+    /// size (2) + instance id (16) + file sequence number (8) + CRC-32C of the preceding
+    /// 36 bytes (4) = 40. Version 2 adds, before the checksum, the LSN of the file's first
+    /// record (8) = 48. A newer version is refused by its version field alone, before its size
+    /// matters; version 0 (never written) is given version 1's size and judged as damage.
+    static func fileHeaderSize(version: UInt16) -> Int {
+        version >= firstLSNVersion ? 48 : 40
+    }
+
+    /// The first format version whose file header names the LSN of the file's first record.
+    static let firstLSNVersion: UInt16 = 2
 
     /// Frame header: CRC-32C (4) + body length (4) + log sequence number (8)
     /// + record type (1) + reserved zero (1) + index within its commit group (2).

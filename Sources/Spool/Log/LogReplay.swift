@@ -18,16 +18,22 @@ struct LogReplay {
         var report = RecoveryReport()
         var instanceID: [UInt8]?
         var lastLSN: UInt64 = 0
-        /// The last file, where writing resumes.
+        /// The last file read, where writing resumes.
         var lastFile: LogFile?
+        /// The header of the last file read.
+        var lastFileHeader: FileHeader?
         /// Where the last intact record of the last file ends.
         var lastFileValidEnd: Int64 = 0
         /// The last file ended in a torn tail at this offset.
         var tornTailOffset: Int64?
         /// The last file's size on disk.
         var lastFileSize: Int64 = 0
-        /// The last file is shorter than a header: its creation was torn.
-        var lastFileCreationTorn = false
+        /// A file after the last one read, holding no complete header (shorter than one, or
+        /// zeroes): a creation torn by a crash, set aside unread (open removes it), with its size.
+        var tornCreation: (file: LogFile, size: Int64)?
+        /// The file read before the current one and where its last intact record ends, for
+        /// the continuity check of the next file's header.
+        var previousFile: (file: LogFile, validEnd: Int64)?
         /// Log format version of each file read.
         var versions: Set<UInt16> = []
         /// Files read per format version.
@@ -70,27 +76,46 @@ struct LogReplay {
         throws -> Result {
         var result = Result()
         var files = try Self.logFiles(in: directory, fileSystem: fileSystem)
+        for logFile in files where try fileSystem.entryKind(at: logFile.path) != .file {
+            throw SpoolError(.notAQueue, "a log file name that is not a regular file (symbolic links are not followed)",
+                             path: logFile.path)
+        }
+        // A last file without a complete header is a creation a crash cut short: it never held an
+        // acknowledged record, and open removes it. The rest of the directory is judged as open
+        // leaves it, so that a read-only inspection and open accept and refuse the same queues.
+        if let last = files.last, let size = try tornCreationSize(last) {
+            if files.count > 1 { try Self.checkNumbering(last, after: files[files.count - 2]) }
+            result.tornCreation = (last, size)
+            files.removeLast()
+        }
         if let start = try files.lastIndex(where: isSnapshot) {
             // A snapshot is complete before it gets its name: replay starts from the newest one.
             result.snapshotSequence = files[start].sequence
             result.obsoleteFiles = Array(files[..<start])
             files.removeFirst(start)
         }
+        // Without a snapshot the log starts at file 1: files are only ever removed once a snapshot replaces them.
+        let lowest = files.first ?? result.tornCreation?.file
+        if result.snapshotSequence == nil, let lowest, lowest.sequence != 1 {
+            throw SpoolError(.corruption, "log files 1 to \(lowest.sequence - 1) are missing (no snapshot replaces them)",
+                             path: lowest.path)
+        }
         var snapshotRecords = 0
         for (index, logFile) in files.enumerated() {
             let isLast = index == files.count - 1
-            // One number may be missing: the place of a snapshot that was never completed (the
-            // writer moved past it). LSN continuity still shows any lost record.
-            if index > 0, logFile.sequence != files[index - 1].sequence + 1,
-               logFile.sequence != files[index - 1].sequence + 2 {
-                throw SpoolError(.corruption, "log file \(files[index - 1].sequence + 1) is missing", path: logFile.path)
-            }
+            if index > 0 { try Self.checkNumbering(logFile, after: files[index - 1]) }
             if index == 0, result.snapshotSequence != nil {
                 guard !isLast else {
+                    if let torn = result.tornCreation {
+                        // The file after a snapshot had its header synced before the snapshot got its name
+                        // (FORMAT.md, *Snapshots and compaction*): no crash leaves it torn.
+                        throw SpoolError(.corruption, "the file after the snapshot \(logFile.sequence) holds no complete header (\(torn.size) bytes); no crash leaves it so",
+                                         path: torn.file.path, offset: 0)
+                    }
                     throw SpoolError(.corruption, "a snapshot is the last log file; the file after it is missing",
                                      path: logFile.path)
                 }
-                try replayFile(logFile, isLast: false, into: &result, inspect: inspect)
+                try replayFile(logFile, isLast: false, mayEndTorn: false, into: &result, inspect: inspect)
                 snapshotRecords = result.transitionRecords
                 guard let summary = result.state.summary else {
                     throw SpoolError(.corruption, "the snapshot holds no summary", path: logFile.path)
@@ -98,7 +123,9 @@ struct LogReplay {
                 // The snapshot's own records are numbered from 1; the log goes on after the last LSN it includes.
                 result.lastLSN = summary.lastLSN
             } else {
-                try replayFile(logFile, isLast: isLast, into: &result, inspect: inspect)
+                // The file before a torn creation was complete before that file was made: it may not end torn.
+                try replayFile(logFile, isLast: isLast, mayEndTorn: isLast && result.tornCreation == nil,
+                               into: &result, inspect: inspect)
             }
             result.report.filesRead += 1
         }
@@ -109,6 +136,27 @@ struct LogReplay {
         }
         result.state.finishReplay()
         return result
+    }
+
+    /// Refuses a gap in the file numbers: one number may be free between two files (the place of a
+    /// snapshot a compaction never completed: it rolled the log over past it), never two.
+    static func checkNumbering(_ logFile: LogFile, after previous: LogFile) throws {
+        guard logFile.sequence != previous.sequence + 1, logFile.sequence != previous.sequence + 2 else { return }
+        throw SpoolError(.corruption, "log file \(previous.sequence + 1) is missing", path: logFile.path)
+    }
+
+    /// The size of `logFile` when it holds no complete header: shorter than a header of the version its
+    /// first bytes name (a prefix of one, or zeroes), or zeroes only; `nil` for any other file.
+    func tornCreationSize(_ logFile: LogFile) throws -> Int64? {
+        let file = try fileSystem.openFile(at: logFile.path, mode: .readOnly)
+        defer { file.close() }
+        let size = try file.size()
+        let head = try file.read(at: 0, count: LogFormat.longestFileHeaderSize)
+        guard case .failure(.incomplete) = head.withUnsafeBytes({ FileHeader.decode($0) }) else { return nil }
+        // `incomplete` is a prefix of a header (from the magic's first byte on), or a header's worth of
+        // zeroes: that is a torn creation only when every byte of the file is zero (space a crash left zeroed).
+        if head.first == LogFormat.magic.first { return size }
+        return try file.withContents { $0.allSatisfy { $0 == 0 } } ? size : nil
     }
 
     /// Reads the header of every log file and refuses, before anything is changed, a queue holding a
@@ -140,10 +188,10 @@ struct LogReplay {
     func isSnapshot(_ logFile: LogFile) throws -> Bool {
         guard let file = try? fileSystem.openFile(at: logFile.path, mode: .readOnly) else { return false }
         defer { file.close() }
-        let start = LogFormat.fileHeaderSize
-        guard let head = try? file.read(at: 0, count: start + LogFormat.frameHeaderSize),
-              head.count == start + LogFormat.frameHeaderSize,
-              case .success(let header) = head.withUnsafeBytes({ FileHeader.decode($0) }) else { return false }
+        guard let head = try? file.read(at: 0, count: LogFormat.longestFileHeaderSize + LogFormat.frameHeaderSize),
+              case .success(let header) = head.withUnsafeBytes({ FileHeader.decode($0) }),
+              head.count >= header.size + LogFormat.frameHeaderSize else { return false }
+        let start = header.size
         let length = Int(head[start + 4]) | Int(head[start + 5]) << 8 | Int(head[start + 6]) << 16 | Int(head[start + 7]) << 24
         // This build's snapshot record is a few dozen bytes; a newer one may be longer, and its
         // version is only trusted from an intact frame, so a bounded first frame is read whole.
@@ -179,12 +227,13 @@ struct LogReplay {
                    path: path, offset: Int64(offset))
     }
 
-    private func replayFile(_ logFile: LogFile, isLast: Bool, into result: inout Result,
+    /// Replays one file.
+    ///
+    /// - Parameters:
+    ///   - isLast: The file is the last one read: writing resumes in it.
+    ///   - mayEndTorn: Damage at its end may be a torn tail (only the directory's last file).
+    private func replayFile(_ logFile: LogFile, isLast: Bool, mayEndTorn: Bool, into result: inout Result,
                             inspect: ((String, Int, UInt64, [Operation]) -> Void)?) throws {
-        guard try fileSystem.entryKind(at: logFile.path) == .file else {
-            throw SpoolError(.notAQueue, "a log file name that is not a regular file (symbolic links are not followed)",
-                             path: logFile.path)
-        }
         let file = try fileSystem.openFile(at: logFile.path, mode: .readOnly)
         defer { file.close() }
         try file.withContents { raw in
@@ -197,11 +246,8 @@ struct LogReplay {
             switch FileHeader.decode(raw) {
             case .success(let decoded):
                 header = decoded
-            case .failure(.incomplete) where isLast && (raw.count < LogFormat.fileHeaderSize || raw.allSatisfy({ $0 == 0 })):
-                // The crash came before the header of a new file was synced: no record was ever acknowledged in it.
-                result.lastFileCreationTorn = true
-                return
             case .failure(.incomplete):
+                // Only a last file can be a torn creation, and ``run(inspect:)`` set that aside.
                 throw SpoolError(.corruption, "the file header is incomplete", path: logFile.path, offset: 0)
             case .failure(.notASpoolFile):
                 throw SpoolError(.notAQueue, "not a Spool log file (wrong magic)", path: logFile.path, offset: 0)
@@ -221,15 +267,20 @@ struct LogReplay {
             result.instanceID = header.instanceID
             result.versions.insert(header.version)
             result.fileVersions[header.version, default: 0] += 1
+            if isLast { result.lastFileHeader = header }
+            var expectedLSN = result.snapshotSequence == logFile.sequence ? 1 : result.lastLSN + 1
+            if let firstLSN = header.firstLSN, firstLSN != expectedLSN {
+                try checkContinuity(logFile, firstLSN: firstLSN, expected: expectedLSN, into: &result)
+                expectedLSN = max(expectedLSN, firstLSN)
+            }
 
             let scanner = LogScanner(bytes: raw, seed: RecordFrame.checksumSeed(instanceID: header.instanceID),
-                                     isLastFile: isLast, mode: mode)
+                                     isLastFile: mayEndTorn, mode: mode)
             let outcome: LogScanner.Outcome
             var warmer = JobIndexWarmer()
             defer { result.indexWarmerSink ^= warmer.sink }
             do {
-                let expectedLSN = result.snapshotSequence == logFile.sequence ? 1 : result.lastLSN + 1
-                outcome = try scanner.scan(from: LogFormat.fileHeaderSize, expectedLSN: expectedLSN) { event in
+                outcome = try scanner.scan(from: header.size, expectedLSN: expectedLSN) { event in
                     switch event {
                     case .skipped(let offset, let length, let reason):
                         // A migration missing a record cannot apply whole: it is discarded.
@@ -258,7 +309,34 @@ struct LogReplay {
                 result.lastFileValidEnd = Int64(outcome.validEnd)
                 result.tornTailOffset = outcome.tornTailOffset.map(Int64.init)
             }
+            result.previousFile = (logFile, Int64(outcome.validEnd))
         }
+    }
+
+    /// A version 2 file's header names the LSN of its first record, `firstLSN`, and the log before it
+    /// ends at `expected - 1`. Strict replay refuses a difference as corruption; salvage reports it
+    /// and goes on. Above: records are missing at the end of the file before (cut at a record
+    /// boundary, say), named with its end; the log goes on at `firstLSN`. Below: the header
+    /// disagrees with the records before it; the records up to `expected - 1` are passed over as stale.
+    private func checkContinuity(_ logFile: LogFile, firstLSN: UInt64, expected: UInt64,
+                                 into result: inout Result) throws {
+        let skipped: RecoveryReport.Skipped
+        if firstLSN > expected {
+            let reason = "records \(expected) to \(firstLSN - 1) are missing: file \(logFile.sequence) starts at LSN \(firstLSN)"
+                + (result.previousFile.map { ", file \($0.file.sequence) ends at LSN \(expected - 1)" } ?? "")
+            // The records lie at the end of the file before (or before the log's first file).
+            let place = result.previousFile.map { ($0.file.path, $0.validEnd) } ?? (logFile.path, Int64(FileHeader.firstLSNOffset))
+            skipped = .init(path: place.0, offset: place.1, length: 0, reason: reason)
+        } else {
+            skipped = .init(path: logFile.path, offset: Int64(FileHeader.firstLSNOffset), length: 0,
+                            reason: "the header says the file's first record is LSN \(firstLSN), but the log before it ends at LSN \(expected - 1)")
+        }
+        guard mode == .salvage else {
+            throw SpoolError(.corruption, skipped.reason, path: skipped.path, offset: skipped.offset)
+        }
+        result.state.abandonPendingMigration()
+        result.report.skipped.append(skipped)
+        if firstLSN > expected { result.lastLSN = firstLSN - 1 }
     }
 
     private func applyRecord(_ found: RecordFrame.Found, in raw: UnsafeRawBufferPointer, file: LogFile,

@@ -36,7 +36,7 @@ struct SnapshotWriter {
         do {
             defer { file.close() }
             let seed = RecordFrame.checksumSeed(instanceID: instanceID)
-            var pending = FileHeader(instanceID: instanceID, sequence: sequence).encoded()
+            var pending = FileHeader(instanceID: instanceID, sequence: sequence, firstLSN: 1).encoded()
             var written: Int64 = 0
             var lsn: UInt64 = 0
             func flush() throws {

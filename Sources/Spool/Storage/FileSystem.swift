@@ -20,7 +20,9 @@ protocol FileSystem: Sendable {
     /// Makes creations, renames and removals in a directory durable.
     func syncDirectory(at path: String) throws
     /// Takes an advisory lock on the directory, failing at once with
-    /// ``SpoolError/Code/locked`` when another holder has it.
+    /// ``SpoolError/Code/locked`` when another holder has it. An exclusive lock creates
+    /// `LOCK` when it is missing; a shared one (read-only inspection) never creates or
+    /// writes anything: without `LOCK` it keeps out only other holders in this process.
     func lockDirectory(at path: String, exclusive: Bool) throws -> any DirectoryLock
 }
 

@@ -97,9 +97,14 @@ struct POSIXFileSystem: FileSystem {
         let key = ProcessDirectoryLocks.Key(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
         let lockPath = path + "/" + QueueDirectoryLayout.lockFileName
         try ProcessDirectoryLocks.acquire(key, exclusive: exclusive, path: path) {
-            let fd = retryingOnInterrupt { open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600) }
+            // A shared holder (read-only inspection) creates nothing and writes nothing: it opens an
+            // existing `LOCK` for reading (a read lock needs no more, so a read-only volume will do)
+            // and, when there is none, takes no record lock at all.
+            let flags = exclusive ? O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW : O_RDONLY | O_CLOEXEC | O_NOFOLLOW
+            let fd = retryingOnInterrupt { open(lockPath, flags, 0o600) }
             guard fd >= 0 else {
                 let code = errno
+                if !exclusive, code == ENOENT { return ProcessDirectoryLocks.noDescriptor }
                 if code == ELOOP {
                     // O_NOFOLLOW refuses a link: say so, rather than "too many levels of symbolic links".
                     throw SpoolError(.notAQueue, "LOCK is a symbolic link (symbolic links in a queue directory are not followed)",
@@ -135,6 +140,8 @@ enum ProcessDirectoryLocks {
         var descriptor: Int32
     }
     private static let holders = Locked<[Key: Holders]>([:])
+    /// The descriptor of shared holders of a directory without `LOCK`: they hold no record lock.
+    static let noDescriptor: Int32 = -1
 
     /// Takes the directory for one more holder. The first holder's `lockFile` opens `LOCK`,
     /// takes the record lock and returns its descriptor (or throws); later shared holders share it.
@@ -158,7 +165,7 @@ enum ProcessDirectoryLocks {
         holders.withLock { table in
             guard let current = table[key] else { return }
             if current.count == -1 || current.count <= 1 {
-                _ = systemClose(current.descriptor)
+                if current.descriptor != noDescriptor { _ = systemClose(current.descriptor) }
                 table[key] = nil
             } else {
                 table[key]?.count -= 1
