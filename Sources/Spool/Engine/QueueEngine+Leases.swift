@@ -25,9 +25,7 @@ extension QueueEngine {
     /// has a handler and a free slot for.
     func claim(kinds: KindSet, leaseDuration: TimeInterval?) throws -> (Claimed?, UInt64?) {
         let duration = leaseDuration ?? configuration.leaseDuration
-        guard duration > 0, duration.isFinite, duration < 1e9 else {
-            throw SpoolError.invalidArgument("the lease duration must be a positive number of seconds")
-        }
+        try Self.checkLeaseDuration(duration)
         return try withOpenState {
             let now = nowMillis
             var operations = expiredLeaseReclaims(now: now)
@@ -52,9 +50,7 @@ extension QueueEngine {
 
     func renew(id: JobID, token: LeaseToken, duration: TimeInterval?) throws -> (StoredJob, UInt64) {
         let duration = duration ?? configuration.leaseDuration
-        guard duration > 0, duration.isFinite, duration < 1e9 else {
-            throw SpoolError.invalidArgument("the lease duration must be a positive number of seconds")
-        }
+        try Self.checkLeaseDuration(duration)
         return try withOpenState {
             _ = try leasedJob(id, token: token)
             let lsn = try commit([.other(.renewLease(id: id.rawValue, token: token.rawValue,

@@ -81,15 +81,25 @@ final class QueueEngine: @unchecked Sendable {
 
     var clock: any SpoolClock { configuration.clock }
 
+    /// The one rule for a lease duration — the configuration's, a claim's, a renewal's, a runner's:
+    /// a positive number of seconds below 10⁹ (about 31 years, so that its monotonic expiry fits).
+    static func checkLeaseDuration(_ seconds: TimeInterval) throws {
+        guard seconds > 0, seconds.isFinite, seconds < 1e9 else {
+            throw SpoolError.invalidArgument("the lease duration must be a positive number of seconds, below 10^9")
+        }
+    }
+
     init(path: String, configuration: Configuration) throws {
         guard (1...JobLimits.maxPayloadBytes).contains(configuration.maximumPayloadSize) else {
             throw SpoolError.invalidArgument("maximumPayloadSize must be from 1 to \(JobLimits.maxPayloadBytes)")
         }
-        guard configuration.leaseDuration > 0, configuration.leaseDuration.isFinite else {
-            throw SpoolError.invalidArgument("leaseDuration must be positive")
-        }
+        try Self.checkLeaseDuration(configuration.leaseDuration)
         guard configuration.segmentSize > Int64(LogFormat.fileHeaderSize) else {
             throw SpoolError.invalidArgument("segmentSize must be larger than a file header")
+        }
+        try configuration.retryPolicy.validate()
+        guard configuration.retention >= 0 else {
+            throw SpoolError.invalidArgument("retention must be a number of seconds, not negative")
         }
         self.path = path
         self.configuration = configuration
