@@ -304,7 +304,9 @@ struct QueueState: Sendable {
     struct MigratedKeyRefusal: Error, Equatable, CustomStringConvertible {
         /// The migrated job.
         let jobID: String
+        /// The key its image carries.
         let key: String
+        /// The unfinished job holding it.
         let holder: String
         var description: String { "unique key \(key) is held by job \(holder)" }
     }
@@ -312,8 +314,9 @@ struct QueueState: Sendable {
     /// The one rule for a migration's images and unique keys (FORMAT.md, `migrate_job`), judged in the
     /// state as the step finds it: ``applyMigrationStep(_:)`` applies it, and the migration planner's
     /// check reports its refusal. A new unfinished job takes its key when it is free and is refused
-    /// when another unfinished job holds it; an existing job never takes or gives a key by its image
-    /// (its key must stay the same): finished to unfinished, it carries the key without holding it.
+    /// when another unfinished job holds it; an existing job's image takes no key (its key must stay the
+    /// same; an image that ends the job frees it, as any end does): finished to unfinished, the job
+    /// carries its key without holding it.
     /// That is how every earlier build applied these records, so every log they wrote still opens.
     func uniqueKeyEffect(ofMigrated image: MigratedJob) throws(MigratedKeyRefusal) -> MigratedKeyEffect {
         guard let key = image.uniqueKey, !image.state.isFinished else { return .none }
