@@ -70,7 +70,7 @@ extension FormatDocumentTests {
     /// A queue directory whose one log file holds `bodies`, one record each (LSN 1, 2, …).
     private static func queue(_ bodies: [[UInt8]], in temporary: TemporaryDirectory) throws -> String {
         let instanceID = Array(UInt8(0)..<16)
-        var bytes = FileHeader(instanceID: instanceID, sequence: 1).encoded()
+        var bytes = FileHeader(instanceID: instanceID, sequence: 1, firstLSN: 1).encoded()
         for (index, body) in bodies.enumerated() {
             body.withUnsafeBytes {
                 _ = RecordFrame.append(body: $0, type: .transaction, lsn: UInt64(index + 1), groupIndex: 0,

@@ -130,7 +130,7 @@ import Testing
         let gate = Gate()
         let checkpoints = Checkpoints()
         let queue = fixture.queue
-        fixture.runner.register(kind: "upload") { _, context in
+        try fixture.runner.register(kind: "upload") { _, context in
             checkpoints.reach("running")
             try await gate.wait()
             try await queue.delete(context.id)  // another part of the app deletes it as the handler ends
@@ -159,7 +159,7 @@ import Testing
             }
         }
         await checkpoints.wait(for: "watching")
-        fixture.runner.register(kind: "other") { _, _ in }  // one more pass
+        try fixture.runner.register(kind: "other") { _, _ in }  // one more pass
         await held.value
         await fixture.events.wait { events in
             events.contains(.discarded(id)) || events.contains { if case .recordFailed = $0 { return true } else { return false } }
@@ -205,7 +205,7 @@ import Testing
     @Test func aStopRequestedDuringAClaimDoesNotStartTheHandler() async throws {
         let fixture = try RuntimeFixture()
         let checkpoints = Checkpoints()
-        fixture.runner.register(kind: "upload") { _, _ in
+        try fixture.runner.register(kind: "upload") { _, _ in
             checkpoints.reach("entered")
             try await Gate().wait()
         }

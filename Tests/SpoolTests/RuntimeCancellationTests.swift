@@ -9,7 +9,7 @@ import Testing
         let fixture = try RuntimeFixture()
         let checkpoints = Checkpoints()
         let observed = Locked<JobContext.CancellationReason?>(nil)
-        fixture.runner.register(kind: "upload") { _, context in
+        try fixture.runner.register(kind: "upload") { _, context in
             checkpoints.reach("running")
             do {
                 try await Gate().wait()  // only cancellation ends it
@@ -34,7 +34,7 @@ import Testing
         #expect(events == [.claimed(id, attempt: 1), .cancelledHandler(id, .jobCancelled), .discarded(id)],
                 "nothing recorded for the cancelled job")
         // The slot is free again: the next job runs.
-        fixture.runner.register(kind: "next") { _, _ in }
+        try fixture.runner.register(kind: "next") { _, _ in }
         let next = try await fixture.queue.enqueue(NewJob(kind: "next"))
         await fixture.events.wait { $0 == .succeeded(next) }
         await fixture.runner.stop()
@@ -48,7 +48,7 @@ import Testing
     @Test func deletingARunningJobCancelsItsHandlerToo() async throws {
         let fixture = try RuntimeFixture()
         let checkpoints = Checkpoints()
-        fixture.runner.register(kind: "upload") { _, _ in
+        try fixture.runner.register(kind: "upload") { _, _ in
             checkpoints.reach("running")
             try await Gate().wait()
         }
@@ -67,7 +67,7 @@ import Testing
         let checkpoints = Checkpoints()
         let gate = Gate()
         let finished = Locked(false)
-        fixture.runner.register(kind: "work") { _, context in
+        try fixture.runner.register(kind: "work") { _, context in
             checkpoints.reach("running")
             try await gate.wait()
             #expect(!context.isCancelled)
@@ -97,7 +97,7 @@ import Testing
         let fixture = try RuntimeFixture(options: .init(maxConcurrentJobs: 2))
         let checkpoints = Checkpoints()
         let ended = Locked(0)
-        fixture.runner.register(kind: "interrupted") { _, context in
+        try fixture.runner.register(kind: "interrupted") { _, context in
             defer { ended.withLock { $0 += 1 } }
             checkpoints.reach("running")
             do {
@@ -107,7 +107,7 @@ import Testing
                 throw error
             }
         }
-        fixture.runner.register(kind: "stubborn") { _, _ in
+        try fixture.runner.register(kind: "stubborn") { _, _ in
             defer { ended.withLock { $0 += 1 } }
             checkpoints.reach("running")
             try? await Gate().wait()  // ignores the cancellation and succeeds
@@ -126,7 +126,7 @@ import Testing
         #expect(job.nextRetryAt == start.addingTimeInterval(5))
         #expect(try fixture.job(stubborn).state == .succeeded, "a handler that still succeeded is recorded")
         // Started again, the runner takes the job back at its retry deadline.
-        fixture.runner.register(kind: "interrupted") { _, _ in }
+        try fixture.runner.register(kind: "interrupted") { _, _ in }
         fixture.runner.start()
         fixture.clock.advance(by: 5)
         await fixture.events.wait { $0 == .succeeded(interrupted) }
@@ -135,7 +135,7 @@ import Testing
 
     @Test func closingTheQueueStopsTheRunner() async throws {
         let fixture = try RuntimeFixture()
-        fixture.runner.register(kind: "ping") { _, _ in }
+        try fixture.runner.register(kind: "ping") { _, _ in }
         fixture.runner.start()
         await fixture.waitForIdle(after: 0)
         try fixture.queue.close()

@@ -8,7 +8,7 @@ import Testing
     @Test func anOverdueJobWaitsForItsNetworkAndTheRunnerWakesWhenTheAppReportsOne() async throws {
         let fixture = try RuntimeFixture()
         let runs = Locked<[String]>([])
-        fixture.runner.register(kind: "upload") { _, context in runs.withLock { $0.append(context.id.rawValue) } }
+        try fixture.runner.register(kind: "upload") { _, context in runs.withLock { $0.append(context.id.rawValue) } }
         let id = try await fixture.queue.enqueue(NewJob(kind: "upload", id: "needs-network",
                                                         constraints: JobConstraints(requiresNetwork: true)))
         fixture.runner.start()
@@ -35,8 +35,8 @@ import Testing
     @Test func aChainRunsInOrderAndAFailedPrerequisiteCancelsTheRest() async throws {
         let fixture = try RuntimeFixture()
         let order = Locked<[String]>([])
-        fixture.runner.register(kind: "step") { _, context in order.withLock { $0.append(context.id.rawValue) } }
-        fixture.runner.register(kind: "broken") { _, _ in throw TerminalJobFailure("cannot convert") }
+        try fixture.runner.register(kind: "step") { _, context in order.withLock { $0.append(context.id.rawValue) } }
+        try fixture.runner.register(kind: "broken") { _, _ in throw TerminalJobFailure("cannot convert") }
         // Enqueued before the runner starts, dependents first in priority: order comes from the chain alone.
         let first = try await fixture.queue.enqueue(NewJob(kind: "step", id: "first", priority: 0))
         let second = try await fixture.queue.enqueue(NewJob(kind: "step", id: "second", priority: 9, dependencies: [first]))

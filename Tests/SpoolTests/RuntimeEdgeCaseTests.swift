@@ -23,8 +23,8 @@ import Testing
         let queue = try JobQueue(directory: temp.queue, configuration: configuration)
         #expect(try queue.job(id)?.state == .running, "kept at open: its lease has not expired")
         let events = RunnerEvents()
-        let runner = JobRunner(queue: queue, options: .init(), events: events)
-        runner.register(kind: "work") { _, _ in }
+        let runner = try JobRunner(queue: queue, options: .init(), events: events)
+        try runner.register(kind: "work") { _, _ in }
         runner.start()
         await events.wait { $0.contains { if case .waiting = $0 { return true } else { return false } } }
         let firstWait = events.all.first { if case .waiting = $0 { return true } else { return false } }
@@ -50,7 +50,7 @@ import Testing
     @Test func replacingARunningJobsUniqueKeyCancelsItsHandler() async throws {
         let fixture = try RuntimeFixture()
         let checkpoints = Checkpoints()
-        fixture.runner.register(kind: "upload") { _, _ in
+        try fixture.runner.register(kind: "upload") { _, _ in
             checkpoints.reach("running")
             try await Gate().wait()
         }

@@ -8,7 +8,7 @@ import Testing
     @Test func eachJobRunsOnceWithItsDecodedParametersAndItsIDAsIdempotencyKey() async throws {
         let fixture = try RuntimeFixture()
         let seen = Locked<[(JobID, UploadPhoto, Int)]>([])
-        fixture.runner.register(UploadPhoto.self) { photo, context in
+        try fixture.runner.register(UploadPhoto.self) { photo, context in
             #expect(context.job.state == .running && context.job.kind == UploadPhoto.kind)
             seen.withLock { $0.append((context.id, photo, context.attempt)) }
         }
@@ -72,8 +72,8 @@ import Testing
                 counts.perKind[kind]! -= 1
             }
         }
-        fixture.runner.register(kind: "a", options: .init(maxConcurrentJobs: 1), handler: handler)
-        fixture.runner.register(kind: "b", handler: handler)
+        try fixture.runner.register(kind: "a", options: .init(maxConcurrentJobs: 1), handler: handler)
+        try fixture.runner.register(kind: "b", handler: handler)
         for index in 0..<4 { try await fixture.queue.enqueue(NewJob(kind: "a", id: JobID("a\(index)"))) }
         for index in 0..<5 { try await fixture.queue.enqueue(NewJob(kind: "b", id: JobID("b\(index)"))) }
         fixture.runner.start()
@@ -96,7 +96,7 @@ import Testing
 
     @Test func aTerminalFailureEndsTheJobFailedWithItsReason() async throws {
         let fixture = try RuntimeFixture()
-        fixture.runner.register(kind: "charge") { _, _ in throw TerminalJobFailure("the card was declined") }
+        try fixture.runner.register(kind: "charge") { _, _ in throw TerminalJobFailure("the card was declined") }
         let id = try await fixture.queue.enqueue(NewJob(kind: "charge"))
         fixture.runner.start()
         await fixture.events.wait { $0.isFailure }
@@ -111,7 +111,7 @@ import Testing
     @Test func aThrownErrorIsARetryableFailure() async throws {
         struct Offline: Error, CustomStringConvertible { var description: String { "offline" } }
         let fixture = try RuntimeFixture()
-        fixture.runner.register(kind: "sync") { _, _ in throw Offline() }
+        try fixture.runner.register(kind: "sync") { _, _ in throw Offline() }
         let id = try await fixture.queue.enqueue(NewJob(kind: "sync"))
         let start = fixture.clock.now()
         fixture.runner.start()
@@ -125,7 +125,7 @@ import Testing
     @Test func aPayloadThatNoLongerDecodesIsATerminalFailureAndTheHandlerIsNotCalled() async throws {
         let fixture = try RuntimeFixture()
         let called = Locked(false)
-        fixture.runner.register(UploadPhoto.self) { _, _ in called.withLock { $0 = true } }
+        try fixture.runner.register(UploadPhoto.self) { _, _ in called.withLock { $0 = true } }
         // An older build wrote other parameters under the same kind.
         let id = try await fixture.queue.enqueue(NewJob(kind: UploadPhoto.kind, payload: Data(#"{"file":"x"}"#.utf8)))
         fixture.runner.start()
@@ -139,7 +139,7 @@ import Testing
 
     @Test func jobsOfUnknownKindsWaitByDefaultAndRunOnceAHandlerIsRegistered() async throws {
         let fixture = try RuntimeFixture()
-        fixture.runner.register(kind: "known") { _, _ in }
+        try fixture.runner.register(kind: "known") { _, _ in }
         let mystery = try await fixture.queue.enqueue(NewJob(kind: "mystery", priority: 5))
         let known = try await fixture.queue.enqueue(NewJob(kind: "known"))
         fixture.runner.start()
@@ -149,7 +149,7 @@ import Testing
         #expect(try fixture.job(mystery).attempts == 0, "never claimed")
         #expect(try fixture.runner.unhandledJobs().map(\.id) == [mystery])
         #expect(!fixture.events.all.contains(where: { $0.jobID == mystery }))
-        fixture.runner.register(kind: "mystery") { _, _ in }
+        try fixture.runner.register(kind: "mystery") { _, _ in }
         await fixture.events.wait { $0 == .succeeded(mystery) }
         #expect(try fixture.runner.unhandledJobs().isEmpty)
         try await fixture.tearDown()
@@ -157,7 +157,7 @@ import Testing
 
     @Test func jobsOfUnknownKindsFailForGoodWhenConfigured() async throws {
         let fixture = try RuntimeFixture(options: .init(unknownKinds: .fail))
-        fixture.runner.register(kind: "known") { _, _ in }
+        try fixture.runner.register(kind: "known") { _, _ in }
         let mystery = try await fixture.queue.enqueue(NewJob(kind: "mystery"))
         let known = try await fixture.queue.enqueue(NewJob(kind: "known"))
         fixture.runner.start()

@@ -8,7 +8,7 @@ import Testing
     @Test func aFailingJobMovesThroughTheBackoffTableAndNeverRunsEarly() async throws {
         let fixture = try RuntimeFixture(retryPolicy: .table([5, 15, 45], maxAttempts: 4))
         let attempts = Locked<[Int]>([])
-        fixture.runner.register(kind: "sync") { _, context in
+        try fixture.runner.register(kind: "sync") { _, context in
             attempts.withLock { $0.append(context.attempt) }
             throw CocoaLikeError("server unreachable")
         }
@@ -46,7 +46,7 @@ import Testing
         let fixture = try RuntimeFixture(options: .init(leaseDuration: 60))
         let gate = Gate()
         let checkpoints = Checkpoints()
-        fixture.runner.register(kind: "long") { _, _ in
+        try fixture.runner.register(kind: "long") { _, _ in
             checkpoints.reach("running")
             try await gate.wait()
         }
@@ -78,7 +78,7 @@ import Testing
         let fixture = try RuntimeFixture()
         let observed = Locked<JobContext.CancellationReason?>(nil)
         let checkpoints = Checkpoints()
-        fixture.runner.register(kind: "slow", options: .init(timeout: 10)) { _, context in
+        try fixture.runner.register(kind: "slow", options: .init(timeout: 10)) { _, context in
             checkpoints.reach("running")
             do {
                 try await Gate().wait()  // never opened
@@ -108,7 +108,7 @@ import Testing
 
     @Test func theRunnerWakesOnEnqueueAndOtherwiseDoesNothing() async throws {
         let fixture = try RuntimeFixture()
-        fixture.runner.register(kind: "ping") { _, _ in }
+        try fixture.runner.register(kind: "ping") { _, _ in }
         fixture.runner.start()
         // Idle: no deadline, so no timer at all.
         await fixture.events.wait { $0.last == .waiting(until: nil) }
@@ -142,7 +142,7 @@ import Testing
 
     @Test func aChangeOfEnvironmentMakesTheRunnerLookAgain() async throws {
         let fixture = try RuntimeFixture()
-        fixture.runner.register(kind: "ping") { _, _ in }
+        try fixture.runner.register(kind: "ping") { _, _ in }
         fixture.runner.start()
         await fixture.events.wait { $0.last == .waiting(until: nil) }
         let idle = fixture.runner.statistics
@@ -158,7 +158,7 @@ import Testing
         let fixture = try RuntimeFixture(options: .init(leaseDuration: 60))
         let gate = Gate()
         let checkpoints = Checkpoints()
-        fixture.runner.register(kind: "long") { _, context in
+        try fixture.runner.register(kind: "long") { _, context in
             try await context.renewLease(for: 600)
             checkpoints.reach("renewed")
             try await gate.wait()
@@ -190,7 +190,7 @@ import Testing
 
     @Test func aWallClockJumpForwardRunsWhatBecameDue() async throws {
         let fixture = try RuntimeFixture()
-        fixture.runner.register(kind: "ping") { _, _ in }
+        try fixture.runner.register(kind: "ping") { _, _ in }
         let id = try await fixture.queue.enqueue(NewJob(kind: "ping", delay: 600))
         fixture.runner.start()
         await fixture.events.wait { $0.last == .waiting(until: fixture.clock.now().addingTimeInterval(600)) }

@@ -23,7 +23,7 @@ final class RuntimeFixture: Sendable {
         var configuration = testConfiguration(clock: clock)
         configuration.retryPolicy = retryPolicy
         queue = try JobQueue(directory: temp.queue, configuration: configuration)
-        runner = JobRunner(queue: queue, options: options, events: events)
+        runner = try JobRunner(queue: queue, options: options, events: events)
     }
 
     /// Stops the runner (cancelling), closes the queue, removes the directory.

@@ -6,9 +6,11 @@ import Foundation
 
 /// How a ``JobQueue`` behaves.
 public struct Configuration: Sendable {
-    /// Delays between attempts and the default number of attempts.
+    /// Delays between attempts and the default number of attempts. A policy that breaks its
+    /// factory's rules fails the open with ``SpoolError/Code/invalidArgument`` (see ``RetryPolicy/validate()``).
     public var retryPolicy: RetryPolicy = .default
-    /// How long a claim's lease lasts unless the claim says otherwise, in seconds.
+    /// How long a claim's lease lasts unless the claim says otherwise, in seconds: positive and
+    /// below 10⁹, or the open fails with ``SpoolError/Code/invalidArgument``.
     public var leaseDuration: TimeInterval = 300
     /// The largest payload accepted, in bytes (at most ``JobLimits/maxPayloadBytes``).
     public var maximumPayloadSize: Int = 1 << 20
@@ -20,6 +22,8 @@ public struct Configuration: Sendable {
     public var runningJobsAtOpen: RunningJobsAtOpen = .reclaim
     /// How long succeeded and cancelled jobs are kept after they finished, in
     /// seconds: ``JobQueue/compact()`` drops older ones. Failed jobs are kept until deleted.
+    /// Not negative (infinity keeps them forever); a negative or NaN retention fails the open
+    /// with ``SpoolError/Code/invalidArgument``.
     public var retention: TimeInterval = 24 * 3600
     /// The source of time. Inject a ``ManualClock`` in tests.
     public var clock: any SpoolClock = SystemClock()

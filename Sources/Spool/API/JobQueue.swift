@@ -50,7 +50,9 @@ public final class JobQueue: Sendable {
     /// - Throws: ``SpoolError`` with ``SpoolError/Code/corruption`` (damage before
     ///   intact records; nothing is changed), ``SpoolError/Code/newerFormat``,
     ///   ``SpoolError/Code/notAQueue``, ``SpoolError/Code/queueNotFound``,
-    ///   ``SpoolError/Code/locked``, or an I/O error.
+    ///   ``SpoolError/Code/locked``, or an I/O error; ``SpoolError/Code/invalidArgument``, before the
+    ///   directory is touched, for a configuration out of range (a retry policy that breaks its
+    ///   factory's rules, a lease duration or retention out of range, a payload limit over the maximum).
     public init(directory: String, configuration: Configuration = Configuration()) throws {
         engine = try QueueEngine(path: directory, configuration: configuration)
     }

@@ -10,6 +10,11 @@ import Foundation
 /// job waits `delays[0]`, after the second `delays[1]`, and so on (the last
 /// entry repeats). Once a job has used `maxAttempts` attempts, a failure ends it
 /// in ``JobState/failed`` with no deadline, waiting for a manual retry.
+///
+/// The factories never trap: a policy built from bad arguments (say, from remote
+/// configuration) is refused where it is used — opening a ``JobQueue`` whose
+/// ``Configuration/retryPolicy`` it is throws ``SpoolError/Code/invalidArgument``
+/// naming the rule, before the directory is touched. ``validate()`` checks one beforehand.
 public struct RetryPolicy: Sendable, Equatable {
     enum Schedule: Sendable, Equatable {
         case table([TimeInterval])
@@ -17,7 +22,7 @@ public struct RetryPolicy: Sendable, Equatable {
     }
 
     let schedule: Schedule
-    /// The attempts a job gets unless it sets its own maximum.
+    /// The attempts a job gets unless it sets its own maximum (as given to the factory, valid or not).
     public let maxAttempts: Int
 
     /// 5 s, 15 s, 45 s, 135 s, 405 s; at most 5 attempts: short enough that a
@@ -26,29 +31,63 @@ public struct RetryPolicy: Sendable, Equatable {
 
     /// A fixed table of delays in seconds, indexed by the attempt that failed.
     ///
+    /// Valid when `delays` holds at least one delay, each finite and not negative, and the attempts
+    /// are from 1 to ``JobLimits/maxAttempts``; otherwise the policy is refused where it is used
+    /// (see ``validate()``). A delay longer than about 3,000 years is cut to that.
+    ///
     /// - Parameters:
     ///   - delays: One or more non-negative delays; the last repeats.
     ///   - maxAttempts: Attempts per job; defaults to the number of delays.
     public static func table(_ delays: [TimeInterval], maxAttempts: Int? = nil) -> RetryPolicy {
-        precondition(!delays.isEmpty && delays.allSatisfy { $0 >= 0 && $0.isFinite }, "delays must be non-negative")
-        let attempts = maxAttempts ?? delays.count
-        precondition((1...JobLimits.maxAttempts).contains(attempts), "maxAttempts out of range")
-        return RetryPolicy(schedule: .table(delays), maxAttempts: attempts)
+        RetryPolicy(schedule: .table(delays), maxAttempts: maxAttempts ?? delays.count)
     }
 
     /// `base × factor^(attempt − 1)`, capped at `maximum`, then spread by
     /// ± `jitter` (a fraction from 0 to 1) of itself so that many clients do not retry in step.
+    ///
+    /// Valid when `base` is finite and not negative, `factor` finite and at least 1, `maximum`
+    /// at least `base` (infinity: no cap but the longest delay, about 3,000 years), `jitter` from
+    /// 0 to 1 and `maxAttempts` from 1 to ``JobLimits/maxAttempts``; otherwise the policy is
+    /// refused where it is used (see ``validate()``).
     public static func exponential(base: TimeInterval, factor: Double = 2, maximum: TimeInterval = 3600,
                                    jitter: Double = 0, maxAttempts: Int = 10) -> RetryPolicy {
-        precondition(base >= 0 && factor >= 1 && maximum >= base && (0...1).contains(jitter), "invalid exponential policy")
-        precondition((1...JobLimits.maxAttempts).contains(maxAttempts), "maxAttempts out of range")
-        return RetryPolicy(schedule: .exponential(base: base, factor: factor, maximum: maximum, jitter: jitter),
-                           maxAttempts: maxAttempts)
+        RetryPolicy(schedule: .exponential(base: base, factor: factor, maximum: maximum, jitter: jitter),
+                    maxAttempts: maxAttempts)
+    }
+
+    /// Checks the policy against the rules of ``table(_:maxAttempts:)`` and
+    /// ``exponential(base:factor:maximum:jitter:maxAttempts:)``. Opening a queue calls it.
+    ///
+    /// - Throws: ``SpoolError/Code/invalidArgument`` naming the first rule the policy breaks.
+    public func validate() throws {
+        switch schedule {
+        case .table(let delays):
+            guard !delays.isEmpty else { throw SpoolError.invalidArgument("a retry table needs at least one delay") }
+            guard delays.allSatisfy({ $0 >= 0 && $0.isFinite }) else {
+                throw SpoolError.invalidArgument("every delay of a retry table must be a finite number of seconds, not negative")
+            }
+        case .exponential(let base, let factor, let maximum, let jitter):
+            guard base >= 0, base.isFinite else {
+                throw SpoolError.invalidArgument("an exponential retry base must be a finite number of seconds, not negative")
+            }
+            guard factor >= 1, factor.isFinite else {
+                throw SpoolError.invalidArgument("an exponential retry factor must be a finite number, at least 1")
+            }
+            guard maximum >= base else {
+                throw SpoolError.invalidArgument("an exponential retry maximum must be at least its base")
+            }
+            guard (0...1).contains(jitter) else {
+                throw SpoolError.invalidArgument("an exponential retry jitter must be from 0 to 1")
+            }
+        }
+        guard (1...JobLimits.maxAttempts).contains(maxAttempts) else {
+            throw SpoolError.invalidArgument("a retry policy's maxAttempts must be from 1 to \(JobLimits.maxAttempts)")
+        }
     }
 
     /// The delay after attempt number `attempt` (1 for the first) failed.
     /// `unitRandom` is a number in 0 ..< 1 used for jitter.
-    /// Delays are cut to ``longestDelay``.
+    /// Delays are cut to ``longestDelay``. Only for a policy that passed ``validate()`` (open checks it).
     func delay(afterFailedAttempt attempt: Int, unitRandom: Double) -> TimeInterval {
         let index = max(attempt, 1) - 1
         switch schedule {

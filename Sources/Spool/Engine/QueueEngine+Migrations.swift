@@ -65,23 +65,8 @@ extension QueueEngine {
         let steps = try planner.plan(lock.withLock { state }) { try self.payload(at: $0.payload) }
         return try lock.withLock {
             let number = UInt64(migration.number)
-            // The live path must never write what apply refuses: try the whole migration on a copy first.
-            var scratch = state
-            do {
-                try scratch.apply(.migrationBegin(number: number, at: now))
-                for step in steps {
-                    switch step {
-                    case .migrateJob(var job, let payload):
-                        if payload != nil { job.payload = PayloadLocation(fileSequence: 0, offset: 0, length: 0) }
-                        try scratch.apply(.migrateJob(job))
-                    case .other(let operation): try scratch.apply(operation)
-                    case .enqueue: preconditionFailure("a migration step is never an enqueue")
-                    }
-                }
-                try scratch.apply(.migrationCommit(number: number))
-            } catch {
-                throw planner.failure("\(error)")
-            }
+            // The live path must never write what apply refuses: the whole migration is tried on a copy first.
+            try planner.check(steps, on: state)
             var record: [PlannedOperation] = [.other(.migrationBegin(number: number, at: now))]
             var recordBytes = 0
             for step in steps {

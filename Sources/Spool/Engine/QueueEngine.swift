@@ -85,11 +85,13 @@ final class QueueEngine: @unchecked Sendable {
         guard (1...JobLimits.maxPayloadBytes).contains(configuration.maximumPayloadSize) else {
             throw SpoolError.invalidArgument("maximumPayloadSize must be from 1 to \(JobLimits.maxPayloadBytes)")
         }
-        guard configuration.leaseDuration > 0, configuration.leaseDuration.isFinite else {
-            throw SpoolError.invalidArgument("leaseDuration must be positive")
-        }
+        try JobLimits.checkLeaseDuration(configuration.leaseDuration)
         guard configuration.segmentSize > Int64(LogFormat.fileHeaderSize) else {
             throw SpoolError.invalidArgument("segmentSize must be larger than a file header")
+        }
+        try configuration.retryPolicy.validate()
+        guard configuration.retention >= 0 else {
+            throw SpoolError.invalidArgument("retention must be a number of seconds, not negative")
         }
         self.path = path
         self.configuration = configuration

@@ -7,7 +7,7 @@ import Foundation
 /// What a handler knows about the attempt it runs, and what it can ask of the runner.
 ///
 /// ```swift
-/// runner.register(UploadPhoto.self) { photo, context in
+/// try runner.register(UploadPhoto.self) { photo, context in
 ///     for chunk in chunks(of: photo.path) {
 ///         try context.checkCancellation()
 ///         try await send(chunk, idempotencyKey: context.id.rawValue)

@@ -18,7 +18,7 @@ import Foundation
 ///
 /// try await queue.enqueue(UploadPhoto(path: path), uniqueKey: "photo:\(photoID)")
 ///
-/// runner.register(UploadPhoto.self) { photo, context in
+/// try runner.register(UploadPhoto.self) { photo, context in
 ///     try await upload(photo.path, idempotencyKey: context.id.rawValue)
 /// }
 /// ```

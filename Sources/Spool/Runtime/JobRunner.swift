@@ -8,8 +8,8 @@ import Foundation
 /// with leases renewed, outcomes recorded, and no polling.
 ///
 /// ```swift
-/// let runner = JobRunner(queue: queue, options: .init(maxConcurrentJobs: 4))
-/// runner.register(UploadPhoto.self, options: .init(maxConcurrentJobs: 2, timeout: 120)) { photo, context in
+/// let runner = try JobRunner(queue: queue, options: .init(maxConcurrentJobs: 4))
+/// try runner.register(UploadPhoto.self, options: .init(maxConcurrentJobs: 2, timeout: 120)) { photo, context in
 ///     try await upload(photo.path, idempotencyKey: context.id.rawValue)
 /// }
 /// runner.start()
@@ -53,18 +53,19 @@ public final class JobRunner: Sendable {
 
     /// Creates a runner for `queue`. It does nothing until ``start()``.
     ///
-    /// - Precondition: `options.maxConcurrentJobs` is at least 1; a lease duration, if given, is positive.
-    public convenience init(queue: JobQueue, options: Options = Options()) {
-        self.init(queue: queue, options: options, events: nil)
+    /// - Throws: ``SpoolError/Code/invalidArgument`` when `options.maxConcurrentJobs` is below 1 or
+    ///   `options.leaseDuration` is not a positive number of seconds below 10⁹ (before this check, a trap).
+    public convenience init(queue: JobQueue, options: Options = Options()) throws {
+        try self.init(queue: queue, options: options, events: nil)
     }
 
     /// Creates a runner that records what it does in `events`.
     @_spi(RunnerEvents)
-    public init(queue: JobQueue, options: Options, events: RunnerEvents?) {
-        precondition(options.maxConcurrentJobs >= 1, "maxConcurrentJobs must be at least 1")
-        if let lease = options.leaseDuration {
-            precondition(lease > 0 && lease.isFinite, "the lease duration must be a positive number of seconds")
+    public init(queue: JobQueue, options: Options, events: RunnerEvents?) throws {
+        guard options.maxConcurrentJobs >= 1 else {
+            throw SpoolError.invalidArgument("a runner's maxConcurrentJobs must be at least 1, not \(options.maxConcurrentJobs)")
         }
+        if let lease = options.leaseDuration { try JobLimits.checkLeaseDuration(lease) }
         self.queue = queue
         self.options = options
         self.events = events
@@ -79,12 +80,16 @@ public final class JobRunner: Sendable {
     ///
     /// A payload that does not decode as `Parameters` fails its job for good with the
     /// error "undecodable payload: …"; the handler is not called.
+    ///
+    /// - Throws: ``SpoolError/Code/invalidArgument``, nothing registered, when `Parameters.kind` is
+    ///   not 1 to 200 UTF-8 bytes, `options.maxConcurrentJobs` is below 1 or `options.timeout` is
+    ///   not a positive finite number of seconds (before this check, a trap; `register` throws since).
     public func register<Parameters: JobKind>(
         _ type: Parameters.Type, options: KindOptions = KindOptions(),
         handler: @escaping @Sendable (Parameters, JobContext) async throws -> Void
-    ) {
+    ) throws {
         let kind = Parameters.kind
-        register(kind: kind, options: options) { payload, context in
+        try register(kind: kind, options: options) { payload, context in
             let parameters: Parameters
             do {
                 parameters = try Parameters.decode(payload)
@@ -98,12 +103,18 @@ public final class JobRunner: Sendable {
     /// Registers the handler of the jobs of `kind`: it receives their payload as stored
     /// and a ``JobContext``. See ``register(_:options:handler:)``.
     ///
-    /// - Precondition: `kind` is 1 to 200 UTF-8 bytes; the limits and timeout, if given, are positive.
+    /// - Throws: ``SpoolError/Code/invalidArgument``, nothing registered, when `kind` is not 1 to 200
+    ///   UTF-8 bytes, `options.maxConcurrentJobs` is below 1 or `options.timeout` is not a positive
+    ///   finite number of seconds.
     public func register(kind: String, options: KindOptions = KindOptions(),
-                         handler: @escaping @Sendable (Data, JobContext) async throws -> Void) {
-        precondition((1...JobLimits.maxKindBytes).contains(kind.utf8.count), "a kind is 1 to 200 UTF-8 bytes")
-        precondition((options.maxConcurrentJobs ?? 1) >= 1, "maxConcurrentJobs must be at least 1")
-        precondition(options.timeout.map { $0 > 0 && $0.isFinite } ?? true, "a timeout is a positive number of seconds")
+                         handler: @escaping @Sendable (Data, JobContext) async throws -> Void) throws {
+        try QueueEngine.checkText(kind, name: "kind", maxBytes: JobLimits.maxKindBytes)
+        if let limit = options.maxConcurrentJobs, limit < 1 {
+            throw SpoolError.invalidArgument("the maxConcurrentJobs of kind \(kind) must be at least 1, not \(limit)")
+        }
+        if let timeout = options.timeout, !(timeout > 0 && timeout.isFinite) {
+            throw SpoolError.invalidArgument("the timeout of kind \(kind) must be a positive finite number of seconds, not \(timeout)")
+        }
         state.withLock { $0.registrations[kind] = Registration(options: options, run: handler) }
         wakeup.post { $0.runnerChanged = true }
     }

@@ -7,10 +7,12 @@ import Foundation
 extension JobRunner {
     /// How a ``JobRunner`` runs jobs.
     public struct Options: Sendable {
-        /// The most handlers running at once, over all kinds. At least 1.
+        /// The most handlers running at once, over all kinds. At least 1, or ``JobRunner/init(queue:options:)``
+        /// throws ``SpoolError/Code/invalidArgument``.
         public var maxConcurrentJobs: Int
         /// The lease each claim takes, in seconds; the queue's ``Configuration/leaseDuration`` when `nil`.
-        /// The runner renews it at half its length while the handler runs.
+        /// The runner renews it at half its length while the handler runs. Positive and below 10⁹, or
+        /// ``JobRunner/init(queue:options:)`` throws ``SpoolError/Code/invalidArgument``.
         public var leaseDuration: TimeInterval?
         /// What happens to due jobs of a kind no handler is registered for.
         public var unknownKinds: UnknownKindPolicy
@@ -27,9 +29,11 @@ extension JobRunner {
     /// How the handler of one kind runs.
     public struct KindOptions: Sendable {
         /// The most handlers of this kind running at once; only the runner's overall limit when `nil`.
+        /// At least 1 when set, or ``JobRunner/register(kind:options:handler:)`` throws ``SpoolError/Code/invalidArgument``.
         public var maxConcurrentJobs: Int?
         /// Seconds an attempt may run. A handler still running then is cancelled and the attempt is
-        /// recorded as a retryable failure, "timed out after N s"; no limit when `nil`.
+        /// recorded as a retryable failure, "timed out after N s"; no limit when `nil`. A positive finite
+        /// number when set, or ``JobRunner/register(kind:options:handler:)`` throws ``SpoolError/Code/invalidArgument``.
         public var timeout: TimeInterval?
 
         /// Options for one kind; no limit of its own and no timeout by default.

@@ -243,6 +243,12 @@ struct QueueState: Sendable {
                   !(image.state.isFinished && image.nextRetryAt != nil) else {
                 throw Inapplicable(jobID: image.id, reason: "migrated job: inconsistent state, lease or deadline")
             }
+            let keyEffect: MigratedKeyEffect
+            do {
+                keyEffect = try uniqueKeyEffect(ofMigrated: image)
+            } catch {
+                throw Inapplicable(jobID: image.id, reason: "migrated job: \(error)")
+            }
             if var job = previous {
                 // The job keeps its place, unique key, constraints, prerequisites and schedule; `store`
                 // keeps the indexes in step and cancels its dependents if the migration ended it.
@@ -263,9 +269,6 @@ struct QueueState: Sendable {
                 store(job)
                 return
             }
-            if let key = image.uniqueKey, !image.state.isFinished, let holder = uniqueKeys[key] {
-                throw Inapplicable(jobID: image.id, reason: "migrated job: unique key \(key) is held by job \(holder)")
-            }
             let job = StoredJob(id: image.id, kind: image.kind, state: image.state, attempts: image.attempts,
                                 maxAttempts: image.maxAttempts, priority: image.priority,
                                 sequence: nextSequence, createdAt: image.createdAt,
@@ -273,7 +276,7 @@ struct QueueState: Sendable {
                                 uniqueKey: image.uniqueKey, lastError: image.lastError, payload: payload,
                                 lease: image.lease)
             nextSequence += 1
-            if let key = job.uniqueKey, !job.state.isFinished { takeUniqueKey(key, for: job.id) }
+            if case .takes(let key) = keyEffect { takeUniqueKey(key, for: job.id) }
             count(job.state, by: 1)
             if job.state == .running { runningIDs.insert(job.id) }
             jobs[job.id] = job
@@ -281,6 +284,47 @@ struct QueueState: Sendable {
         default:
             throw Inapplicable(jobID: step.jobID, reason: "not a migration step")
         }
+    }
+
+    // MARK: Migrations and unique keys
+
+    /// What a `migrate_job` step does with the unique key its image carries.
+    enum MigratedKeyEffect: Equatable {
+        /// Nothing: the image has no key or is finished, or the job was unfinished and keeps carrying its key.
+        case none
+        /// A new unfinished job takes its key, which no job holds.
+        case takes(key: String)
+        /// A finished job given an unfinished image carries its key without taking it, free or held:
+        /// a migration never moves a key. The engine writes this only for a job that an earlier
+        /// step's cascade cancelled, which the commit's chain rule cancels again.
+        case leaves(key: String)
+    }
+
+    /// Why a `migrate_job` image cannot carry its unique key: another unfinished job holds it.
+    struct MigratedKeyRefusal: Error, Equatable, CustomStringConvertible {
+        /// The migrated job.
+        let jobID: String
+        /// The key its image carries.
+        let key: String
+        /// The unfinished job holding it.
+        let holder: String
+        var description: String { "unique key \(key) is held by job \(holder)" }
+    }
+
+    /// The one rule for a migration's images and unique keys (FORMAT.md, `migrate_job`), judged in the
+    /// state as the step finds it: ``applyMigrationStep(_:)`` applies it, and the migration planner's
+    /// check reports its refusal. A new unfinished job takes its key when it is free and is refused
+    /// when another unfinished job holds it; an existing job's image takes no key (its key must stay the
+    /// same; an image that ends the job frees it, as any end does): finished to unfinished, the job
+    /// carries its key without holding it.
+    /// That is how every earlier build applied these records, so every log they wrote still opens.
+    func uniqueKeyEffect(ofMigrated image: MigratedJob) throws(MigratedKeyRefusal) -> MigratedKeyEffect {
+        guard let key = image.uniqueKey, !image.state.isFinished else { return .none }
+        if let previous = jobs[image.id] {
+            return previous.state.isFinished ? .leaves(key: key) : .none
+        }
+        if let holder = uniqueKeys[key] { throw MigratedKeyRefusal(jobID: image.id, key: key, holder: holder) }
+        return .takes(key: key)
     }
 
     /// Removes a job with its unique key, prerequisites, counts and running index.

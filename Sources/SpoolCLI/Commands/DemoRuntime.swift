@@ -26,8 +26,8 @@ struct RuntimeDemo: DemoNarration, Sendable {
     /// Runs steps 7 to 9 (and leaves a place for the chain), then stops the runner.
     func run() async throws {
         let events = RunnerEvents()
-        let runner = JobRunner(queue: queue, options: .init(maxConcurrentJobs: 2), events: events)
-        register(on: runner)
+        let runner = try JobRunner(queue: queue, options: .init(maxConcurrentJobs: 2), events: events)
+        try register(on: runner)
         try await handlers(runner, events)
         try await backoff(events)
         try await cancelRunning(events)
@@ -39,15 +39,15 @@ struct RuntimeDemo: DemoNarration, Sendable {
     }
 
     /// The demo's handlers.
-    private func register(on runner: JobRunner) {
-        runner.register(kind: "publish-album") { _, _ in }
-        runner.register(kind: "notify-friends") { _, _ in }
-        runner.register(kind: "convert-video") { _, _ in throw TerminalJobFailure("unsupported codec: ProRes RAW") }
-        runner.register(ResizePhoto.self) { _, _ in }
-        runner.register(kind: "flaky-upload") { _, context in
+    private func register(on runner: JobRunner) throws {
+        try runner.register(kind: "publish-album") { _, _ in }
+        try runner.register(kind: "notify-friends") { _, _ in }
+        try runner.register(kind: "convert-video") { _, _ in throw TerminalJobFailure("unsupported codec: ProRes RAW") }
+        try runner.register(ResizePhoto.self) { _, _ in }
+        try runner.register(kind: "flaky-upload") { _, context in
             if context.attempt < 4 { throw DemoError(description: "HTTP 503 from the upload server") }
         }
-        runner.register(kind: "long-upload") { [clock] _, _ in
+        try runner.register(kind: "long-upload") { [clock] _, _ in
             // An upload that takes a day of demo time: only cancellation ends it early.
             try await clock.sleep(until: clock.now().addingTimeInterval(86_400))
         }

@@ -54,25 +54,37 @@ enum EnqueueCommand {
         job.priority = try arguments.integer("priority", in: JobLimits.priorities) ?? 0
         job.maxAttempts = try arguments.integer("max-attempts", in: 1...JobLimits.maxAttempts)
 
-        let (id, holder) = try QueueAccess.withQueue(directory, createIfMissing: true) { queue in
-            // Looked up only to tell the person what the unique-key policy did.
-            let holder = try job.uniqueKey.flatMap { key in
-                try queue.jobs().first { !$0.state.isFinished && $0.uniqueKey == key }
-            }
-            return (try queue.enqueue(job), holder)
+        let (id, note) = try QueueAccess.withQueue(directory, createIfMissing: true) { queue in
+            // To tell the person what the unique-key policy did, judged from what the enqueue returned and
+            // changed (the queue's own rule decides who holds the key): the unfinished jobs carrying it first.
+            let carriers = try job.uniqueKey.map { key in
+                try queue.jobs().filter { !$0.state.isFinished && $0.uniqueKey == key }
+            } ?? []
+            let id = try queue.enqueue(job)
+            return (id, try policyNote(job.uniquePolicy, enqueued: id, carriers: carriers, in: queue))
         }
-        if let holder {
-            switch job.uniquePolicy {
-            case .keep:
-                console.err("note: unique key held by unfinished job \(holder.id) (\(holder.state.rawValue)); kept it, enqueued nothing".escapingControlCharacters)
-            case .replace:
-                console.err("note: cancelled job \(holder.id), which held the unique key".escapingControlCharacters)
-            case .append:
-                console.err("note: the new job waits for job \(holder.id), which held the unique key".escapingControlCharacters)
-            }
-        }
+        if let note { console.err(note.escapingControlCharacters) }
         console.out(id.rawValue.escapingControlCharacters)
         return ExitStatus.success
+    }
+
+    /// What the unique-key policy did, or `nil` when the key was free (the job was enqueued as any other).
+    private static func policyNote(_ policy: UniquePolicy, enqueued id: JobID, carriers: [Job],
+                                   in queue: JobQueue) throws -> String? {
+        switch policy {
+        case .keep:
+            // Kept exactly when the id returned is the holder's, one of the jobs already there.
+            guard let holder = carriers.first(where: { $0.id == id }) else { return nil }
+            return "note: unique key held by unfinished job \(holder.id) (\(holder.state.rawValue)); kept it, enqueued nothing"
+        case .replace:
+            let cancelled = try carriers.filter { try queue.job($0.id)?.state == .cancelled }.map(\.id.rawValue)
+            guard !cancelled.isEmpty else { return nil }
+            return "note: cancelled job \(cancelled.joined(separator: ", ")), which held the unique key"
+        case .append:
+            let waitedFor = try queue.job(id)?.blockingPrerequisites ?? []
+            guard let holder = carriers.first(where: { waitedFor.contains($0.id) }) else { return nil }
+            return "note: the new job waits for job \(holder.id), which held the unique key"
+        }
     }
 
     /// The payload: `--payload`'s text, or the bytes `--payload-file` names, or none.
