@@ -177,7 +177,14 @@ struct ByteReader {
     /// The range of a length-prefixed byte string, checked against what remains.
     @inline(__always)
     mutating func readByteRange() throws(DecodingError) -> Range<Int> {
-        let count = try readCount(atMost: remaining)
+        // Against what remains after the length itself (`readCount(atMost: remaining)` would judge it
+        // by the bytes before the length, letting a string run up to ten bytes past the end).
+        let start = position
+        let length = try readVarint()
+        guard length <= UInt64(remaining) else {
+            throw DecodingError(reason: "length \(length) exceeds the \(remaining) bytes left", position: start)
+        }
+        let count = Int(length)
         defer { position += count }
         return position..<(position + count)
     }

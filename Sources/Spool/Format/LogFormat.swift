@@ -35,6 +35,10 @@ enum LogFormat {
     /// length field above it is damage, never an allocation.
     static let maximumBodySize = 32 << 20
 
+    /// The highest LSN a frame may carry (2^64 - 2): one more is still a ``UInt64``, so the LSN
+    /// after any record (and after a snapshot's `last_lsn`) can be computed. A frame above it is damaged.
+    static let maximumLSN = UInt64.max - 1
+
     /// The most records one commit group (one write + one sync) may hold, so
     /// that the 16-bit group index cannot overflow.
     static let maximumGroupRecords = Int(UInt16.max)

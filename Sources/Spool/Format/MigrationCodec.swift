@@ -153,11 +153,9 @@ enum MigrationCodec {
         guard (1...SnapshotCodec.stateCodes.count).contains(code) else {
             throw TransactionCodec.Failure.malformed("unknown job state \(code)")
         }
-        guard let attempts = Int32(exactly: try reader.readSignedVarint()),
-              let maxAttempts = Int32(exactly: try reader.readSignedVarint()),
-              let priority = Int32(exactly: try reader.readSignedVarint()) else {
-            throw TransactionCodec.Failure.malformed("attempts, maximum attempts or priority out of range")
-        }
+        let attempts = try reader.readAttempts()
+        let maxAttempts = try reader.readMaxAttempts()
+        let priority = try reader.readPriority()
         let createdAt = try reader.readSignedVarint()
         let runAt = try reader.readSignedVarint()
         let nextRetryAt = try reader.readOptionalSignedVarint()

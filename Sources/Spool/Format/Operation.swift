@@ -503,10 +503,10 @@ enum TransactionCodec {
         case .enqueue, .enqueueWithOptions:
             let id = try reader.readString()
             let kind = try reader.readString()
-            let priority = try reader.readSignedVarint()
+            let priority = try Int64(reader.readPriority())
             let createdAt = try reader.readSignedVarint()
             let runAt = try reader.readSignedVarint()
-            let maxAttempts = try reader.readSignedVarint()
+            let maxAttempts = try Int64(reader.readMaxAttempts())
             let uniqueKey = try reader.readOptionalString()
             var options = EnqueueOptions()
             if opcode == .enqueueWithOptions {

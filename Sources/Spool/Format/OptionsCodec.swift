@@ -72,7 +72,10 @@ enum OptionsCodec {
     static func decodeOptionalSchedule(_ reader: inout ByteReader) throws -> (interval: Int64, flex: Int64)? {
         switch try reader.readUInt8() {
         case 0: return nil
-        case 1: return (try readMillis(&reader), try readMillis(&reader))
+        case 1:
+            let interval = try reader.readDuration("interval_ms"), flex = try reader.readDuration("flex_ms")
+            try checkSchedule(interval: interval, flex: flex)
+            return (interval, flex)
         case let other: throw TransactionCodec.Failure.malformed("periodic presence byte \(other)")
         }
     }
@@ -91,15 +94,20 @@ enum OptionsCodec {
         switch try reader.readUInt8() {
         case 0: return nil
         case 1:
-            return StoredPeriodic(interval: try readMillis(&reader), flex: try readMillis(&reader),
-                                  anchor: try reader.readSignedVarint(), occurrence: try readMillis(&reader))
+            let interval = try reader.readDuration("interval_ms"), flex = try reader.readDuration("flex_ms")
+            try checkSchedule(interval: interval, flex: flex)
+            let anchor = try reader.readSignedVarint()
+            let occurrence = try reader.readCounter("occurrence")
+            guard occurrence >= 1 else { throw TransactionCodec.Failure.malformed("occurrence 0 (occurrences count from 1)") }
+            return StoredPeriodic(interval: interval, flex: flex, anchor: anchor, occurrence: Int64(occurrence))
         case let other: throw TransactionCodec.Failure.malformed("periodic presence byte \(other)")
         }
     }
 
-    private static func readMillis(_ reader: inout ByteReader) throws -> Int64 {
-        let value = try reader.readVarint()
-        guard let millis = Int64(exactly: value) else { throw TransactionCodec.Failure.malformed("a duration out of range") }
-        return millis
+    /// A schedule's range: `interval > 0` and `0 <= flex <= interval` (both already below 2^63).
+    private static func checkSchedule(interval: Int64, flex: Int64) throws {
+        guard interval > 0, flex <= interval else {
+            throw TransactionCodec.Failure.malformed("periodic interval \(interval) ms or flex \(flex) ms out of range")
+        }
     }
 }

@@ -102,8 +102,11 @@ enum RecordFrame {
 
     /// Checks for an intact frame at `offset` in `file`. Cheap when there is
     /// none: the length and bounds are checked before the checksum.
+    /// The LSNs a frame may carry: 1 to ``LogFormat/maximumLSN``.
+    static let acceptableLSNs: ClosedRange<UInt64> = 1...LogFormat.maximumLSN
+
     static func parse(_ file: UnsafeRawBufferPointer, at offset: Int, seed: UInt32,
-                      acceptableLSNs: ClosedRange<UInt64> = 1...(UInt64.max - 1)) -> Result<Found, Damage> {
+                      acceptableLSNs: ClosedRange<UInt64> = RecordFrame.acceptableLSNs) -> Result<Found, Damage> {
         let available = file.count - offset
         guard available >= LogFormat.frameHeaderSize else {
             return .failure(.truncated)

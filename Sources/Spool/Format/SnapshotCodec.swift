@@ -69,8 +69,8 @@ enum SnapshotCodec {
     }
 
     static func decodeSummary(_ reader: inout ByteReader) throws -> SnapshotSummary {
-        SnapshotSummary(lastLSN: try reader.readVarint(), nextSequence: try reader.readVarint(),
-                        createdAt: try reader.readSignedVarint(), expiredJobs: try reader.readVarint())
+        SnapshotSummary(lastLSN: try reader.readLSN("last_lsn"), nextSequence: try reader.readCounter("next_sequence"),
+                        createdAt: try reader.readSignedVarint(), expiredJobs: try reader.readCounter("expired_jobs"))
     }
 
     static func decodeRestore(_ reader: inout ByteReader, withOptions: Bool, fileSequence: UInt64,
@@ -81,14 +81,10 @@ enum SnapshotCodec {
         guard (1...stateCodes.count).contains(code) else {
             throw TransactionCodec.Failure.malformed("unknown job state \(code)")
         }
-        let attempts = try reader.readSignedVarint()
-        let maxAttempts = try reader.readSignedVarint()
-        let priority = try reader.readSignedVarint()
-        guard let attempts32 = Int32(exactly: attempts), let max32 = Int32(exactly: maxAttempts),
-              let priority32 = Int32(exactly: priority) else {
-            throw TransactionCodec.Failure.malformed("attempts, maximum attempts or priority out of range")
-        }
-        let sequence = try reader.readVarint()
+        let attempts = try reader.readAttempts()
+        let maxAttempts = try reader.readMaxAttempts()
+        let priority = try reader.readPriority()
+        let sequence = try reader.readCounter("sequence")
         let createdAt = try reader.readSignedVarint()
         let runAt = try reader.readSignedVarint()
         let nextRetryAt = try reader.readOptionalSignedVarint()
@@ -109,8 +105,8 @@ enum SnapshotCodec {
         }
         let payload = try reader.readByteRange()
         // The rare fields are boxed once, or not at all for a plain job (three setters would box three times).
-        return StoredJob(id: id, kind: kind, state: stateCodes[code - 1], attempts: attempts32, maxAttempts: max32,
-                         priority: priority32, sequence: sequence, createdAt: createdAt, runAt: runAt,
+        return StoredJob(id: id, kind: kind, state: stateCodes[code - 1], attempts: attempts, maxAttempts: maxAttempts,
+                         priority: priority, sequence: sequence, createdAt: createdAt, runAt: runAt,
                          nextRetryAt: nextRetryAt, finishedAt: finishedAt, uniqueKey: uniqueKey, lastError: lastError,
                          payload: PayloadLocation(fileSequence: fileSequence, offset: bodyOffset + Int64(payload.lowerBound),
                                                   length: Int32(payload.count)),

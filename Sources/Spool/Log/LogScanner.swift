@@ -9,7 +9,9 @@
 /// leave zeroes, or even keep later sectors while losing earlier ones. Damage
 /// is a torn tail when every intact record after it (with a later LSN) belongs
 /// to that same last group; an intact record of any later group proves the
-/// damaged group had been synced, so the damage is corruption.
+/// damaged group had been synced, so the damage is corruption. And a torn tail
+/// is at most that one group: damaged frames that still read as a chain of more
+/// than one commit group are corruption too (see ``TornTailPolicy``).
 struct LogScanner {
     /// Intact records from `start` on, and how the file ends.
     struct Outcome {
@@ -98,14 +100,20 @@ struct LogScanner {
                     try visit(.skipped(offset: offset, length: bytes.count - offset, reason: reason))
                     return outcome
                 case .none:
+                    let why: String
                     if isLastFile {
-                        outcome.tornTailOffset = offset
-                        return outcome
+                        let groups = TornTailPolicy.plausibleGroups(in: bytes, from: offset, firstLSN: expected)
+                        if groups.count <= TornTailPolicy.maximumGroups {
+                            outcome.tornTailOffset = offset
+                            return outcome
+                        }
+                        why = "\(reason); the damaged frames from here on read as \(groups.count) or more commit groups "
+                            + "(LSNs \(groups.lsns)), and a torn tail is at most the last one"
+                    } else {
+                        why = "\(reason), in a file that is not the last"
                     }
-                    guard mode == .salvage else {
-                        throw Corruption(offset: offset, reason: "\(reason), in a file that is not the last")
-                    }
-                    try visit(.skipped(offset: offset, length: bytes.count - offset, reason: reason))
+                    guard mode == .salvage else { throw Corruption(offset: offset, reason: why) }
+                    try visit(.skipped(offset: offset, length: bytes.count - offset, reason: why))
                     return outcome
                 }
                 guard mode == .salvage else {
@@ -143,8 +151,10 @@ struct LogScanner {
         if let expectedLSN { tornGroup.insert(expectedLSN) }
         if let previousGroupFirstLSN { tornGroup.insert(previousGroupFirstLSN) }
         let minimumLSN = max(minimumLSN, 1)
+        // After a record of the highest LSN, no later record can exist.
+        guard minimumLSN <= LogFormat.maximumLSN else { return .none }
         let furthest = minimumLSN.addingReportingOverflow(UInt64(bytes.count / LogFormat.frameHeaderSize + LogFormat.maximumGroupRecords))
-        let acceptable = minimumLSN...(furthest.overflow ? UInt64.max - 1 : min(furthest.partialValue, UInt64.max - 1))
+        let acceptable = minimumLSN...(furthest.overflow ? LogFormat.maximumLSN : min(furthest.partialValue, LogFormat.maximumLSN))
         var budget = 8 * bytes.count + (1 << 20)
         while offset + LogFormat.frameHeaderSize <= bytes.count {
             // A frame's LSN is never zero: skip zeroed stretches (preallocated space) in one step.
@@ -178,5 +188,58 @@ struct LogScanner {
             offset = found.end
         }
         return .none
+    }
+}
+
+/// How much a torn tail may hold. A crash tears only the commit group whose sync had not returned,
+/// the last one written: so a torn tail is at most one commit group. Frames that fail their checksum
+/// but whose headers still read as a chain of several groups (each LSN one above the one before,
+/// the group index going up by one or starting again at 0) were written, and synced, as several
+/// groups: a file whose every record fails (a header naming another queue's instance id, so another
+/// seed) or two damaged groups at the end of a log are corruption, never a tail to cut.
+enum TornTailPolicy {
+    /// The most commit groups a torn tail may span.
+    static let maximumGroups = 1
+
+    /// The commit groups of the chain of plausible frames from `offset`.
+    struct Groups {
+        /// How many groups the chain spans (0 when no plausible frame starts at `offset`).
+        var count = 0
+        /// The LSNs of the chain's first and last frames, for messages.
+        var lsns = ""
+    }
+
+    /// The chain of frames from `offset` whose headers are plausible (a known type, a zero reserved
+    /// byte, a length within the maximum and the file, an LSN in range and above the group index)
+    /// and continue one another (LSN + 1; group index + 1, or 0 for a new group), the first having
+    /// `firstLSN` when it is known. Checksums are not looked at: these frames are damaged ones.
+    /// It stops at the first frame that does not continue the chain, or once it spans more groups
+    /// than a torn tail may.
+    static func plausibleGroups(in bytes: UnsafeRawBufferPointer, from start: Int, firstLSN: UInt64?) -> Groups {
+        var groups = Groups()
+        var offset = start
+        var previous: FrameHeader?
+        var firstLSN = firstLSN
+        while offset + LogFormat.frameHeaderSize <= bytes.count {
+            let header = FrameHeader(bytes, at: offset)
+            guard RecordType(rawValue: header.type) != nil, header.reserved == 0,
+                  header.bodyLength <= LogFormat.maximumBodySize,
+                  header.bodyLength <= bytes.count - offset - LogFormat.frameHeaderSize,
+                  RecordFrame.acceptableLSNs.contains(header.lsn), header.lsn > UInt64(header.groupIndex) else { break }
+            if let previous {
+                guard header.lsn == previous.lsn + 1,
+                      header.groupIndex == 0 || header.groupIndex == previous.groupIndex &+ 1 else { break }
+                if header.groupIndex == 0 { groups.count += 1 }
+            } else {
+                if let wanted = firstLSN, header.lsn != wanted { break }
+                firstLSN = header.lsn
+                groups.count = 1
+            }
+            groups.lsns = "\(firstLSN ?? header.lsn) to \(header.lsn)"
+            if groups.count > maximumGroups { break }
+            previous = header
+            offset += LogFormat.frameHeaderSize + header.bodyLength
+        }
+        return groups
     }
 }

@@ -179,7 +179,7 @@ final class LogWriter: @unchecked Sendable {
         let large = frame.count >= Self.directWriteMinimum
         let (appended, flushNow) = try lock.withLock { () -> ((lsn: UInt64, bodyOffset: Int64), Bool) in
             try checkUsable()
-            guard nextLSN < UInt64.max - 1 else { throw SpoolError(.invalidArgument, "the log sequence number space is exhausted") }
+            guard nextLSN <= LogFormat.maximumLSN else { throw SpoolError(.invalidArgument, "the log sequence number space is exhausted") }
             if pendingRecords == LogFormat.maximumGroupRecords {
                 sealedGroups.append(pending)
                 pending = []

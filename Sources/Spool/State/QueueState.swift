@@ -87,7 +87,9 @@ struct QueueState: Sendable {
             let (found, position) = try located(op.id, in: [.enqueued], for: "claim")
             var job = found
             job.state = .running
-            job.attempts += 1
+            // Saturating: attempts may be anything up to 2^31-1 (a migration may leave more than the
+            // maximum), and a claim past it must not trap; no correct writer gets near it.
+            job.attempts = job.attempts == .max ? .max : job.attempts + 1
             job.nextRetryAt = nil
             job.lease = StoredLease(token: op.token, claimedAt: op.claimedAt, expiresAt: op.expiresAt,
                                     monotonicExpiry: op.monotonicExpiry, bootID: op.bootID)
@@ -239,7 +241,7 @@ struct QueueState: Sendable {
             guard let payload = image.payload ?? previous?.payload else {
                 throw Inapplicable(jobID: image.id, reason: "migrated job: a new job without a payload")
             }
-            guard (image.state == .running) == (image.lease != nil), image.maxAttempts >= 1,
+            guard (image.state == .running) == (image.lease != nil),
                   !(image.state.isFinished && image.nextRetryAt != nil) else {
                 throw Inapplicable(jobID: image.id, reason: "migrated job: inconsistent state, lease or deadline")
             }
@@ -339,10 +341,8 @@ struct QueueState: Sendable {
     private mutating func applyEnqueue(_ op: Operation.Enqueue) throws(Inapplicable) {
         let idHash = JobTable.hash(of: op.id)
         guard !jobs.contains(op.id, hash: idHash) else { throw Inapplicable(jobID: op.id, reason: "enqueue: the id exists") }
-        guard let priority = Int32(exactly: op.priority), let maxAttempts = Int32(exactly: op.maxAttempts),
-              maxAttempts >= 1 else {
-            throw Inapplicable(jobID: op.id, reason: "enqueue: priority or maximum attempts out of range")
-        }
+        // In range: decoding refuses others (FieldRanges), and the live path validates them first.
+        let priority = Int32(truncatingIfNeeded: op.priority), maxAttempts = Int32(truncatingIfNeeded: op.maxAttempts)
         // Prerequisites: a succeeded one is satisfied; an unfinished one blocks the job; a failed or
         // cancelled one cancels it at once (it can never run, as WorkManager does).
         var waitingFor: [String] = []
@@ -368,11 +368,6 @@ struct QueueState: Sendable {
         if let key = op.uniqueKey, let holder = uniqueKeys[key], !op.options.dependencies.contains(holder) {
             // Policy append: the new job depends on the holder and takes the key over.
             throw Inapplicable(jobID: op.id, reason: "enqueue: unique key \(key) is held by job \(holder)")
-        }
-        if let periodic = op.options.periodic {
-            guard periodic.interval > 0, (0...periodic.interval).contains(periodic.flex) else {
-                throw Inapplicable(jobID: op.id, reason: "enqueue: periodic interval or flex out of range")
-            }
         }
         // One initializer sets the rare fields together (see StoredJob.init): no box for a plain enqueue.
         let job = StoredJob(id: op.id, kind: op.kind, state: cancelledAtBirth ? .cancelled : .enqueued, attempts: 0,
@@ -407,7 +402,7 @@ struct QueueState: Sendable {
         job.scheduleVersion = 0
         let idHash = JobTable.hash(of: job.id)
         guard !jobs.contains(job.id, hash: idHash) else { throw Inapplicable(jobID: job.id, reason: "restore: the id exists") }
-        guard (job.state == .running) == (job.lease != nil), job.maxAttempts >= 1 else {
+        guard (job.state == .running) == (job.lease != nil) else {
             throw Inapplicable(jobID: job.id, reason: "restore: a lease without running, or running without a lease")
         }
         if let key = job.uniqueKey, !job.state.isFinished {
@@ -417,9 +412,6 @@ struct QueueState: Sendable {
                 throw Inapplicable(jobID: job.id, reason: "restore: unique key \(key) is held by job \(holder)")
             }
             takeUniqueKey(key, for: job.id)
-        }
-        if job.periodic.map({ $0.interval <= 0 || !(0...$0.interval).contains($0.flex) || $0.occurrence < 1 }) ?? false {
-            throw Inapplicable(jobID: job.id, reason: "restore: periodic interval, flex or occurrence out of range")
         }
         nextSequence = max(nextSequence, job.sequence + 1)
         count(job.state, by: 1)

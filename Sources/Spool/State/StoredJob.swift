@@ -171,12 +171,18 @@ struct StoredPeriodic: Equatable, Sendable {
     /// When the next occurrence may start, for an occurrence that ended at `now`:
     /// the first window start (`anchor + k × interval - flex`, k ≥ 1) after `now`.
     /// Missed windows are skipped, so a clock jump gives at most one late run.
+    /// A window past the range of `Int64` (an anchor or interval far from now) gives `Int64.max / 2`.
     func nextRunAt(after now: Int64) -> Int64 {
-        let elapsed = now + flex - anchor
-        let k = elapsed < 0 ? 1 : elapsed / interval + 1
-        let (product, overflow) = k.multipliedReportingOverflow(by: interval)
-        guard !overflow else { return Int64.max / 2 }
-        return anchor + product - flex
+        let far = Int64.max / 2
+        let (shifted, overShift) = now.addingReportingOverflow(flex)
+        let (elapsed, overElapsed) = shifted.subtractingReportingOverflow(anchor)
+        let (k, overK) = elapsed < 0 ? (1, false) : (elapsed / interval).addingReportingOverflow(1)
+        guard !overShift, !overElapsed, !overK else { return far }
+        let (product, overProduct) = k.multipliedReportingOverflow(by: interval)
+        let (boundary, overBoundary) = anchor.addingReportingOverflow(product)
+        let (start, overStart) = boundary.subtractingReportingOverflow(flex)
+        guard !overProduct, !overBoundary, !overStart else { return far }
+        return start
     }
 }
 
