@@ -122,7 +122,7 @@ import Testing
 
     /// The bytes of a log file holding `records`, numbered from `firstLSN`.
     static func file(sequence: UInt64, records: [Record], firstLSN: UInt64, instanceID: [UInt8]) -> [UInt8] {
-        var bytes = FileHeader(instanceID: instanceID, sequence: sequence).encoded()
+        var bytes = FileHeader(instanceID: instanceID, sequence: sequence, firstLSN: firstLSN).encoded()
         let seed = RecordFrame.checksumSeed(instanceID: instanceID)
         for (index, record) in records.enumerated() {
             record.body.withUnsafeBytes {

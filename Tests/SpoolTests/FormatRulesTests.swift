@@ -227,7 +227,7 @@ import Testing
         let disk = SimulatedDisk()
         try disk.createDirectory(at: "/rules")
         disk.setContents(of: "/rules/" + QueueDirectoryLayout.logFileName(sequence: 1),
-                         FileHeader(instanceID: instanceID, sequence: 1).encoded() + frames.joined())
+                         FileHeader(instanceID: instanceID, sequence: 1, firstLSN: 1).encoded() + frames.joined())
         return disk
     }
 

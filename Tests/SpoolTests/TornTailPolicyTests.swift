@@ -65,12 +65,12 @@ import Testing
         // every frame fails its checksum (another seed), and each is a commit group.
         var (bytes, _) = Self.log(count: 32, groupSize: 1)
         bytes.replaceSubrange(0..<LogFormat.fileHeaderSize,
-                              with: FileHeader(instanceID: Array(UInt8(0xA0)..<0xB0), sequence: 1).encoded())
+                              with: FileHeader(instanceID: Array(UInt8(0xA0)..<0xB0), sequence: 1, firstLSN: 1).encoded())
         try Self.expectRefused(bytes, at: LogFormat.fileHeaderSize)
         // Groups of several records are counted as groups, not records.
         var (grouped, _) = Self.log(count: 32, groupSize: 8)
         grouped.replaceSubrange(0..<LogFormat.fileHeaderSize,
-                                with: FileHeader(instanceID: Array(UInt8(0xA0)..<0xB0), sequence: 1).encoded())
+                                with: FileHeader(instanceID: Array(UInt8(0xA0)..<0xB0), sequence: 1, firstLSN: 1).encoded())
         try Self.expectRefused(grouped, at: LogFormat.fileHeaderSize)
         // Salvage opens it, skipping the bytes, and cuts nothing as a torn tail.
         let queue = try Self.open(try Self.disk(bytes), mode: .salvage)
