@@ -50,6 +50,35 @@ import Testing
         }
     }
 
+    /// A hostile or damaged directory may name its files near the top of the 64-bit range (the writer
+    /// counts up from 1 and never gets there). Such a directory is refused by every reader; before, open
+    /// accepted it and the next roll-over trapped computing the next file's number.
+    @Test func fileNumbersPastTheirRangeAreRefused() throws {
+        let temporary = TemporaryDirectory("boundary")
+        defer { temporary.cleanup() }
+        let directory = temporary.queue
+        var configuration = Self.configuration()
+        configuration.createIfMissing = true
+        let queue = try JobQueue(directory: directory, configuration: configuration)
+        try queue.enqueue(NewJob(kind: "k", id: "a"))
+        _ = try queue.compact()
+        try queue.close()
+        // A compacted queue (a snapshot, then a log file) renamed to the two highest numbers, each
+        // header rewritten to match its name.
+        let sequences = try FileManager.default.contentsOfDirectory(atPath: directory)
+            .compactMap(QueueDirectoryLayout.logSequence(fromFileName:)).sorted()
+        try #require(sequences.count == 2)
+        for (old, new) in zip(sequences, [UInt64.max - 1, UInt64.max]) {
+            var bytes = try readFile(Self.path(directory, old))
+            var header = try bytes.withUnsafeBytes { try FileHeader.decode($0).get() }
+            header.sequence = new
+            bytes.replaceSubrange(0..<header.size, with: header.encoded())
+            try writeFile(Self.path(directory, new), bytes)
+            try FileManager.default.removeItem(atPath: Self.path(directory, old))
+        }
+        try Self.expectRefusedAlike(directory) { "\($0)".contains("out of range") }
+    }
+
     // MARK: A. The file after a snapshot
 
     /// After a compaction the file after the snapshot always has its header (it was synced before the

@@ -71,6 +71,10 @@ enum QueueDirectoryLayout {
         name.hasPrefix(snapshotTempPrefix) && name.hasSuffix(snapshotTempSuffix)
     }
 
+    /// The largest file number a reader accepts (2^62): far above what the writer, counting up from 1,
+    /// ever reaches, and far enough below 2^64 that the next file's number cannot overflow.
+    static let maximumFileSequence: UInt64 = 1 << 62
+
     /// `wal-` + 16 lowercase hex digits of the sequence number + `.log`.
     static func logFileName(sequence: UInt64) -> String {
         let hex = String(sequence, radix: 16)

@@ -80,6 +80,12 @@ struct LogReplay {
             throw SpoolError(.notAQueue, "a log file name that is not a regular file (symbolic links are not followed)",
                              path: logFile.path)
         }
+        // The writer counts files up from 1 and never comes near this; a larger number is damage, and
+        // the arithmetic on file numbers (the next file, a gap) may then trust its range.
+        if let beyond = files.last, beyond.sequence > QueueDirectoryLayout.maximumFileSequence {
+            throw SpoolError(.corruption, "log file number \(beyond.sequence) is out of range (at most "
+                             + "\(QueueDirectoryLayout.maximumFileSequence))", path: beyond.path)
+        }
         // A last file without a complete header is a creation a crash cut short: it never held an
         // acknowledged record, and open removes it. The rest of the directory is judged as open
         // leaves it, so that a read-only inspection and open accept and refuse the same queues.
