@@ -9,8 +9,8 @@ import Foundation
 /// the CRC-32C of the bytes, so that a read of them later is verified as replay
 /// verified them (see ``checkRead(_:inQueue:)``). The checksum is not stored on
 /// disk: it is computed from the bytes when replay decodes a record whose frame
-/// checksum it has just verified, or when the live path writes them. It fills
-/// what was padding after `length`, so a job takes no more memory for it.
+/// checksum it has just verified, or when the live path writes them. It takes
+/// what was padding after `length` (the location stays 24 bytes).
 struct PayloadLocation: Equatable, Sendable {
     var fileSequence: UInt64
     var offset: Int64
