@@ -201,7 +201,8 @@ import Testing
     private func withoutPayloadLocations(_ state: QueueState) -> [String: StoredJob] {
         comparableJobs(state).mapValues { job in
             var copy = job
-            copy.payload = PayloadLocation(fileSequence: 0, offset: 0, length: job.payload.length)
+            copy.payload = PayloadLocation(fileSequence: 0, offset: 0, length: job.payload.length,
+                                           checksum: job.payload.checksum)
             return copy
         }
     }

@@ -138,7 +138,7 @@ import Testing
     @Test func everyVersion3OperationRoundTripsInTheLowestVersion() throws {
         var job = StoredJob(id: "r", kind: "k", state: .cancelled, attempts: 1, maxAttempts: 3, priority: -2, sequence: 9,
                             createdAt: 5, runAt: 6, nextRetryAt: nil, finishedAt: 8, uniqueKey: "u", lastError: "e",
-                            payload: PayloadLocation(fileSequence: 1, offset: 0, length: 2), lease: nil)
+                            payload: PayloadLocation(fileSequence: 1, offset: 0, length: 2, checksum: 0), lease: nil)
         let plain = job
         job.constraints = JobConstraints(requiresCharging: true, requiresBatteryNotLow: true, requiredConditions: ["z", "é"])
         job.waitingFor = ["p", "q"]
@@ -154,7 +154,8 @@ import Testing
         writer.writeRaw(TransactionCodec.encode([.other(.nextOccurrence(id: "r", at: -1, runAt: 99))]).dropFirst(2))
         let decoded = try writer.bytes.withUnsafeBytes { try TransactionCodec.decode($0, fileSequence: 1, bodyOffset: 0) }
         var expected = job
-        expected.payload = PayloadLocation(fileSequence: 1, offset: Int64(range.lowerBound), length: 2)
+        expected.payload = PayloadLocation(fileSequence: 1, offset: Int64(range.lowerBound), length: 2,
+                                           checksum: CRC32C.checksum([1, 2]))
         #expect(decoded == [.restore(expected), .nextOccurrence(id: "r", at: -1, runAt: 99)])
     }
 }

@@ -43,7 +43,7 @@ import Testing
         StoredJob(id: id, kind: "k", state: state, attempts: attempts, maxAttempts: 5, priority: 3, sequence: sequence,
                   createdAt: t - 10_000, runAt: t - 5_000, nextRetryAt: state == .enqueued ? t - 1_000 : nil,
                   finishedAt: finishedAt, uniqueKey: uniqueKey, lastError: lastError,
-                  payload: PayloadLocation(fileSequence: 1, offset: 0, length: 0), lease: lease,
+                  payload: PayloadLocation(fileSequence: 1, offset: 0, length: 0, checksum: 0), lease: lease,
                   constraints: constraints, waitingFor: waitingFor, periodic: periodic)
     }
 

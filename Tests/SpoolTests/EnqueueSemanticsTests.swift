@@ -115,7 +115,7 @@ import Testing
         try queue.delete("c1")
         #expect(try states(queue, ["c1", "c2", "c3"]) == [nil, .cancelled, .cancelled])
         #expect(queue.engine.stateSnapshot.uniqueKeys["a"] == nil)
-        expectError(.jobNotFound) { try queue.complete(lease) }
+        expectError(.leaseLost) { try queue.complete(lease) }
         let next = try queue.enqueue(NewJob(kind: "k", id: "c4", uniqueKey: "a", uniquePolicy: .append))
         #expect(try queue.job(next)?.isBlocked == false)
         queue = try reopenedTwice(queue, clock: clock)

@@ -129,7 +129,7 @@ extension FormatDocumentTests {
         func enqueue(_ id: String, after prerequisites: [String] = []) -> Spool.Operation {
             var options = EnqueueOptions()
             options.dependencies = prerequisites
-            return .enqueue(Spool.Operation.Enqueue(id: id, kind: "k", payload: PayloadLocation(fileSequence: 1, offset: 0, length: 0),
+            return .enqueue(Spool.Operation.Enqueue(id: id, kind: "k", payload: PayloadLocation(fileSequence: 1, offset: 0, length: 0, checksum: 0),
                                               priority: 0, createdAt: 10, runAt: 10, maxAttempts: 1, uniqueKey: nil,
                                               options: options))
         }

@@ -160,7 +160,7 @@ import Testing
     @Test func aRestoreRoundTripsEveryField() throws {
         let job = StoredJob(id: "j", kind: "k", state: .running, attempts: 2, maxAttempts: 5, priority: -3, sequence: 42,
                             createdAt: -1, runAt: 10, nextRetryAt: nil, finishedAt: nil, uniqueKey: "u", lastError: "e",
-                            payload: PayloadLocation(fileSequence: 0, offset: 0, length: 3),
+                            payload: PayloadLocation(fileSequence: 0, offset: 0, length: 3, checksum: 0),
                             lease: StoredLease(token: .max, claimedAt: 11, expiresAt: 12, monotonicExpiry: 13, bootID: "b"))
         var body = ByteWriter()
         body.writeUInt8(2)
@@ -168,7 +168,8 @@ import Testing
         let range = SnapshotCodec.encodeRestore(job, payload: [7, 8, 9], into: &body)
         let decoded = try body.bytes.withUnsafeBytes { try TransactionCodec.decode($0, fileSequence: 9, bodyOffset: 100) }
         var expected = job
-        expected.payload = PayloadLocation(fileSequence: 9, offset: 100 + Int64(range.lowerBound), length: 3)
+        expected.payload = PayloadLocation(fileSequence: 9, offset: 100 + Int64(range.lowerBound), length: 3,
+                                           checksum: CRC32C.checksum([7, 8, 9]))
         #expect(decoded == [.restore(expected)])
     }
 

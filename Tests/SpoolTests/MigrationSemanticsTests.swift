@@ -39,8 +39,8 @@ import Testing
         try queue.close()
     }
 
-    /// A split running job's lease ends: its worker's result is refused with jobNotFound (the original is
-    /// gone; the docs said leaseLost), or leaseLost when a replacement took the original's id.
+    /// A split running job's lease ends: its worker's result is refused with leaseLost, whether the
+    /// original is gone or a replacement took its id (a Lease shows the job existed).
     @Test func aSplitRunningJobsWorkerResultIsRefused() throws {
         let temporary = TemporaryDirectory("migration-review")
         defer { temporary.cleanup() }
@@ -64,8 +64,12 @@ import Testing
         queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock, [migration]))
         #expect(try queue.job("split/1")?.state == .enqueued)
         expectError(.leaseLost) { try queue.complete(droppedLease) }
-        expectError(.jobNotFound) { try queue.complete(splitLease) }
-        expectError(.jobNotFound) { try queue.fail(splitLease, error: "x") }
+        expectError(.leaseLost) { try queue.complete(splitLease) }
+        expectError(.leaseLost) { try queue.fail(splitLease, error: "x") }
+        expectError(.leaseLost) { try queue.renew(splitLease) }
+        expectError(.jobNotFound, "a bare id and token cannot show the job existed") {
+            try queue.complete(splitLease.job.id, token: splitLease.token)
+        }
         #expect(try queue.job("same")?.state == .enqueued)
         expectError(.leaseLost) { try queue.complete(sameLease) }
         try queue.close()

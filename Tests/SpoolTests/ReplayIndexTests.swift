@@ -6,7 +6,7 @@ import Testing
     private func job(_ id: String, kind: String, priority: Int32, runAt: Int64, sequence: UInt64) -> StoredJob {
         StoredJob(id: id, kind: kind, state: .enqueued, attempts: 0, maxAttempts: 3, priority: priority, sequence: sequence,
                   createdAt: 0, runAt: runAt, nextRetryAt: nil, finishedAt: nil, uniqueKey: nil, lastError: nil,
-                  payload: PayloadLocation(fileSequence: 1, offset: 0, length: 0), lease: nil)
+                  payload: PayloadLocation(fileSequence: 1, offset: 0, length: 0, checksum: 0), lease: nil)
     }
 
     @Test func anIDHashesAlikeFromItsStringAndFromItsBytes() {

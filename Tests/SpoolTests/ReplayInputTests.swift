@@ -46,7 +46,7 @@ import Testing
             jobs.insertNew(StoredJob(id: id, kind: "k", state: .enqueued, attempts: 0, maxAttempts: 1,
                                      priority: 0, sequence: UInt64(index), createdAt: 0, runAt: 0, nextRetryAt: nil,
                                      finishedAt: nil, uniqueKey: nil, lastError: nil,
-                                     payload: PayloadLocation(fileSequence: 1, offset: 0, length: 0), lease: nil))
+                                     payload: PayloadLocation(fileSequence: 1, offset: 0, length: 0, checksum: 0), lease: nil))
         }
         let expected = ids.prefix(JobIndexWarmer.lookahead).reduce(UInt64(0)) { $0 ^ jobs.readBucket(hash: IDHash.hash($1)) }
         #expect(ids.prefix(JobIndexWarmer.lookahead).allSatisfy { jobs.readBucket(hash: IDHash.hash($0)) != 0 } && expected != 0)

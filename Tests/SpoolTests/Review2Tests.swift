@@ -120,8 +120,8 @@ import Testing
     /// The app deletes a running job (`JobQueue.delete` allows it, and the runner is meant to
     /// discard the handler's result, see `deletingARunningJobCancelsItsHandlerToo`) just as its
     /// handler returns, before the loop has looked at the change. The late result must be discarded
-    /// as for a cancel; instead `complete` throws `jobNotFound`, which `JobRunner.record` treats as
-    /// the queue refusing writes: the runner stops itself and claims nothing more.
+    /// as for a cancel (`complete` of the deleted job's lease throws `leaseLost`); before, `JobRunner.record`
+    /// treated the error as the queue refusing writes: the runner stopped itself and claimed nothing more.
     ///
     /// Deterministic: a predicate of `RunnerEvents.wait` runs on the recording thread, so it holds the
     /// loop at the end of a pass while the handler's own task deletes the job and returns.

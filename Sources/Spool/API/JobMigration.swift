@@ -60,8 +60,8 @@ public struct JobMigration: Sendable {
         case rewrite(kind: String? = nil, payload: Data? = nil)
         /// The job is replaced by these jobs, in order: each takes the job's state, attempts, schedule
         /// and times, except that replacements of a running job are enqueued (its lease ends: its worker's
-        /// result is refused with ``SpoolError/Code/jobNotFound``, the original being gone, or with
-        /// ``SpoolError/Code/leaseLost`` when a replacement took its id). An empty list acts as ``drop``.
+        /// result is refused with ``SpoolError/Code/leaseLost``, whether the original is gone or a
+        /// replacement took its id). An empty list acts as ``drop``.
         ///
         /// A job with constraints, prerequisites (``Job/blockingPrerequisites``), a periodic schedule or
         /// unfinished jobs waiting for it cannot be split (its replacements would lose them): such an

@@ -170,10 +170,12 @@ public final class JobQueue: Sendable {
 
     /// Extends a lease by `duration` seconds from now (the configuration's lease duration by default).
     ///
-    /// - Throws: ``SpoolError/Code/leaseLost`` when the job was cancelled or reclaimed.
+    /// - Throws: ``SpoolError/Code/leaseLost`` when the job was cancelled, reclaimed or claimed
+    ///   again, or no longer exists (deleted, expired by retention, or removed by a job migration:
+    ///   a ``Lease`` comes only from a claim, so the job existed).
     @discardableResult
     public func renew(_ lease: Lease, for duration: TimeInterval? = nil) throws -> Lease {
-        let (job, lsn) = try engine.renew(id: lease.job.id, token: lease.token, duration: duration)
+        let (job, lsn) = try engine.renew(id: lease.job.id, token: lease.token, issued: true, duration: duration)
         try engine.waitUntilDurable(lsn)
         return renewed(lease, job)
     }
@@ -181,9 +183,16 @@ public final class JobQueue: Sendable {
     /// Extends a lease. See ``renew(_:for:)-(Lease,TimeInterval?)``.
     @discardableResult
     public func renew(_ lease: Lease, for duration: TimeInterval? = nil) async throws -> Lease {
-        let (job, lsn) = try engine.renew(id: lease.job.id, token: lease.token, duration: duration)
+        try await renewRecorded(lease, for: duration).lease
+    }
+
+    /// Extends a lease, as ``renew(_:for:)-(Lease,TimeInterval?)``, and returns with it the LSN
+    /// of the renewal's record: of two renewals of one lease that overlap (the runtime's and a
+    /// handler's), the one with the later record is the lease the job holds.
+    func renewRecorded(_ lease: Lease, for duration: TimeInterval?) async throws -> (lease: Lease, lsn: UInt64) {
+        let (job, lsn) = try engine.renew(id: lease.job.id, token: lease.token, issued: true, duration: duration)
         try await engine.waitUntilDurable(lsn)
-        return renewed(lease, job)
+        return (renewed(lease, job), lsn)
     }
 
     private func renewed(_ lease: Lease, _ job: StoredJob) -> Lease {
@@ -196,31 +205,41 @@ public final class JobQueue: Sendable {
 
     /// Records that the leased job succeeded.
     ///
-    /// - Throws: ``SpoolError/Code/leaseLost`` when the job was cancelled or its lease
-    ///   reclaimed meanwhile: the result is discarded.
+    /// - Throws: ``SpoolError/Code/leaseLost`` when the job was cancelled, reclaimed or claimed
+    ///   again meanwhile, or no longer exists (deleted, expired by retention, or removed by a job
+    ///   migration: a ``Lease`` comes only from a claim, so the job existed): the result is discarded.
     @discardableResult
     public func complete(_ lease: Lease) throws -> Job {
-        try complete(lease.job.id, token: lease.token)
+        let (job, lsn) = try engine.complete(id: lease.job.id, token: lease.token, issued: true)
+        try engine.waitUntilDurable(lsn)
+        return Job(job)
     }
 
     /// Records that the leased job succeeded. See ``complete(_:)-(Lease)``.
     @discardableResult
     public func complete(_ lease: Lease) async throws -> Job {
-        try await complete(lease.job.id, token: lease.token)
-    }
-
-    /// Records that job `id`, leased under `token`, succeeded.
-    @discardableResult
-    public func complete(_ id: JobID, token: LeaseToken) throws -> Job {
-        let (job, lsn) = try engine.complete(id: id, token: token)
-        try engine.waitUntilDurable(lsn)
+        let (job, lsn) = try engine.complete(id: lease.job.id, token: lease.token, issued: true)
+        try await engine.waitUntilDurable(lsn)
         return Job(job)
     }
 
     /// Records that job `id`, leased under `token`, succeeded.
+    ///
+    /// - Throws: ``SpoolError/Code/leaseLost`` when the job is not running under `token` (any
+    ///   more); ``SpoolError/Code/jobNotFound`` when no job has the id — given an id and a token
+    ///   alone, the queue cannot tell an id it never had from a job removed since (deleted, expired
+    ///   or migrated away), which ``complete(_:)-(Lease)`` reports as `leaseLost`.
+    @discardableResult
+    public func complete(_ id: JobID, token: LeaseToken) throws -> Job {
+        let (job, lsn) = try engine.complete(id: id, token: token, issued: false)
+        try engine.waitUntilDurable(lsn)
+        return Job(job)
+    }
+
+    /// Records that job `id`, leased under `token`, succeeded. See ``complete(_:token:)-(JobID,LeaseToken)``.
     @discardableResult
     public func complete(_ id: JobID, token: LeaseToken) async throws -> Job {
-        let (job, lsn) = try engine.complete(id: id, token: token)
+        let (job, lsn) = try engine.complete(id: id, token: token, issued: false)
         try await engine.waitUntilDurable(lsn)
         return Job(job)
     }
@@ -232,30 +251,40 @@ public final class JobQueue: Sendable {
     /// a terminal failure, or one after the last attempt, ends it failed with no deadline.
     ///
     /// - Returns: The job after the failure, showing its state and next deadline.
-    /// - Throws: ``SpoolError/Code/leaseLost`` when the job was cancelled or reclaimed.
+    /// - Throws: ``SpoolError/Code/leaseLost`` when the job was cancelled, reclaimed or claimed
+    ///   again, or no longer exists (deleted, expired by retention, or removed by a job migration:
+    ///   a ``Lease`` comes only from a claim, so the job existed).
     @discardableResult
     public func fail(_ lease: Lease, error: String, terminal: Bool = false) throws -> Job {
-        try fail(lease.job.id, token: lease.token, error: error, terminal: terminal)
+        let (job, lsn) = try engine.fail(id: lease.job.id, token: lease.token, issued: true, error: error, terminal: terminal)
+        try engine.waitUntilDurable(lsn)
+        return Job(job)
     }
 
     /// Records that the leased attempt failed. See ``fail(_:error:terminal:)-(Lease,String,Bool)``.
     @discardableResult
     public func fail(_ lease: Lease, error: String, terminal: Bool = false) async throws -> Job {
-        try await fail(lease.job.id, token: lease.token, error: error, terminal: terminal)
-    }
-
-    /// Records that the attempt of job `id`, leased under `token`, failed.
-    @discardableResult
-    public func fail(_ id: JobID, token: LeaseToken, error: String, terminal: Bool = false) throws -> Job {
-        let (job, lsn) = try engine.fail(id: id, token: token, error: error, terminal: terminal)
-        try engine.waitUntilDurable(lsn)
+        let (job, lsn) = try engine.fail(id: lease.job.id, token: lease.token, issued: true, error: error, terminal: terminal)
+        try await engine.waitUntilDurable(lsn)
         return Job(job)
     }
 
     /// Records that the attempt of job `id`, leased under `token`, failed.
+    ///
+    /// - Throws: ``SpoolError/Code/leaseLost`` when the job is not running under `token` (any
+    ///   more); ``SpoolError/Code/jobNotFound`` when no job has the id (an id and a token alone
+    ///   cannot show that the job existed; ``fail(_:error:terminal:)-(Lease,String,Bool)`` says `leaseLost`).
+    @discardableResult
+    public func fail(_ id: JobID, token: LeaseToken, error: String, terminal: Bool = false) throws -> Job {
+        let (job, lsn) = try engine.fail(id: id, token: token, issued: false, error: error, terminal: terminal)
+        try engine.waitUntilDurable(lsn)
+        return Job(job)
+    }
+
+    /// Records that the attempt of job `id`, leased under `token`, failed. See ``fail(_:token:error:terminal:)-(JobID,LeaseToken,String,Bool)``.
     @discardableResult
     public func fail(_ id: JobID, token: LeaseToken, error: String, terminal: Bool = false) async throws -> Job {
-        let (job, lsn) = try engine.fail(id: id, token: token, error: error, terminal: terminal)
+        let (job, lsn) = try engine.fail(id: id, token: token, issued: false, error: error, terminal: terminal)
         try await engine.waitUntilDurable(lsn)
         return Job(job)
     }

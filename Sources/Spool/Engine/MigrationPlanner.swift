@@ -100,7 +100,7 @@ struct MigrationPlanner {
             for step in steps {
                 switch step {
                 case .migrateJob(var job, let payload):
-                    if payload != nil { job.payload = PayloadLocation(fileSequence: 0, offset: 0, length: 0) }
+                    if payload != nil { job.payload = PayloadLocation(fileSequence: 0, offset: 0, length: 0, checksum: 0) }
                     try scratch.apply(.migrateJob(job))
                 case .other(let operation): try scratch.apply(operation)
                 case .enqueue: preconditionFailure("a migration step is never an enqueue")

@@ -48,11 +48,12 @@ extension QueueEngine {
         }
     }
 
-    func renew(id: JobID, token: LeaseToken, duration: TimeInterval?) throws -> (StoredJob, UInt64) {
+    /// Extends the lease of job `id` held under `token` (see ``leasedJob(_:token:issued:)`` for `issued`).
+    func renew(id: JobID, token: LeaseToken, issued: Bool, duration: TimeInterval?) throws -> (StoredJob, UInt64) {
         let duration = duration ?? configuration.leaseDuration
         try JobLimits.checkLeaseDuration(duration)
         return try withOpenState {
-            _ = try leasedJob(id, token: token)
+            _ = try leasedJob(id, token: token, issued: issued)
             let lsn = try commit([.other(.renewLease(id: id.rawValue, token: token.rawValue,
                                                      expiresAt: nowMillis + Millis.from(seconds: duration),
                                                      monotonicExpiry: clock.monotonicNanoseconds() + UInt64(duration * 1e9)))])
@@ -60,9 +61,10 @@ extension QueueEngine {
         }
     }
 
-    func complete(id: JobID, token: LeaseToken) throws -> (StoredJob, UInt64) {
+    /// Records the success of job `id` held under `token` (see ``leasedJob(_:token:issued:)`` for `issued`).
+    func complete(id: JobID, token: LeaseToken, issued: Bool) throws -> (StoredJob, UInt64) {
         try withOpenState {
-            let job = try leasedJob(id, token: token)
+            let job = try leasedJob(id, token: token, issued: issued)
             let now = nowMillis
             let lsn = try commit([.other(.complete(id: id.rawValue, token: token.rawValue, at: now))]
                                  + nextOccurrence(of: job, endingWith: nil, at: now))
@@ -70,9 +72,10 @@ extension QueueEngine {
         }
     }
 
-    func fail(id: JobID, token: LeaseToken, error: String, terminal: Bool) throws -> (StoredJob, UInt64) {
+    /// Records the failure of job `id` held under `token` (see ``leasedJob(_:token:issued:)`` for `issued`).
+    func fail(id: JobID, token: LeaseToken, issued: Bool, error: String, terminal: Bool) throws -> (StoredJob, UInt64) {
         try withOpenState {
-            let job = try leasedJob(id, token: token)
+            let job = try leasedJob(id, token: token, issued: issued)
             let now = nowMillis
             let nextRetryAt = terminal ? nil : nextRetry(after: job, now: now)
             let lsn = try commit([.other(.fail(id: id.rawValue, token: token.rawValue, at: now,
@@ -105,9 +108,19 @@ extension QueueEngine {
         return min(now + Millis.from(seconds: delay), Millis.latest)
     }
 
-    func leasedJob(_ id: JobID, token: LeaseToken) throws -> StoredJob {
+    /// The running job `id`, if it runs under `token`; otherwise ``SpoolError/Code/leaseLost``.
+    ///
+    /// A job that no longer exists is a lost lease too when the lease is known to have been
+    /// `issued`: the caller holds a ``Lease``, which only a claim of this queue makes, so the job
+    /// existed and has since been deleted, expired by retention, or removed (split) by a job
+    /// migration. Given a bare id and token, the queue cannot tell an id it never had from one it
+    /// no longer has (it keeps nothing of removed jobs): that is ``SpoolError/Code/jobNotFound``.
+    func leasedJob(_ id: JobID, token: LeaseToken, issued: Bool) throws -> StoredJob {
         guard let job = state.jobs[id.rawValue] else {
-            throw SpoolError(.jobNotFound, "no such job", jobID: id)
+            guard issued else { throw SpoolError(.jobNotFound, "no such job", jobID: id) }
+            throw SpoolError(.leaseLost,
+                             "the lease is no longer valid: the job no longer exists (deleted, expired by retention, or removed by a migration)",
+                             jobID: id)
         }
         guard job.state == .running, job.lease?.token == token.rawValue else {
             let why = job.state == .running ? "the job was claimed again under another lease"

@@ -177,15 +177,17 @@ final class QueueEngine: @unchecked Sendable {
                 operation = .enqueue(.init(
                     id: new.id, kind: new.kind,
                     payload: PayloadLocation(fileSequence: writer.fileSequence, offset: bodyOffset + Int64(range.lowerBound),
-                                             length: Int32(range.count)),
+                                             length: Int32(range.count),
+                                             checksum: new.payload.withUnsafeBytes { CRC32C.checksum($0) }),
                     priority: new.priority, createdAt: new.createdAt, runAt: new.runAt, maxAttempts: new.maxAttempts,
                     uniqueKey: new.uniqueKey, options: new.options))
             case .migrateJob(var job, let payload):
-                if payload != nil {
+                if let payload {
                     let range = payloadRanges[enqueues]
                     enqueues += 1
                     job.payload = PayloadLocation(fileSequence: writer.fileSequence,
-                                                  offset: bodyOffset + Int64(range.lowerBound), length: Int32(range.count))
+                                                  offset: bodyOffset + Int64(range.lowerBound), length: Int32(range.count),
+                                                  checksum: CRC32C.checksum(payload))
                 }
                 operation = .migrateJob(job)
             case .other(let other):

@@ -189,6 +189,12 @@ struct ByteReader {
         return position..<(position + count)
     }
 
+    /// Reads a length-prefixed byte string, as ``readByteRange()``, with the CRC-32C of its bytes.
+    mutating func readChecksummedByteRange() throws(DecodingError) -> (range: Range<Int>, checksum: UInt32) {
+        let range = try readByteRange()
+        return (range, CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[range])))
+    }
+
     mutating func readBytes() throws(DecodingError) -> [UInt8] {
         let range = try readByteRange()
         return Array(bytes[range])

@@ -167,9 +167,7 @@ enum MigrationCodec {
         switch try reader.readUInt8() {
         case 0: break
         case 1:
-            let range = try reader.readByteRange()
-            payload = PayloadLocation(fileSequence: fileSequence, offset: bodyOffset + Int64(range.lowerBound),
-                                      length: Int32(range.count))
+            payload = try reader.readPayload(fileSequence: fileSequence, bodyOffset: bodyOffset)
         case let other: throw TransactionCodec.Failure.malformed("payload presence byte \(other)")
         }
         return MigratedJob(id: id, kind: kind, state: SnapshotCodec.stateCodes[code - 1], attempts: attempts,

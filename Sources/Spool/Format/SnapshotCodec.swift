@@ -103,13 +103,12 @@ enum SnapshotCodec {
                 throw TransactionCodec.Failure.malformed("a restore with options has none")
             }
         }
-        let payload = try reader.readByteRange()
+        let payload = try reader.readPayload(fileSequence: fileSequence, bodyOffset: bodyOffset)
         // The rare fields are boxed once, or not at all for a plain job (three setters would box three times).
         return StoredJob(id: id, kind: kind, state: stateCodes[code - 1], attempts: attempts, maxAttempts: maxAttempts,
                          priority: priority, sequence: sequence, createdAt: createdAt, runAt: runAt,
                          nextRetryAt: nextRetryAt, finishedAt: finishedAt, uniqueKey: uniqueKey, lastError: lastError,
-                         payload: PayloadLocation(fileSequence: fileSequence, offset: bodyOffset + Int64(payload.lowerBound),
-                                                  length: Int32(payload.count)),
+                         payload: payload,
                          lease: lease, constraints: constraints, waitingFor: waitingFor, periodic: periodic)
     }
 

@@ -59,13 +59,26 @@ final class SegmentReaders: @unchecked Sendable {
 }
 
 extension PayloadLocation {
-    /// Refuses `bytes`, read at this location of a log file in the queue at `directory`, when the
-    /// file held fewer than recorded (cut short since it was replayed).
+    /// Refuses `bytes`, read at this location of a log file in the queue at `directory`, unless they
+    /// are the bytes replay (or the write) saw there: every payload read after open goes through
+    /// here, so that bytes changed on disk since (bit rot, a latent sector error, a stray write)
+    /// are a ``SpoolError/Code/corruption`` naming the file and offset, never a job's parameters.
     func checkRead(_ bytes: [UInt8], inQueue directory: String) throws(SpoolError) {
+        let path = directory + "/" + QueueDirectoryLayout.logFileName(sequence: fileSequence)
         guard bytes.count == Int(length) else {
-            throw SpoolError(.ioFailure, "the payload is shorter on disk than recorded",
-                             path: directory + "/" + QueueDirectoryLayout.logFileName(sequence: fileSequence),
-                             offset: offset)
+            throw SpoolError(.corruption, "the payload is shorter on disk than recorded (\(bytes.count) of \(length) bytes)",
+                             path: path, offset: offset)
         }
+        let found = CRC32C.checksum(bytes)
+        guard found == checksum else {
+            throw SpoolError(.corruption,
+                             "the payload's \(length) bytes changed on disk since they were verified (CRC-32C \(Self.hex(found)), expected \(Self.hex(checksum)))",
+                             path: path, offset: offset)
+        }
+    }
+
+    private static func hex(_ value: UInt32) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 8 - digits.count) + digits
     }
 }

@@ -24,7 +24,8 @@ struct SnapshotWriter {
     }
 
     /// Writes `jobs` (in sequence order) and `summary`, then, when the queue has applied a job
-    /// migration, its number in a record of its own; `payload` reads a job's bytes.
+    /// migration, its number in a record of its own; `payload` reads a job's bytes (verified: a
+    /// snapshot must not copy changed bytes under a fresh checksum).
     /// `beforeRename` runs once the file is synced, before it goes into the log; if it
     /// throws, the file is deleted instead.
     func write(summary: SnapshotSummary, appliedMigration: UInt64 = 0, jobs: [StoredJob],
@@ -77,9 +78,11 @@ struct SnapshotWriter {
                                                                     : TransactionCodec.compactionBodyVersion
                 let base = appendRecord(operations, count: batch.count, version: version)
                 for (job, range) in batch {
+                    // The bytes copied are the ones `payload` read and verified against the checksum.
                     outcome.moves[job.id] = (job.payload, PayloadLocation(fileSequence: sequence,
                                                                           offset: base + Int64(range.lowerBound),
-                                                                          length: Int32(range.count)))
+                                                                          length: Int32(range.count),
+                                                                          checksum: job.payload.checksum))
                 }
                 batch = []
                 operations = ByteWriter(capacity: Self.recordTarget + 4096)

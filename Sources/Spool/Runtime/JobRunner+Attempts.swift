@@ -12,8 +12,8 @@ extension JobRunner {
         let token = lease.token
         let timeout = registration.options.timeout
         state.withLock { state in
-            state.executions[token] = Execution(lease: lease, kind: lease.job.kind,
-                                                renewAt: now.addingTimeInterval(leaseDuration / 2),
+            // The claim asked for the runner's lease duration: its renewal falls half way through that.
+            state.executions[token] = Execution(lease: lease, term: leaseDuration, kind: lease.job.kind,
                                                 timeout: timeout, timeoutAt: timeout.map { now.addingTimeInterval($0) })
         }
         let context = JobContext(job: lease.job, token: token, runner: self)
@@ -79,7 +79,7 @@ extension JobRunner {
                 try await queue.fail(lease, error: error, terminal: terminal)
                 events?.record(.failed(lease.job.id, error: error, terminal: terminal))
             }
-        } catch SpoolError.Code.leaseLost, SpoolError.Code.jobNotFound {
+        } catch SpoolError.Code.leaseLost {
             events?.record(.discarded(lease.job.id))
         } catch {
             events?.record(.recordFailed(lease.job.id, "\(error)"))

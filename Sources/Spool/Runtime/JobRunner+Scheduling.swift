@@ -92,9 +92,10 @@ extension JobRunner {
     private func nextWake(lastEmptyClaim: Int64?) -> Date? {
         var candidates: [Date] = []
         let kinds = claimableKinds()
+        let (now, monotonic) = (clock.now(), clock.monotonicNanoseconds())
         let ownTokens = state.withLock { state -> Set<UInt64> in
             for execution in state.executions.values where !execution.isSettled {
-                candidates.append(execution.renewAt)
+                candidates.append(execution.renewalDue(now: now, monotonic: monotonic))
                 if let timeoutAt = execution.timeoutAt { candidates.append(timeoutAt) }
             }
             return Set(state.executions.keys.map(\.rawValue))
@@ -214,29 +215,28 @@ extension JobRunner {
         }
     }
 
-    /// Renews the leases due for renewal (at half their length), each by the runner's lease
-    /// duration or, when more is left of a lease extended by hand, by what is left.
+    /// Renews the leases due for renewal (half way through their current term, see
+    /// ``Execution/renewalDue(now:monotonic:)``), each by the runner's lease duration or, when more
+    /// is left of a lease extended by hand, by what is left.
     private func renewDueLeases(now: Date) async {
+        let monotonic = clock.monotonicNanoseconds()
         let due = state.withLock { state in
-            state.executions.filter { !$0.value.isSettled && $0.value.renewAt <= now }.map { ($0.key, $0.value.lease) }
+            state.executions.filter { !$0.value.isSettled && $0.value.renewalDue(now: now, monotonic: monotonic) <= now }
+                .map { ($0.key, $0.value.lease) }
         }
         for (token, lease) in due {
             do {
                 // Never shorter than what is left of a lease the handler extended by hand.
                 let length = max(leaseDuration, lease.expiresAt.timeIntervalSince(now))
-                let renewed = try await queue.renew(lease, for: length)
-                let renewAt = clock.now().addingTimeInterval(length / 2)
-                state.withLock { state in
-                    state.executions[token]?.lease = renewed
-                    state.executions[token]?.renewAt = renewAt
-                }
+                let (renewed, lsn) = try await queue.renewRecorded(lease, for: length)
+                state.withLock { $0.executions[token]?.adopt(renewed, term: length, lsn: lsn) }
                 events?.record(.renewed(lease.job.id))
-            } catch SpoolError.Code.leaseLost, SpoolError.Code.jobNotFound {
+            } catch SpoolError.Code.leaseLost {
                 let stored = try? queue.engine.job(lease.job.id)
                 settle(token, cancelling: stored == nil || stored?.state == .cancelled ? .jobCancelled : .leaseLost)
             } catch {
                 // The queue refuses writes: try again at the next half lease rather than at once.
-                state.withLock { $0.executions[token]?.renewAt = now.addingTimeInterval(leaseDuration / 2) }
+                state.withLock { $0.executions[token]?.renewalRetryAt = now.addingTimeInterval(leaseDuration / 2) }
                 stopByItself(error, cancelRunning: false)
             }
         }

@@ -182,17 +182,10 @@ public final class JobRunner: Sendable {
             throw SpoolError(.leaseLost, "the attempt is over")
         }
         let length = duration ?? leaseDuration
-        let renewed: Lease
-        do {
-            renewed = try await queue.renew(lease, for: length)
-        } catch SpoolError.Code.jobNotFound {
-            throw SpoolError(.leaseLost, "the lease is no longer valid: the job was deleted", jobID: lease.job.id)
-        }
-        let renewAt = clock.now().addingTimeInterval(length / 2)
-        state.withLock { state in
-            state.executions[token]?.lease = renewed
-            state.executions[token]?.renewAt = renewAt
-        }
+        let (renewed, lsn) = try await queue.renewRecorded(lease, for: length)
+        // The runner's next renewal follows the lease the job holds: this one, unless the loop's
+        // renewal recorded a newer one meanwhile.
+        state.withLock { $0.executions[token]?.adopt(renewed, term: length, lsn: lsn) }
         events?.record(.renewed(lease.job.id))
         wakeup.post { $0.runnerChanged = true }
     }

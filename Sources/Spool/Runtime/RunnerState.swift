@@ -25,11 +25,17 @@ enum AttemptOutcome: Sendable, Equatable {
 
 /// A claimed job while the runner works on it.
 struct Execution: Sendable {
-    /// The lease (renewals move its expiry; the token stays).
+    /// The lease (renewals move its expiry; the token stays): the newest term granted, by
+    /// ``termLSN``, whichever of the claim, the runner's renewals and the handler's came back last.
     var lease: Lease
+    /// How long the lease's current term is, in seconds: what its claim or latest renewal asked for.
+    var term: TimeInterval
+    /// The LSN of the record that granted the current term (0 for the claim): a renewal with an
+    /// older record, returning after a newer one, does not replace it.
+    var termLSN: UInt64 = 0
+    /// After a renewal the queue refused (it refuses writes), when to try again instead.
+    var renewalRetryAt: Date?
     var kind: String
-    /// When the runner renews the lease next.
-    var renewAt: Date
     /// The kind's timeout when the attempt started, and when the attempt times out.
     var timeout: TimeInterval?
     var timeoutAt: Date?
@@ -40,6 +46,34 @@ struct Execution: Sendable {
     var cancellation: JobContext.CancellationReason?
     /// The task running the handler (set right after it is created).
     var task: Task<Void, Never>?
+}
+
+extension Execution {
+    /// When the runner renews the lease next, as a wall-clock instant read at `now` (monotonic
+    /// reading `monotonic`): half way through the lease's current term, measured from the
+    /// lease's own recorded expiries (the term started `term` before them), by the wall clock —
+    /// or by the monotonic clock when that comes first (the wall clock was set back), converted
+    /// to the wall clock now and rounded up to the millisecond. So never at or after either expiry,
+    /// however long the claim or renewal took to return.
+    func renewalDue(now: Date, monotonic: UInt64) -> Date {
+        if let renewalRetryAt { return renewalRetryAt }
+        let halfTerm = term / 2
+        let byWall = lease.expiresAt.addingTimeInterval(-halfTerm)
+        let monotonicHalf = lease.monotonicExpiry - min(lease.monotonicExpiry, UInt64(halfTerm * 1e9))
+        guard monotonic < monotonicHalf else { return min(byWall, now) }
+        let remainingMillis = (monotonicHalf - monotonic + 999_999) / 1_000_000
+        return min(byWall, now.addingTimeInterval(Double(remainingMillis) / 1000))
+    }
+
+    /// Takes a renewed lease of `term` seconds granted by record `lsn`, unless a newer record
+    /// granted the lease already held.
+    mutating func adopt(_ renewed: Lease, term: TimeInterval, lsn: UInt64) {
+        guard lsn > termLSN else { return }
+        lease = renewed
+        self.term = term
+        termLSN = lsn
+        renewalRetryAt = nil
+    }
 }
 
 /// Everything a runner changes while it runs, guarded by one lock.
