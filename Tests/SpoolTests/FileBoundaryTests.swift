@@ -23,6 +23,13 @@ import Testing
         return configuration
     }
 
+    /// A new queue in `temporary` (created by this open), with ``configuration(_:)``'s settings.
+    static func newQueue(in temporary: TemporaryDirectory) throws -> JobQueue {
+        var settings = Self.configuration()
+        settings.createIfMissing = true
+        return try JobQueue(directory: temporary.queue, configuration: settings)
+    }
+
     static func path(_ directory: String, _ sequence: UInt64) -> String {
         directory + "/" + QueueDirectoryLayout.logFileName(sequence: sequence)
     }
@@ -57,9 +64,7 @@ import Testing
         let temporary = TemporaryDirectory("boundary")
         defer { temporary.cleanup() }
         let directory = temporary.queue
-        var configuration = Self.configuration()
-        configuration.createIfMissing = true
-        let queue = try JobQueue(directory: directory, configuration: configuration)
+        let queue = try Self.newQueue(in: temporary)
         try queue.enqueue(NewJob(kind: "k", id: "a"))
         _ = try queue.compact()
         try queue.close()
@@ -88,9 +93,7 @@ import Testing
     func aTornFileAfterASnapshotIsRefusedAlikeAndLeftInPlace(_ keptBytes: Int) throws {
         let temporary = TemporaryDirectory("boundary")
         defer { temporary.cleanup() }
-        var configuration = Self.configuration()
-        configuration.createIfMissing = true
-        let queue = try JobQueue(directory: temporary.queue, configuration: configuration)
+        let queue = try Self.newQueue(in: temporary)
         for index in 0..<9 { _ = try queue.enqueue(NewJob(kind: "k", payload: Data("job \(index)".utf8))) }
         let report = try queue.compact()
         try queue.close()
@@ -215,9 +218,7 @@ import Testing
     @Test func aCompactedQueueHasItsContinuityChecked() throws {
         let temporary = TemporaryDirectory("boundary")
         defer { temporary.cleanup() }
-        var configuration = Self.configuration()
-        configuration.createIfMissing = true
-        let queue = try JobQueue(directory: temporary.queue, configuration: configuration)
+        let queue = try Self.newQueue(in: temporary)
         for index in 0..<3 { _ = try queue.enqueue(NewJob(kind: "k", id: JobID("a\(index)"))) }
         _ = try queue.compact()                       // snapshot 2, then file 3
         for index in 0..<3 { _ = try queue.enqueue(NewJob(kind: "k", id: JobID("b\(index)"))) }
@@ -278,9 +279,7 @@ import Testing
     @Test func fileNumbersMayHaveSingleGapsOnlyAndStartAtOne() throws {
         let temporary = TemporaryDirectory("boundary")
         defer { temporary.cleanup() }
-        var configuration = Self.configuration()
-        configuration.createIfMissing = true
-        let queue = try JobQueue(directory: temporary.queue, configuration: configuration)
+        let queue = try Self.newQueue(in: temporary)
         _ = try queue.enqueue(NewJob(kind: "k", id: "a"))
         try queue.engine.lockedRollOver(skipping: 1)   // file 3, as a compaction cut short leaves it
         _ = try queue.enqueue(NewJob(kind: "k", id: "b"))
@@ -310,9 +309,7 @@ import Testing
     @Test func inspectingADirectoryWithoutLockCreatesNothing() throws {
         let temporary = TemporaryDirectory("boundary")
         defer { temporary.cleanup() }
-        var configuration = Self.configuration()
-        configuration.createIfMissing = true
-        let queue = try JobQueue(directory: temporary.queue, configuration: configuration)
+        let queue = try Self.newQueue(in: temporary)
         _ = try queue.enqueue(NewJob(kind: "k", payload: Data("kept".utf8), id: "a"))
         try queue.close()
         try FileManager.default.removeItem(atPath: temporary.queue + "/" + QueueDirectoryLayout.lockFileName)
@@ -332,9 +329,7 @@ import Testing
     @Test func inspectingADirectoryWithLockChangesNothingAndKeepsWritersOut() throws {
         let temporary = TemporaryDirectory("boundary")
         defer { temporary.cleanup() }
-        var configuration = Self.configuration()
-        configuration.createIfMissing = true
-        let queue = try JobQueue(directory: temporary.queue, configuration: configuration)
+        let queue = try Self.newQueue(in: temporary)
         _ = try queue.enqueue(NewJob(kind: "k", id: "a"))
         try queue.close()
         let before = try Self.contents(of: temporary.queue)
@@ -366,9 +361,7 @@ import Testing
     @Test func aHeaderOfVersionZeroIsCorruption() throws {
         let temporary = TemporaryDirectory("boundary")
         defer { temporary.cleanup() }
-        var configuration = Self.configuration()
-        configuration.createIfMissing = true
-        let queue = try JobQueue(directory: temporary.queue, configuration: configuration)
+        let queue = try Self.newQueue(in: temporary)
         _ = try queue.enqueue(NewJob(kind: "k"))
         try queue.close()
         let file = logFilePath(temporary.queue)
