@@ -204,6 +204,10 @@ final class POSIXFile: StorageFile, @unchecked Sendable {
     /// mapped page would kill the process with SIGBUS.
     func read(at offset: Int64, count: Int) throws -> [UInt8] {
         let fd = try self.fd
+        // Nothing to read (an empty payload): `[]`, because an array built with capacity 0 is the
+        // shared empty-array storage, whose count the initializer below would write from every thread
+        // at once (the thread sanitizer reports that write as a race).
+        guard count > 0 else { return [] }
         return try [UInt8](unsafeUninitializedCapacity: count) { buffer, filled in
             guard let base = buffer.baseAddress else { return }
             while filled < count {
