@@ -1,10 +1,10 @@
 import Foundation
-#if canImport(Glibc)
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
-#elseif canImport(Darwin)
-import Darwin
 #endif
 
 /// Reads the exact bytes of a payload from a file or from standard input (`--payload-file`).
