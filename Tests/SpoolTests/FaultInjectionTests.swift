@@ -65,7 +65,7 @@ final class FaultyFile: StorageFile, @unchecked Sendable {
         }
     }
     func size() throws -> Int64 { try inner.size() }
-    func sync() throws {
+    func syncData() throws {
         switch owner.take({ switch $0 { case .sync, .holdSync, .holdSyncThenFail: return true; default: return false } }) {
         case .sync(let code)?:
             throw SpoolError.system("fdatasync", errno: code, path: path)
@@ -79,7 +79,7 @@ final class FaultyFile: StorageFile, @unchecked Sendable {
         default:
             break
         }
-        try inner.sync()
+        try inner.syncData()
     }
     func fullSync() throws {
         if case .sync(let code)? = owner.take({ if case .sync = $0 { return true } else { return false } }) {

@@ -184,8 +184,8 @@ private final class AuditedFile: StorageFile, @unchecked Sendable {
         lock.withLock { $0.unsyncedEnd = max($0.unsyncedEnd, offset + Int64(bytes.count)) }
     }
     func size() throws -> Int64 { try inner.size() }
-    func sync() throws {
-        try inner.sync()
+    func syncData() throws {
+        try inner.syncData()
         let (durableSize, unsyncedEnd) = lock.withLock { state in
             defer { state.unsyncedEnd = 0 }
             return (state.durableSize, state.unsyncedEnd)

@@ -31,7 +31,7 @@ final class SyncHookFile: StorageFile, @unchecked Sendable {
     func read(at offset: Int64, count: Int) throws -> [UInt8] { try inner.read(at: offset, count: count) }
     func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws { try inner.write(bytes, at: offset) }
     func size() throws -> Int64 { try inner.size() }
-    func sync() throws { owner.runHook(); try inner.sync() }
+    func syncData() throws { owner.runHook(); try inner.syncData() }
     func fullSync() throws { owner.runHook(); try inner.fullSync() }
     func truncate(to size: Int64) throws { try inner.truncate(to: size) }
     func preallocate(offset: Int64, length: Int64) throws { try inner.preallocate(offset: offset, length: length) }

@@ -49,7 +49,7 @@ final class TrackedFile: StorageFile, @unchecked Sendable {
     func read(at offset: Int64, count: Int) throws -> [UInt8] { try inner.read(at: offset, count: count) }
     func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws { try inner.write(bytes, at: offset) }
     func size() throws -> Int64 { try inner.size() }
-    func sync() throws { try inner.sync() }
+    func syncData() throws { try inner.syncData() }
     func fullSync() throws { try inner.fullSync() }
     func truncate(to size: Int64) throws { try inner.truncate(to: size) }
     func preallocate(offset: Int64, length: Int64) throws { try inner.preallocate(offset: offset, length: length) }

@@ -104,7 +104,7 @@ struct QueueDirectory {
             if let torn = replay.tornTailOffset {
                 // This also drops the space reserved after the tail; the writer reserves it again.
                 try file.truncate(to: torn)
-                try file.sync()
+                try file.syncData()
                 replay.report.tornTailOffset = torn
                 replay.report.tornTailPath = last.path
                 replay.report.tornTailBytes = replay.lastFileSize - torn
@@ -121,7 +121,7 @@ struct QueueDirectory {
             if replay.lastFileValidEnd == Int64(header.size) {
                 try file.write(header.encoded(), at: 0)
             }
-            try file.sync()
+            try file.syncData()
             try fileSystem.syncDirectory(at: path)
             let writer = LogWriter(file: file, fileSequence: last.sequence,
                                    seed: RecordFrame.checksumSeed(instanceID: instanceID),
@@ -204,7 +204,7 @@ struct QueueDirectory {
         let file = try fileSystem.openFile(at: filePath, mode: .createNew)
         do {
             try file.write(FileHeader(instanceID: instanceID, sequence: sequence, firstLSN: firstLSN).encoded(), at: 0)
-            try file.sync()
+            try file.syncData()
             try fileSystem.syncDirectory(at: path)
         } catch {
             file.close()

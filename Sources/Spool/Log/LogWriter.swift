@@ -21,14 +21,12 @@ import Dispatch
 /// no one leads, so that its write and sync overlap with its caller's work
 /// before the caller waits.
 ///
-/// The file grows in preallocated chunks: before a group would be written
-/// past the reserved space, the leader reserves the next chunk and makes the
-/// reservation durable with one full `fsync`; the writes inside it then change
-/// no metadata, so each needs only a data sync. A large group (a batch) that
-/// does not fit the reserved space is written past it instead, extending the
-/// file, and synced with a full `fsync`, rather than zeroes being written
-/// ahead of it. Zeroes after the last record are the clean end of the log for
-/// the reader. Close cuts the file back to the last record.
+/// The file grows in preallocated chunks (``FileReservation``), so that most
+/// groups need only a data sync. Close cuts the file back to the last record.
+///
+/// The frame of each record is sealed by ``RecordFrame``; the counts of the work
+/// done are ``WriterStatistics``; the waits are ``BlockingWait`` and ``AsyncWait``
+/// (DurabilityWaits.swift).
 ///
 /// Any failed write or sync poisons the writer: every waiter it covered and
 /// every later call gets the error, since what reached the disk is unknown and
@@ -40,20 +38,6 @@ final class LogWriter: @unchecked Sendable {
     // passes from a caller to the flusher under `lock`).
 
 
-    /// The size of the chunks the file grows by, when nothing else is said.
-    static let defaultPreallocationChunk: Int64 = 4 << 20
-
-    /// The first reservation of a file (at most the chunk). Reservations then
-    /// double with the file up to the chunk, so that a new file, made while the
-    /// files it follows still exist (a roll-over, a compaction), adds little to
-    /// the peak disk use. The cost: four more full syncs in a file's first 4 MiB.
-    static let firstReservation: Int64 = 256 << 10
-
-    /// The size from which a commit group that does not fit the reserved space
-    /// is written past it directly, with a full sync, instead of being preceded
-    /// by a reservation (see ``writeAndSync(_:at:)``): a batch of thousands of jobs.
-    static let directWriteMinimum: Int64 = 256 << 10
-
     let file: any StorageFile
     let fileSequence: UInt64
     /// The checksum seed of the file's frames.
@@ -63,14 +47,8 @@ final class LogWriter: @unchecked Sendable {
     private let flusher = DispatchQueue(label: "spool.log-flusher", qos: .userInitiated)
 
     // Leader-owned:
-    /// Bytes reserved ahead of the write position at a time; 0 turns preallocation off.
-    private var preallocationChunk: Int64
-    /// The file's space up to here is reserved and the reservation is durable.
-    private var allocatedEnd: Int64
-    /// Where this writer's reservations start to double from: 0 for a new file, the end of
-    /// the records for a file opened again. On Linux a reservation writes zeroes, so the
-    /// first one after an open must be small too, not as large as the file (up to a chunk).
-    private let reservationBase: Int64
+    /// The file's preallocated space.
+    private var reservation: FileReservation
 
     // Guarded by `lock`:
     /// Full commit groups waiting for a leader (a group holds at most
@@ -94,17 +72,6 @@ final class LogWriter: @unchecked Sendable {
     private var isClosed = false
     private var statistics = WriterStatistics()
 
-    private enum Waiter {
-        case async(lsn: UInt64, AsyncWait)
-        case blocking(lsn: UInt64, BlockingWait)
-
-        var lsn: UInt64 {
-            switch self {
-            case .async(let lsn, _), .blocking(let lsn, _): return lsn
-            }
-        }
-    }
-
     /// - Parameters:
     ///   - end: The offset after the last intact record: where the next record goes.
     ///   - lastLSN: The LSN of the last record in the log, 0 for an empty log.
@@ -117,11 +84,7 @@ final class LogWriter: @unchecked Sendable {
         self.writtenEnd = end
         self.nextLSN = lastLSN + 1
         self.durableLSN = lastLSN
-        self.preallocationChunk = max(0, preallocationChunk)
-        // Whatever lies after `end` (zeroes of an earlier reservation, or nothing) is reserved
-        // again, with a full sync, before the first write: its allocation is not known to be durable.
-        self.allocatedEnd = end
-        self.reservationBase = end > Int64(LogFormat.fileHeaderSize) ? end : 0
+        self.reservation = FileReservation(end: end, chunk: preallocationChunk)
     }
 
     /// Counts of the work done so far.
@@ -365,79 +328,37 @@ final class LogWriter: @unchecked Sendable {
         return covered
     }
 
-    /// Resumes `waiters` with `result`. Blocked threads are woken as a tree:
-    /// the leader wakes the first, which passes the wake-up on when it runs
-    /// (``BlockingWait``); waking each in turn would keep the leader off the
-    /// disk for a futex wake per waiter, while the next group, appended during
-    /// the sync, waits for its write. Suspended tasks are resumed here, each
-    /// one: a resumed task runs on its own executor (one it prefers, at its own
-    /// priority), which may be busy for long, so it cannot be trusted to pass a
-    /// wake-up on to callers that share nothing with it but a sync.
-    private static func wake(_ waiters: [Waiter], with result: Result<Void, SpoolError>) {
-        var blocked: [BlockingWait] = []
-        for waiter in waiters {
-            switch waiter {
-            case .async(_, let continuation): continuation.resume(returning: .done(result))
-            case .blocking(_, let wait): blocked.append(wait)
-            }
-        }
-        BlockingWait.resume(blocked[...], with: result)
-    }
-
     /// Writes one commit group at `offset` and makes it durable. Leader only.
     ///
     /// A group that fits the reserved space, or is small, is written inside a
     /// durable reservation (reserving first if needed) and needs only a data
-    /// sync. A large group (at least ``directWriteMinimum`` bytes) that would
-    /// end past the reserved space is written there as it
-    /// is, extending the file, and made durable with one full sync, which
-    /// flushes the new size and allocation with it: zeroes written first would
-    /// cost about as many bytes again plus a full sync of their own. The
-    /// reservation then ends where the group ends.
+    /// sync. A large group that would end past the reserved space is written
+    /// there as it is, extending the file, and made durable with one full sync
+    /// (``FileReservation/extends(groupOf:endingAt:)``).
     ///
     /// - Returns: The nanoseconds the group's sync took (not the reservation's).
     private func writeAndSync(_ group: [UInt8], at offset: Int64) throws -> UInt64 {
         let end = offset + Int64(group.count)
-        let extending = preallocationChunk > 0 && end > allocatedEnd && Int64(group.count) >= Self.directWriteMinimum
-        if !extending { try reserve(through: end) }
+        let extending = reservation.extends(groupOf: group.count, endingAt: end)
+        if !extending {
+            let reserved = try reservation.reserve(through: end, in: file)
+            if reserved > 0 {
+                lock.withLock {
+                    statistics.fullSyncs += 1
+                    statistics.reservedBytes += reserved
+                }
+            }
+        }
         try file.write(group, at: offset)
         let syncStart = Platform.monotonicNanoseconds()
         if extending {
             try file.fullSync()
-            allocatedEnd = end
+            reservation.extended(to: end)
             lock.withLock { statistics.extendingWrites += 1 }
         } else {
-            try file.sync()
+            try file.syncData()
         }
         return Platform.monotonicNanoseconds() &- syncStart
-    }
-
-    /// Makes sure the file's space up to `end` is reserved and the reservation
-    /// durable, so that a data sync of a write below `end` flushes no metadata.
-    /// Leader only.
-    ///
-    /// Reserving is best effort: when the file system refuses, preallocation is
-    /// turned off and writes extend the file, each data sync then flushing the
-    /// new size too. A failed full sync is a failed sync: it poisons the writer.
-    private func reserve(through end: Int64) throws {
-        guard preallocationChunk > 0, end > allocatedEnd else { return }
-        // The step doubles with what this writer reserved, from the first reservation up to the chunk.
-        let reserved = allocatedEnd - reservationBase
-        let step = min(preallocationChunk, max(min(Self.firstReservation, preallocationChunk), reserved))
-        // Round up to a whole step past `end`, so that the next step is reserved ahead of the writes.
-        let target = (end / step + 1) * step
-        do {
-            try file.preallocate(offset: allocatedEnd, length: target - allocatedEnd)
-        } catch {
-            preallocationChunk = 0
-            return
-        }
-        try file.fullSync()
-        lock.withLock {
-            statistics.fullSyncs += 1
-            statistics.reservedBytes += target - allocatedEnd
-        }
-        allocatedEnd = target
     }
 
     /// Fails every waiter and every later call. What the failed write or sync
@@ -446,7 +367,7 @@ final class LogWriter: @unchecked Sendable {
     private func poison(with error: SpoolError, keepingBytes end: Int64) {
         try? file.truncate(to: end)
         // Orders the cut before anything a reopen writes; nothing is acknowledged on the strength of it.
-        try? file.sync()
+        try? file.syncData()
         lock.withLock {
             failure = error
             let covered = waiters
@@ -515,80 +436,5 @@ final class LogWriter: @unchecked Sendable {
         // Best effort and not synced: zeroes after the last record are a clean end, so
         // a cut that fails or is lost in a crash loses nothing and fails no call.
         if let size = try? file.size(), size > end { try? file.truncate(to: end) }
-    }
-}
-
-/// What a ``LogWriter`` has done since it was opened.
-struct WriterStatistics: Sendable, Equatable {
-    /// Syncs of commit groups, one per group: a data sync (fdatasync / F_FULLFSYNC), or a
-    /// full sync for a group written past the reserved space (counted in `extendingWrites` too).
-    var dataSyncs = 0
-    /// Time spent in the syncs counted by `dataSyncs`: with the count, what one sync
-    /// takes, and (against the time the syncs were made in) what the leader does between them.
-    var dataSyncNanoseconds: UInt64 = 0
-    /// Full syncs (fsync) of reservations, one per preallocated chunk.
-    var fullSyncs = 0
-    /// Bytes reserved (written as zeroes on Linux).
-    var reservedBytes: Int64 = 0
-    /// Large commit groups written past the reserved space, extending the file, each made
-    /// durable by a full sync of its own instead of a data sync.
-    var extendingWrites = 0
-    /// Records made durable.
-    var records = 0
-
-    /// These counts and `other`'s together (a retired file's writer and the next one's).
-    func adding(_ other: WriterStatistics) -> WriterStatistics {
-        WriterStatistics(dataSyncs: dataSyncs + other.dataSyncs,
-                         dataSyncNanoseconds: dataSyncNanoseconds + other.dataSyncNanoseconds,
-                         fullSyncs: fullSyncs + other.fullSyncs, reservedBytes: reservedBytes + other.reservedBytes,
-                         extendingWrites: extendingWrites + other.extendingWrites, records: records + other.records)
-    }
-}
-
-/// A suspended caller of ``LogWriter/waitUntilDurable(_:)-async``.
-typealias AsyncWait = CheckedContinuation<AsyncWakeUp, Never>
-
-/// What a suspended caller is resumed with: lead the next group (only ever
-/// at registration), or its record's fate (a woken waiter's record is
-/// durable, or the writer failed).
-///
-/// Unlike a ``BlockingWait``, a resumed task passes no wake-up on: it runs on
-/// its own executor, which may be busy, and the callers it would resume would
-/// wait for it.
-enum AsyncWakeUp: Sendable {
-    case lead
-    case done(Result<Void, SpoolError>)
-}
-
-/// A one-shot wait for a blocking caller.
-///
-/// A woken wait passes the wake-up on: before its thread returns it resumes
-/// the waits it was handed (see ``resume(_:with:)``), so that a commit group's
-/// blocked callers are woken as a binary tree rather than one by one by the
-/// leader.
-final class BlockingWait: @unchecked Sendable {
-    // @unchecked: `result` and `others` are written once before the semaphore
-    // is signalled and read once after it is waited on.
-    private let semaphore = DispatchSemaphore(value: 0)
-    private var result: Result<Void, SpoolError> = .success(())
-    /// Waits this one resumes, with the same result, once its thread runs.
-    private var others: ArraySlice<BlockingWait> = []
-
-    /// Resumes the first of `waits` directly, and through it the others.
-    static func resume(_ waits: ArraySlice<BlockingWait>, with result: Result<Void, SpoolError>) {
-        guard let first = waits.first else { return }
-        first.result = result
-        first.others = waits.dropFirst()
-        first.semaphore.signal()
-    }
-
-    func wait() -> Result<Void, SpoolError> {
-        semaphore.wait()
-        // Two subtrees: this thread wakes the first wait of each half.
-        let middle = others.startIndex + (others.count + 1) / 2
-        Self.resume(others[..<middle], with: result)
-        Self.resume(others[middle...], with: result)
-        others = []
-        return result
     }
 }

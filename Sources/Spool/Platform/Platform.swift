@@ -8,7 +8,13 @@ import Foundation
 /// the flavour of fsync, the monotonic clock, the boot identifier and
 /// preallocation. The rest of the engine calls these functions only.
 enum Platform {
-    /// Flushes a file's data to stable storage.
+    /// A system call that failed: its name as it ran (for the error), and the errno.
+    struct CallFailure: Equatable, Sendable {
+        var call: String
+        var errno: Int32
+    }
+
+    /// Flushes a file's data to stable storage (a *data sync*).
     ///
     /// On Apple platforms `fsync` only hands the data to the drive, whose cache
     /// may still lose it on power failure; `F_FULLFSYNC` asks the drive to flush
@@ -16,42 +22,41 @@ enum Platform {
     /// `fsync` is the best that can be had. On Linux `fdatasync` flushes the data
     /// and the metadata needed to read it back (the size), skipping timestamps.
     ///
-    /// - Returns: 0 on success, otherwise the errno.
-    static func syncData(_ fd: Int32) -> Int32 {
+    /// This is the one place that decides which call a sync makes and what it is
+    /// called in an error.
+    ///
+    /// - Returns: `nil` on success, otherwise the call that failed and its errno.
+    static func syncData(_ fd: Int32) -> CallFailure? {
         #if canImport(Darwin)
-        if fcntl(fd, F_FULLFSYNC) == 0 { return 0 }
+        if fcntl(fd, F_FULLFSYNC) == 0 { return nil }
         let fullSyncErrno = errno
         guard fullSyncErrno == EINVAL || fullSyncErrno == ENOTSUP || fullSyncErrno == ENOTTY else {
-            return fullSyncErrno
+            return CallFailure(call: "fcntl(F_FULLFSYNC)", errno: fullSyncErrno)
         }
-        return fsync(fd) == 0 ? 0 : errno
+        return fsync(fd) == 0 ? nil : CallFailure(call: "fsync", errno: errno)
         #else
-        return fdatasync(fd) == 0 ? 0 : errno
+        return fdatasync(fd) == 0 ? nil : CallFailure(call: "fdatasync", errno: errno)
         #endif
     }
 
     /// Flushes a file's data and all of its metadata, including its block
-    /// allocation: `fsync` on Linux, `F_FULLFSYNC` (which already covers
-    /// metadata) on Apple platforms.
+    /// allocation (a *full sync*): `fsync` on Linux, `F_FULLFSYNC` (which already
+    /// covers metadata) on Apple platforms.
     ///
-    /// - Returns: 0 on success, otherwise the errno.
-    static func syncAll(_ fd: Int32) -> Int32 {
+    /// - Returns: `nil` on success, otherwise the call that failed and its errno.
+    static func fullSync(_ fd: Int32) -> CallFailure? {
         #if canImport(Darwin)
         return syncData(fd)
         #else
-        return fsync(fd) == 0 ? 0 : errno
+        return fsync(fd) == 0 ? nil : CallFailure(call: "fsync", errno: errno)
         #endif
     }
 
     /// Flushes a directory's entries (creations, renames, removals).
     ///
-    /// - Returns: 0 on success, otherwise the errno.
-    static func syncDirectory(_ fd: Int32) -> Int32 {
-        #if canImport(Darwin)
-        return syncData(fd)
-        #else
-        return fsync(fd) == 0 ? 0 : errno
-        #endif
+    /// - Returns: `nil` on success, otherwise the call that failed and its errno.
+    static func syncDirectory(_ fd: Int32) -> CallFailure? {
+        fullSync(fd)
     }
 
     /// Reserves `length` bytes from `offset` so that later writes in that range

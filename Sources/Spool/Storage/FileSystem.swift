@@ -17,7 +17,8 @@ protocol FileSystem: Sendable {
     func rename(from source: String, to destination: String) throws
     /// Removes a file; durable only after ``syncDirectory(at:)``.
     func removeFile(at path: String) throws
-    /// Makes creations, renames and removals in a directory durable.
+    /// Makes creations, renames and removals in a directory durable (a *directory sync*,
+    /// ``Platform/syncDirectory(_:)``).
     func syncDirectory(at path: String) throws
     /// Takes an advisory lock on the directory, failing at once with
     /// ``SpoolError/Code/locked`` when another holder has it. An exclusive lock creates
@@ -55,12 +56,13 @@ protocol StorageFile: AnyObject, Sendable {
     func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws
     /// The file's size in bytes.
     func size() throws -> Int64
-    /// Flushes the file's data to stable storage (fdatasync / F_FULLFSYNC):
-    /// the bytes written and the metadata needed to read them back.
-    func sync() throws
-    /// Flushes the file's data and all of its metadata, allocation included
-    /// (fsync / F_FULLFSYNC). Called once after ``preallocate(offset:length:)``,
-    /// so that later writes inside the reserved range need only ``sync()``.
+    /// A *data sync*: flushes the file's data to stable storage, the bytes written
+    /// and the metadata needed to read them back (``Platform/syncData(_:)`` says
+    /// which call that is on each system).
+    func syncData() throws
+    /// A *full sync*: flushes the file's data and all of its metadata, allocation
+    /// included (``Platform/fullSync(_:)``). Called once after ``preallocate(offset:length:)``,
+    /// so that later writes inside the reserved range need only ``syncData()``.
     func fullSync() throws
     /// Sets the file's size.
     func truncate(to size: Int64) throws
@@ -71,9 +73,9 @@ protocol StorageFile: AnyObject, Sendable {
 }
 
 extension StorageFile {
-    /// A file whose ``sync()`` already makes everything durable (a simulated
+    /// A file whose ``syncData()`` already makes everything durable (a simulated
     /// disk, for instance) needs no separate full sync.
-    func fullSync() throws { try sync() }
+    func fullSync() throws { try syncData() }
 
     /// Reads the whole file (offset 0 to ``size()``), then calls `body` with its bytes.
     func withContents<R>(_ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {

@@ -76,8 +76,9 @@ struct POSIXFileSystem: FileSystem {
         let fd = retryingOnInterrupt { open(path, O_RDONLY | O_CLOEXEC | O_DIRECTORY) }
         guard fd >= 0 else { throw SpoolError.system("open directory", errno: errno, path: path) }
         defer { _ = systemClose(fd) }
-        let result = Platform.syncDirectory(fd)
-        if result != 0 { throw SpoolError.system("fsync directory", errno: result, path: path) }
+        if let failure = Platform.syncDirectory(fd) {
+            throw SpoolError.system("\(failure.call) directory", errno: failure.errno, path: path)
+        }
     }
 
     /// Locks the directory for this process with a registry, and against other
@@ -241,14 +242,16 @@ final class POSIXFile: StorageFile, @unchecked Sendable {
         return Int64(info.st_size)
     }
 
-    func sync() throws {
-        let result = Platform.syncData(try fd)
-        if result != 0 { throw SpoolError.system("fdatasync", errno: result, path: path) }
+    func syncData() throws {
+        if let failure = Platform.syncData(try fd) {
+            throw SpoolError.system(failure.call, errno: failure.errno, path: path)
+        }
     }
 
     func fullSync() throws {
-        let result = Platform.syncAll(try fd)
-        if result != 0 { throw SpoolError.system("fsync", errno: result, path: path) }
+        if let failure = Platform.fullSync(try fd) {
+            throw SpoolError.system(failure.call, errno: failure.errno, path: path)
+        }
     }
 
     func truncate(to size: Int64) throws {

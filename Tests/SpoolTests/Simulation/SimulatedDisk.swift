@@ -334,7 +334,7 @@ final class SimulatedFile: StorageFile, @unchecked Sendable {
         try disk.write(inode, Array(bytes), at: offset, path: path)
     }
     func size() throws -> Int64 { disk.size(inode) }
-    func sync() throws { try disk.sync(inode, path: path) }
+    func syncData() throws { try disk.sync(inode, path: path) }
     func truncate(to size: Int64) throws { try disk.resize(inode, to: size, path: path, operation: "ftruncate") }
     func preallocate(offset: Int64, length: Int64) throws {
         let end = offset + length
