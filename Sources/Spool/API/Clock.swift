@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// The source of time for a queue: wall-clock time for deadlines and records,
 /// a monotonic clock and a boot identifier for leases.
 ///

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// What a ``JobQueue/compact()`` did.
 public struct CompactionReport: Sendable, Equatable {
     /// Bytes of the log files the snapshot replaced.

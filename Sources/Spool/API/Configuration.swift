@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// How a ``JobQueue`` behaves.
 public struct Configuration: Sendable {
     /// Delays between attempts and the default number of attempts. A policy that breaks its

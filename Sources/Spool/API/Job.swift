@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// What to do when a job is enqueued with a unique key that an unfinished job already holds.
 public enum UniquePolicy: String, Sendable, CaseIterable {
     /// Keep the existing job; the enqueue writes nothing and returns the existing job's id.

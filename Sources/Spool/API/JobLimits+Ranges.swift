@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 extension JobLimits {
     /// The priorities a job may have: they are stored in 32 bits.
     public static let priorities = Int(Int32.min)...Int(Int32.max)

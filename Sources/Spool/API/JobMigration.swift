@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// A numbered change to the jobs an app has stored, for when a new version of the app
 /// renames a kind, changes the shape of a kind's parameters, splits one job into several or
 /// stops supporting a kind.

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 extension JobQueue {
     /// What holds on the device now, as the app last reported it with
     /// ``updateDeviceConditions(_:)``; ``DeviceConditions/unknown`` (nothing holds) until then.

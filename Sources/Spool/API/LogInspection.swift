@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Read-only inspection of a queue's log, for tools such as `spool verify` and `spool dump`.
 ///
 /// Inspection replays the log exactly as open does, verifying every checksum

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// How a periodic job repeats: every ``interval`` seconds, each occurrence
 /// allowed to start up to ``flex`` seconds before its boundary.
 ///

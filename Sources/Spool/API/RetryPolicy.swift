@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// How long a job waits after a failed attempt, and how many attempts it gets.
 ///
 /// The delay is indexed by the attempt that failed: after the first failure a
@@ -96,7 +90,7 @@ public struct RetryPolicy: Sendable, Equatable {
         case .exponential(let base, let factor, let maximum, let jitter):
             let cap = min(maximum, Self.longestDelay)
             // factor^index may overflow to infinity: the cap takes over (and a zero base stays zero).
-            let raw = base == 0 ? 0 : min(cap, base * pow(factor, Double(index)))
+            let raw = base == 0 ? 0 : min(cap, base * Platform.power(factor, Double(index)))
             let spread = raw * jitter * (2 * unitRandom - 1)
             return min(cap, max(0, raw + spread))
         }

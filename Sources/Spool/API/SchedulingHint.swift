@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// What an app asks of the platform's background scheduler for one group of jobs: on
 /// Apple platforms one `BGProcessingTaskRequest` (when ``requiresNetworkConnectivity`` or
 /// ``requiresExternalPower``) or one `BGAppRefreshTaskRequest` per hint, submitted at

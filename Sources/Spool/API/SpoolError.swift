@@ -96,15 +96,15 @@ public struct SpoolError: Error, Sendable, CustomStringConvertible {
     }
 
     private static func errnoName(_ value: Int32) -> String {
-        guard let text = strerror(value) else { return "" }
-        return "(\(String(cString: text)))"
+        let text = Platform.errnoDescription(value)
+        return text.isEmpty ? "" : "(\(text))"
     }
 }
 
 extension SpoolError {
     /// An error for a failed system call, classified by its errno.
     static func system(_ operation: String, errno value: Int32, path: String, offset: Int64? = nil) -> SpoolError {
-        let code: Code = (value == ENOSPC || value == EFBIG || value == EDQUOT) ? .diskFull : .ioFailure
+        let code: Code = Platform.isDiskFull(errno: value) ? .diskFull : .ioFailure
         return SpoolError(code, "\(operation) failed", path: path, offset: offset, errno: value, operation: operation)
     }
 

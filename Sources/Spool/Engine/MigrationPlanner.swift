@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Turns one ``JobMigration`` into the steps it records (`migrate_job`, `migration_remove`), from
 /// the state as it is: reads each visited job's payload, asks the app's transform, checks its
 /// answer. It writes nothing; the engine records the steps between a begin and a commit.

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Opens a queue directory: checks what it is, locks it, creates the first
 /// log file of a new queue, replays the log and repairs a torn tail.
 struct QueueDirectory {
@@ -37,13 +31,13 @@ struct QueueDirectory {
         let names: [String]
         do {
             names = try fileSystem.contentsOfDirectory(at: path)
-        } catch let error as SpoolError where error.errno == ENOTDIR {
+        } catch let error as SpoolError where error.errno == Platform.Errno.notADirectory {
             // A link to something that is not a directory.
-            throw SpoolError(.notAQueue, "not a directory", path: path, errno: ENOTDIR, operation: error.operation)
-        } catch let error as SpoolError where error.errno == ENOENT {
+            throw SpoolError(.notAQueue, "not a directory", path: path, errno: Platform.Errno.notADirectory, operation: error.operation)
+        } catch let error as SpoolError where error.errno == Platform.Errno.noSuchEntry {
             // A link to nothing (it is not created through), or a directory removed meanwhile.
             throw SpoolError(.queueNotFound, "no queue directory", path: path,
-                             errno: ENOENT, operation: error.operation)
+                             errno: Platform.Errno.noSuchEntry, operation: error.operation)
         }
         if names.contains(where: { QueueDirectoryLayout.logSequence(fromFileName: $0) != nil }) { return true }
         if names.contains(where: { $0 != QueueDirectoryLayout.lockFileName }) {
@@ -174,7 +168,7 @@ struct QueueDirectory {
             if try fileSystem.entryKind(at: current) == nil {
                 do {
                     try fileSystem.createDirectory(at: current)
-                } catch let error as SpoolError where error.errno == EEXIST {
+                } catch let error as SpoolError where error.errno == Platform.Errno.exists {
                     // Another process creating the same queue made it between the check and the
                     // `mkdir`: a directory (or a link to one) is what was wanted. Its creator may not
                     // have synced the parent yet, so it is synced here too before anything goes in.

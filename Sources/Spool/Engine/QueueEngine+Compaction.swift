@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import Dispatch
 
 /// Roll-over, compaction and automatic compaction: keeping the log proportional to the live jobs.

@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import Dispatch
 
 /// Claims, lease renewal, completion and failure, and reclaiming leases that ended without a result.

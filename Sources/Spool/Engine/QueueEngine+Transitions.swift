@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import Dispatch
 
 /// Enqueue and the manual transitions: cancel, retry, reschedule, delete.

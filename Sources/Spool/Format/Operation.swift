@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Where a job's payload bytes lie in the log, so that they need not be kept
 /// in memory: the file's sequence number, the offset in it, the length — and
 /// the CRC-32C of the bytes, so that a read of them later is verified as replay

@@ -137,19 +137,9 @@ enum RecordFrame {
     /// Whether every byte from `offset` to the end is zero.
     ///
     /// A preallocated log ends in up to a whole chunk of zeroes, so this
-    /// compares a block at a time.
+    /// compares a block at a time (``Platform/isAllZero(_:)``).
     static func isZero(_ file: UnsafeRawBufferPointer, from offset: Int) -> Bool {
-        guard offset < file.count, let base = file.baseAddress else { return true }
-        return zeroBlock.withUnsafeBytes { zeroes in
-            var index = offset
-            while index < file.count {
-                let length = min(zeroes.count, file.count - index)
-                if memcmp(base + index, zeroes.baseAddress!, length) != 0 { return false }
-                index += length
-            }
-            return true
-        }
+        guard offset < file.count else { return true }
+        return Platform.isAllZero(UnsafeRawBufferPointer(rebasing: file[offset...]))
     }
-
-    private static let zeroBlock = [UInt8](repeating: 0, count: 16 << 10)
 }

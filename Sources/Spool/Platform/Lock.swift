@@ -1,3 +1,11 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// A mutual-exclusion lock that works on every supported OS version.
 ///
 /// `Synchronization.Mutex` needs iOS 18 / macOS 15; Spool supports iOS 15 and

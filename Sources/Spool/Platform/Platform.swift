@@ -1,7 +1,9 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 
 /// Every difference between Apple platforms and Linux lives in this file:
@@ -96,11 +98,6 @@ enum Platform {
         #endif
     }
 
-    #if !canImport(Darwin)
-    /// The source of ``preallocate(_:offset:length:)``'s zeroes.
-    private static let zeroes = [UInt8](repeating: 0, count: 1 << 20)
-    #endif
-
     /// Fills `buffer` with cryptographically secure random bytes: `arc4random_buf`
     /// on Apple platforms, `/dev/urandom` on Linux (one read for the whole buffer).
     ///
@@ -173,6 +170,50 @@ enum Platform {
         return String(text.filter { !$0.isWhitespace })
         #endif
     }
+
+    /// `base` raised to `exponent` (the C library's `pow`).
+    static func power(_ base: Double, _ exponent: Double) -> Double {
+        pow(base, exponent)
+    }
+
+    /// The errno values the engine tells apart, so that only Platform/ and Storage/ import the C library.
+    enum Errno {
+        static let noSuchEntry = ENOENT
+        static let notADirectory = ENOTDIR
+        static let exists = EEXIST
+    }
+
+    /// Whether `value` says the disk or the file's size limit is full (`ENOSPC`, `EFBIG`, `EDQUOT`).
+    static func isDiskFull(errno value: Int32) -> Bool {
+        value == ENOSPC || value == EFBIG || value == EDQUOT
+    }
+
+    /// The system's description of `value` (`strerror`), "" for none.
+    static func errnoDescription(_ value: Int32) -> String {
+        guard let text = strerror(value) else { return "" }
+        return String(cString: text)
+    }
+
+    /// Whether every byte of `bytes` is zero, compared a block at a time (`memcmp`):
+    /// a preallocated log ends in up to a whole chunk of zeroes.
+    static func isAllZero(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        // 16 KiB of the zeroes at a time: a block that stays in the first-level cache.
+        return zeroes.withUnsafeBytes { zeroes in
+            let block = UnsafeRawBufferPointer(rebasing: zeroes[..<(16 << 10)])
+            var index = 0
+            while index < bytes.count {
+                let length = min(block.count, bytes.count - index)
+                if memcmp(base + index, block.baseAddress!, length) != 0 { return false }
+                index += length
+            }
+            return true
+        }
+    }
+
+    /// Zeroes to compare with (``isAllZero(_:)``) and, on Linux, to write
+    /// (``preallocate(_:offset:length:)``).
+    private static let zeroes = [UInt8](repeating: 0, count: 1 << 20)
 
     /// The boot time in whole seconds, rounded: stable for one boot.
     private static func fallbackBootIdentifier() -> String {

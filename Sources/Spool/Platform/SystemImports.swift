@@ -1,14 +1,17 @@
-// The C library, imported once per platform. Every other file that needs a
-// system call imports it through `Platform` helpers or this module's re-export.
-#if canImport(Darwin)
-@_exported import Darwin
-#elseif canImport(Glibc)
-@_exported import Glibc
-#elseif canImport(Musl)
-@_exported import Musl
+// The module's one Foundation import, for every file of Spool: an `@_exported` import is
+// visible to all the module's files (a plain import only to its own file), so the
+// ladder is written here once rather than in every file that names `Data` or `Date`.
+//
+// Exported, so apps that `import Spool` see it too. That is what the public API needs
+// (`Data` payloads, `Date`s), and it is the Foundation an app gets anyway: where
+// `FoundationEssentials` exists (Linux) it is that module, which does not re-export the
+// C library; where it does not, it is Foundation, which an Apple app imports regardless.
+//
+// The C library is not re-exported: the few files that call it (Platform/, Storage/)
+// import it themselves, and `.ci/check-client-imports` checks that a client of
+// `import Spool` cannot call it.
+#if canImport(FoundationEssentials)
+@_exported import FoundationEssentials
+#else
+@_exported import Foundation
 #endif
-
-// `close` and `rename` are also names of methods in this module; these
-// spell out the C functions.
-@inline(__always) func systemClose(_ fd: Int32) -> Int32 { close(fd) }
-@inline(__always) func systemRename(_ from: String, _ to: String) -> Int32 { rename(from, to) }

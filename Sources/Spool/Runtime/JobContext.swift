@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// What a handler knows about the attempt it runs, and what it can ask of the runner.
 ///
 /// ```swift

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// A kind of job whose parameters are a `Codable` value.
 ///
 /// The value is the job's parameters; ``kind`` names the kind in the log. Enqueue

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// One attempt: the handler's task, and the record of its outcome.
 extension JobRunner {
     /// Starts the handler of a claimed job in its own task. Called by the loop only.

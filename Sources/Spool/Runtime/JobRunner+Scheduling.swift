@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// The scheduling loop: one task that claims, renews, times out and notices
 /// cancelled jobs, then sleeps until the next deadline or change.
 extension JobRunner {

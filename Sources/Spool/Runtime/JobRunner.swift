@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// Runs a queue's jobs: one async handler per kind, under concurrency limits,
 /// with leases renewed, outcomes recorded, and no polling.
 ///

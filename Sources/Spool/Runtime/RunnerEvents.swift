@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// What a runner did, in order: tests and the `spool demo` wait on these instead of sleeping.
 ///
 /// Recording is off unless a runner is created with a ``RunnerEvents``

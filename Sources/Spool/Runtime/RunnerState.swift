@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 /// A registered handler, taking the raw payload (typed handlers decode it first).
 struct Registration: Sendable {
     let options: JobRunner.KindOptions

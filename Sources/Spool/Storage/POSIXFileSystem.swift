@@ -1,3 +1,11 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// The real file system, through POSIX calls.
 ///
 /// Every call retries on `EINTR`, never follows a symbolic link where a file is
@@ -302,3 +310,8 @@ func retryingOnInterrupt(_ call: () -> Int32) -> Int32 {
         return result
     }
 }
+
+// `close` and `rename` are also names of methods in this module; these
+// spell out the C functions.
+@inline(__always) private func systemClose(_ fd: Int32) -> Int32 { close(fd) }
+@inline(__always) private func systemRename(_ from: String, _ to: String) -> Int32 { rename(from, to) }
