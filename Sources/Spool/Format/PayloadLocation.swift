@@ -1,0 +1,24 @@
+/// Where a job's payload bytes lie in the log, so that they need not be kept
+/// in memory: the file's sequence number, the offset in it, the length — and
+/// the CRC-32C of the bytes, so that a read of them later is verified as replay
+/// verified them (see ``checkRead(_:inQueue:)``). The checksum is not stored on
+/// disk: it is computed from the bytes when replay decodes a record whose frame
+/// checksum it has just verified, or when the live path writes them. It takes
+/// what was padding after `length` (the location stays 24 bytes).
+struct PayloadLocation: Equatable, Sendable {
+    var fileSequence: UInt64
+    var offset: Int64
+    var length: Int32
+    /// The CRC-32C of the payload bytes (0 for none).
+    var checksum: UInt32
+}
+
+extension ByteReader {
+    /// Reads a payload (a length-prefixed byte string) of a record body that lies at `bodyOffset`
+    /// in log file `fileSequence`: where its bytes lie, with their checksum.
+    mutating func readPayload(fileSequence: UInt64, bodyOffset: Int64) throws(DecodingError) -> PayloadLocation {
+        let (range, checksum) = try readChecksummedByteRange()
+        return PayloadLocation(fileSequence: fileSequence, offset: bodyOffset + Int64(range.lowerBound),
+                               length: Int32(range.count), checksum: checksum)
+    }
+}

@@ -1,0 +1,328 @@
+/// The binary encoding of a transaction body (record type 1):
+///
+/// ```
+/// u8      body version (1)
+/// varint  operation count
+/// then each operation: u8 opcode, then its fields in order
+/// ```
+/// Integers are LEB128 varints (signed ones zigzag), strings and byte strings
+/// a varint length then the bytes, optional values a presence byte then the value.
+enum TransactionCodec {
+    /// The body version of records holding only operations 1 to 10.
+    static let baseBodyVersion: UInt8 = 1
+    /// The body version of records holding any of the compaction operations (11 to 13), so that a
+    /// build that reads only version 1 refuses them as newer rather than as corrupt.
+    static let compactionBodyVersion: UInt8 = 2
+    /// The body version of records holding any of the job-options operations (14 to 16: an enqueue
+    /// with constraints, prerequisites or a periodic schedule, a next occurrence, a restore of such a job).
+    static let optionsBodyVersion: UInt8 = 3
+    /// The body version of records holding any of the migration operations (20 to 25).
+    static let migrationBodyVersion: UInt8 = 4
+    /// The newest body version this build reads.
+    static let bodyVersion: UInt8 = migrationBodyVersion
+
+    /// The body version a record holding `operations` is written in: the lowest that can express them.
+    static func version(for operations: [PlannedOperation]) -> UInt8 {
+        var version = baseBodyVersion
+        for operation in operations {
+            switch operation {
+            case .enqueue(let op): if !op.options.isEmpty { version = max(version, optionsBodyVersion) }
+            case .migrateJob: version = max(version, migrationBodyVersion)
+            case .other(let op): version = max(version, minimumBodyVersion(of: op))
+            }
+        }
+        return version
+    }
+
+    /// The lowest body version that can hold `operation`.
+    static func minimumBodyVersion(of operation: Operation) -> UInt8 {
+        switch operation {
+        case .migrationBegin, .migrateJob, .migrationRemove, .migrationCommit, .migrationsApplied, .abandon:
+            return migrationBodyVersion
+        case _ where operation.needsOptionsVersion: return optionsBodyVersion
+        case .expire, .snapshot, .restore: return compactionBodyVersion
+        default: return baseBodyVersion
+        }
+    }
+
+    static func encode(_ operations: [PlannedOperation]) -> [UInt8] {
+        var payloadRanges: [Range<Int>] = []
+        return encode(operations, payloadRanges: &payloadRanges)
+    }
+
+    /// Encodes a body and says where in it each enqueue's payload bytes lie, in order.
+    ///
+    /// - Parameter headroom: Bytes left in front of the body (zeroes), so that the frame
+    ///   header can be written there and the body need not be copied behind it
+    ///   (``LogWriter/append(frame:type:)``). The payload ranges are relative to the body.
+    static func encode(_ operations: [PlannedOperation], payloadRanges: inout [Range<Int>],
+                       headroom: Int = 0) -> [UInt8] {
+        var capacity = 3 + headroom
+        for operation in operations {
+            if case .enqueue(let op) = operation {
+                capacity += 64 + op.id.utf8.count + op.kind.utf8.count + (op.uniqueKey?.utf8.count ?? 0) + op.payload.count
+            } else if case .migrateJob(let job, let payload) = operation {
+                capacity += 96 + job.id.utf8.count + job.kind.utf8.count + (job.uniqueKey?.utf8.count ?? 0)
+                    + (job.lastError?.utf8.count ?? 0) + (job.lease?.bootID.utf8.count ?? 0) + (payload?.count ?? 0)
+            } else {
+                capacity += 64
+            }
+        }
+        var writer = ByteWriter(capacity: capacity)
+        writer.writeRaw(repeatElement(0, count: headroom))
+        writer.writeUInt8(version(for: operations))
+        writer.writeVarint(UInt64(operations.count))
+        // By index: a `for` over the array would copy each operation (and retain its strings) first.
+        for index in operations.indices {
+            switch operations[index] {
+            case .enqueue(let op):
+                writer.writeUInt8(op.options.isEmpty ? Opcode.enqueue.rawValue : Opcode.enqueueWithOptions.rawValue)
+                writer.writeString(op.id)
+                writer.writeString(op.kind)
+                writer.writeSignedVarint(op.priority)
+                writer.writeSignedVarint(op.createdAt)
+                writer.writeSignedVarint(op.runAt)
+                writer.writeSignedVarint(op.maxAttempts)
+                writer.writeOptionalString(op.uniqueKey)
+                if !op.options.isEmpty {
+                    OptionsCodec.encodeOptional(op.options.constraints, into: &writer)
+                    OptionsCodec.encode(ids: op.options.dependencies, into: &writer)
+                    if let periodic = op.options.periodic {
+                        writer.writeUInt8(1)
+                        writer.writeVarint(UInt64(periodic.interval))
+                        writer.writeVarint(UInt64(periodic.flex))
+                    } else {
+                        writer.writeUInt8(0)
+                    }
+                }
+                writer.writeVarint(UInt64(op.payload.count))
+                payloadRanges.append((writer.count - headroom)..<(writer.count - headroom + op.payload.count))
+                // Through its buffer: one copy of the bytes, where appending `Data` as a collection goes byte by byte.
+                op.payload.withUnsafeBytes { writer.writeRaw($0) }
+            case .migrateJob(let job, let payload):
+                if let range = MigrationCodec.encodeJob(job, payload: payload, into: &writer) {
+                    payloadRanges.append((range.lowerBound - headroom)..<(range.upperBound - headroom))
+                }
+            case .other(let op):
+                encode(op, into: &writer)
+            }
+        }
+        return writer.bytes
+    }
+
+    private static func encode(_ operation: Operation, into writer: inout ByteWriter) {
+        switch operation {
+        case .enqueue:
+            preconditionFailure("an enqueue is encoded from its payload bytes, as PlannedOperation.enqueue")
+        case .claim(let op):
+            writer.writeUInt8(Opcode.claim.rawValue)
+            writer.writeString(op.id)
+            writer.writeUInt64(op.token)
+            writer.writeSignedVarint(op.claimedAt)
+            writer.writeSignedVarint(op.expiresAt)
+            writer.writeVarint(op.monotonicExpiry)
+            writer.writeString(op.bootID)
+        case .renewLease(let id, let token, let expiresAt, let monotonicExpiry):
+            writer.writeUInt8(Opcode.renewLease.rawValue)
+            writer.writeString(id)
+            writer.writeUInt64(token)
+            writer.writeSignedVarint(expiresAt)
+            writer.writeVarint(monotonicExpiry)
+        case .complete(let id, let token, let at):
+            writer.writeUInt8(Opcode.complete.rawValue)
+            writer.writeString(id)
+            writer.writeUInt64(token)
+            writer.writeSignedVarint(at)
+        case .fail(let id, let token, let at, let error, let nextRetryAt):
+            writer.writeUInt8(Opcode.fail.rawValue)
+            writer.writeString(id)
+            writer.writeUInt64(token)
+            writer.writeSignedVarint(at)
+            writer.writeString(error)
+            writer.writeOptionalSignedVarint(nextRetryAt)
+        case .cancel(let id, let at):
+            writer.writeUInt8(Opcode.cancel.rawValue)
+            writer.writeString(id)
+            writer.writeSignedVarint(at)
+        case .retry(let id, let at):
+            writer.writeUInt8(Opcode.retry.rawValue)
+            writer.writeString(id)
+            writer.writeSignedVarint(at)
+        case .reschedule(let id, let runAt, let at):
+            writer.writeUInt8(Opcode.reschedule.rawValue)
+            writer.writeString(id)
+            writer.writeSignedVarint(runAt)
+            writer.writeSignedVarint(at)
+        case .delete(let id):
+            writer.writeUInt8(Opcode.delete.rawValue)
+            writer.writeString(id)
+        case .reclaim(let id, let at, let reason, let nextRetryAt):
+            writer.writeUInt8(Opcode.reclaim.rawValue)
+            writer.writeString(id)
+            writer.writeSignedVarint(at)
+            writer.writeString(reason)
+            writer.writeOptionalSignedVarint(nextRetryAt)
+        case .restore:
+            preconditionFailure("a restore is encoded from its payload bytes, with SnapshotCodec")
+        case .snapshot(let summary):
+            SnapshotCodec.encode(summary, into: &writer)
+        case .expire(let id):
+            writer.writeUInt8(Opcode.expire.rawValue)
+            writer.writeString(id)
+        case .migrationBegin, .migrateJob, .migrationRemove, .migrationCommit, .migrationsApplied, .abandon:
+            MigrationCodec.encode(operation, into: &writer)
+        case .nextOccurrence(let id, let at, let runAt):
+            writer.writeUInt8(Opcode.nextOccurrence.rawValue)
+            writer.writeString(id)
+            writer.writeSignedVarint(at)
+            writer.writeSignedVarint(runAt)
+        }
+    }
+
+    /// Why a body could not be decoded.
+    enum Failure: Error, Equatable {
+        /// Written by a newer Spool (a body version this build does not know).
+        case newerBodyVersion(UInt8)
+        case malformed(String)
+    }
+
+    /// Decodes a body. `fileSequence` and `bodyOffset` say where the body lies
+    /// in the log, so that enqueues can record where their payload is.
+    static func decode(_ body: UnsafeRawBufferPointer, fileSequence: UInt64,
+                       bodyOffset: Int64) throws(Failure) -> [Operation] {
+        var decoder = try BodyDecoder(body, fileSequence: fileSequence, bodyOffset: bodyOffset)
+        var operations: [Operation] = []
+        operations.reserveCapacity(decoder.count)
+        while let operation = try decoder.next() { operations.append(operation) }
+        return operations
+    }
+
+    /// Decodes a body one operation at a time, so that a caller may use each as it comes
+    /// instead of building the whole list (replay applies a snapshot's 1 MiB records so).
+    /// ``decode(_:fileSequence:bodyOffset:)`` is this decoder run to the end.
+    struct BodyDecoder {
+        private var reader: ByteReader
+        /// The body version, known readable.
+        let version: UInt8
+        /// The operations the body says it holds.
+        let count: Int
+        private var decoded = 0
+        private let fileSequence: UInt64
+        private let bodyOffset: Int64
+
+        /// Reads the body version and operation count.
+        init(_ body: UnsafeRawBufferPointer, fileSequence: UInt64, bodyOffset: Int64) throws(Failure) {
+            var reader = ByteReader(body)
+            let (version, count) = try TransactionCodec.failures { () throws -> (UInt8, Int) in
+                let version = try reader.readUInt8()
+                guard (baseBodyVersion...bodyVersion).contains(version) else {
+                    if version > bodyVersion { throw Failure.newerBodyVersion(version) }
+                    throw Failure.malformed("body version \(version) is not readable")
+                }
+                // Every operation takes at least two bytes, which bounds the count.
+                return (version, try reader.readCount(atMost: reader.remaining / 2))
+            }
+            self.reader = reader
+            self.version = version
+            self.count = count
+            self.fileSequence = fileSequence
+            self.bodyOffset = bodyOffset
+        }
+
+        /// The next operation; `nil` after the last one, once no byte is left after it.
+        mutating func next() throws(Failure) -> Operation? {
+            guard decoded < count else {
+                guard reader.isAtEnd else { throw Failure.malformed("\(reader.remaining) bytes after the last operation") }
+                return nil
+            }
+            let version = self.version, fileSequence = self.fileSequence, bodyOffset = self.bodyOffset
+            var reader = self.reader
+            defer { self.reader = reader }
+            let operation = try TransactionCodec.failures { () throws -> Operation in
+                try decodeOperation(&reader, fileSequence: fileSequence, bodyOffset: bodyOffset)
+            }
+            let needed = minimumBodyVersion(of: operation)
+            if version < needed {
+                throw Failure.malformed("opcode of body version \(needed) in a version \(version) body")
+            }
+            decoded += 1
+            return operation
+        }
+    }
+
+    /// Runs `body`, turning what it throws into a ``Failure``.
+    @inline(__always)
+    private static func failures<T>(_ body: () throws -> T) throws(Failure) -> T {
+        do {
+            return try body()
+        } catch let failure as Failure {
+            throw failure
+        } catch let error as DecodingError {
+            throw Failure.malformed("\(error.reason) at body byte \(error.position)")
+        } catch {
+            throw Failure.malformed("\(error)")
+        }
+    }
+
+    private static func decodeOperation(_ reader: inout ByteReader, fileSequence: UInt64,
+                                        bodyOffset: Int64) throws -> Operation {
+        let rawOpcode = try reader.readUInt8()
+        guard let opcode = Opcode(rawValue: rawOpcode) else { throw Failure.malformed("unknown opcode \(rawOpcode)") }
+        switch opcode {
+        case .enqueue, .enqueueWithOptions:
+            let id = try reader.readString()
+            let kind = try reader.readString()
+            let priority = try Int64(reader.readPriority())
+            let createdAt = try reader.readSignedVarint()
+            let runAt = try reader.readSignedVarint()
+            let maxAttempts = try Int64(reader.readMaxAttempts())
+            let uniqueKey = try reader.readOptionalString()
+            var options = EnqueueOptions()
+            if opcode == .enqueueWithOptions {
+                options.constraints = try OptionsCodec.decodeOptionalConstraints(&reader)
+                options.dependencies = try OptionsCodec.decodeIDs(&reader)
+                options.periodic = try OptionsCodec.decodeOptionalSchedule(&reader)
+                guard !options.isEmpty else { throw Failure.malformed("an enqueue with options has none") }
+            }
+            let location = try reader.readPayload(fileSequence: fileSequence, bodyOffset: bodyOffset)
+            return .enqueue(.init(id: id, kind: kind, payload: location, priority: priority, createdAt: createdAt,
+                                  runAt: runAt, maxAttempts: maxAttempts, uniqueKey: uniqueKey, options: options))
+        case .claim:
+            return .claim(.init(id: try reader.readString(), token: try reader.readUInt64(),
+                                claimedAt: try reader.readSignedVarint(), expiresAt: try reader.readSignedVarint(),
+                                monotonicExpiry: try reader.readVarint(), bootID: try reader.readString()))
+        case .renewLease:
+            return .renewLease(id: try reader.readString(), token: try reader.readUInt64(),
+                               expiresAt: try reader.readSignedVarint(), monotonicExpiry: try reader.readVarint())
+        case .complete:
+            return .complete(id: try reader.readString(), token: try reader.readUInt64(), at: try reader.readSignedVarint())
+        case .fail:
+            return .fail(id: try reader.readString(), token: try reader.readUInt64(), at: try reader.readSignedVarint(),
+                         error: try reader.readString(), nextRetryAt: try reader.readOptionalSignedVarint())
+        case .cancel:
+            return .cancel(id: try reader.readString(), at: try reader.readSignedVarint())
+        case .retry:
+            return .retry(id: try reader.readString(), at: try reader.readSignedVarint())
+        case .reschedule:
+            return .reschedule(id: try reader.readString(), runAt: try reader.readSignedVarint(),
+                               at: try reader.readSignedVarint())
+        case .delete:
+            return .delete(id: try reader.readString())
+        case .reclaim:
+            return .reclaim(id: try reader.readString(), at: try reader.readSignedVarint(),
+                            reason: try reader.readString(), nextRetryAt: try reader.readOptionalSignedVarint())
+        case .restore, .restoreWithOptions:
+            return .restore(try SnapshotCodec.decodeRestore(&reader, withOptions: opcode == .restoreWithOptions,
+                                                            fileSequence: fileSequence, bodyOffset: bodyOffset))
+        case .snapshot:
+            return .snapshot(try SnapshotCodec.decodeSummary(&reader))
+        case .expire:
+            return .expire(id: try reader.readString())
+        case .migrationBegin, .migrateJob, .migrationRemove, .migrationCommit, .migrationsApplied, .abandon:
+            return try MigrationCodec.decode(opcode, &reader, fileSequence: fileSequence, bodyOffset: bodyOffset)
+        case .nextOccurrence:
+            return .nextOccurrence(id: try reader.readString(), at: try reader.readSignedVarint(),
+                                   runAt: try reader.readSignedVarint())
+        }
+    }
+}
