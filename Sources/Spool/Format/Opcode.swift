@@ -1,18 +1,119 @@
 extension TransactionCodec {
-    enum Opcode: UInt8 {
+    /// The opcodes of a transaction body, and the table of what is known about each (``facts``):
+    /// its name in `FORMAT.md`, the lowest body version that holds it, and whether its fields
+    /// start with the id of the job it changes.
+    ///
+    /// The rules that depend on an opcode read this table rather than list opcodes again: the
+    /// body version a record is written in (``TransactionCodec/version(for:)``), the newest
+    /// version this build reads (``TransactionCodec/bodyVersion``), the decoder's refusal of an
+    /// opcode newer than its body, replay's read-ahead (``JobIndexWarmer``), and the test that
+    /// `FORMAT.md`'s tables say the same (`OpcodeTableTests`). Which opcode an operation is
+    /// written as is ``TransactionCodec/opcode(of:)``; the encoder's dispatch is checked against it.
+    enum Opcode: UInt8, CaseIterable, Sendable {
         case enqueue = 1, claim, renewLease, complete, fail, cancel, retry, reschedule, delete, reclaim
         case restore, snapshot, expire
+        case enqueueWithOptions, nextOccurrence, restoreWithOptions
         case migrationBegin = 20, migrateJob, migrationRemove, migrationCommit, migrationsApplied, abandon
-        case enqueueWithOptions = 14, nextOccurrence, restoreWithOptions
+
+        /// One row of the opcode table.
+        struct Facts: Sendable {
+            /// The operation's name in `FORMAT.md` (and `spool dump`'s wording of it).
+            var name: StaticString
+            /// The lowest body version a record holding the operation can be written in.
+            var minimumBodyVersion: UInt8
+            /// Whether the operation's first field is the id of the job it looks up (a string).
+            var startsWithJobID: Bool
+        }
+
+        /// The table: one row per opcode.
+        var facts: Facts {
+            let base = baseBodyVersion, compaction = compactionBodyVersion
+            let options = optionsBodyVersion, migration = migrationBodyVersion
+            switch self {
+            case .enqueue: return Facts(name: "enqueue", minimumBodyVersion: base, startsWithJobID: true)
+            case .claim: return Facts(name: "claim", minimumBodyVersion: base, startsWithJobID: true)
+            case .renewLease: return Facts(name: "renew_lease", minimumBodyVersion: base, startsWithJobID: true)
+            case .complete: return Facts(name: "complete", minimumBodyVersion: base, startsWithJobID: true)
+            case .fail: return Facts(name: "fail", minimumBodyVersion: base, startsWithJobID: true)
+            case .cancel: return Facts(name: "cancel", minimumBodyVersion: base, startsWithJobID: true)
+            case .retry: return Facts(name: "retry", minimumBodyVersion: base, startsWithJobID: true)
+            case .reschedule: return Facts(name: "reschedule", minimumBodyVersion: base, startsWithJobID: true)
+            case .delete: return Facts(name: "delete", minimumBodyVersion: base, startsWithJobID: true)
+            case .reclaim: return Facts(name: "reclaim", minimumBodyVersion: base, startsWithJobID: true)
+            case .restore: return Facts(name: "restore", minimumBodyVersion: compaction, startsWithJobID: true)
+            case .snapshot: return Facts(name: "snapshot", minimumBodyVersion: compaction, startsWithJobID: false)
+            case .expire: return Facts(name: "expire", minimumBodyVersion: compaction, startsWithJobID: true)
+            case .enqueueWithOptions:
+                return Facts(name: "enqueue_with_options", minimumBodyVersion: options, startsWithJobID: true)
+            case .nextOccurrence: return Facts(name: "next_occurrence", minimumBodyVersion: options, startsWithJobID: true)
+            case .restoreWithOptions:
+                return Facts(name: "restore_with_options", minimumBodyVersion: options, startsWithJobID: true)
+            case .migrationBegin:
+                return Facts(name: "migration_begin", minimumBodyVersion: migration, startsWithJobID: false)
+            // The steps of a migration name a job, but are applied at its commit, not where replay
+            // reads them: their ids are not read ahead.
+            case .migrateJob: return Facts(name: "migrate_job", minimumBodyVersion: migration, startsWithJobID: false)
+            case .migrationRemove:
+                return Facts(name: "migration_remove", minimumBodyVersion: migration, startsWithJobID: false)
+            case .migrationCommit:
+                return Facts(name: "migration_commit", minimumBodyVersion: migration, startsWithJobID: false)
+            case .migrationsApplied:
+                return Facts(name: "migrations_applied", minimumBodyVersion: migration, startsWithJobID: false)
+            case .abandon: return Facts(name: "abandon", minimumBodyVersion: migration, startsWithJobID: true)
+            }
+        }
+
+        /// The lowest body version that holds this opcode (``facts``).
+        var minimumBodyVersion: UInt8 { facts.minimumBodyVersion }
     }
+
+    /// The newest body version this build reads: the highest any opcode needs.
+    static let bodyVersion: UInt8 = Opcode.allCases.reduce(baseBodyVersion) { max($0, $1.minimumBodyVersion) }
 
     /// Whether an operation with this opcode starts with the id of a job it looks up (a string),
     /// as the operations on one job do: replay reads that id ahead (see ``JobIndexWarmer``).
     static func startsWithJobID(_ rawOpcode: UInt8) -> Bool {
-        guard let opcode = Opcode(rawValue: rawOpcode) else { return false }
-        switch opcode {
-        case .snapshot, .migrationBegin, .migrateJob, .migrationRemove, .migrationCommit, .migrationsApplied: return false
-        default: return true
+        Opcode(rawValue: rawOpcode)?.facts.startsWithJobID ?? false
+    }
+
+    /// The opcode `operation` is written as: an enqueue or a restore of a job with options
+    /// has an opcode of its own.
+    static func opcode(of operation: Operation) -> Opcode {
+        switch operation {
+        case .enqueue(let op): return op.options.isEmpty ? .enqueue : .enqueueWithOptions
+        case .claim: return .claim
+        case .renewLease: return .renewLease
+        case .complete: return .complete
+        case .fail: return .fail
+        case .cancel: return .cancel
+        case .retry: return .retry
+        case .reschedule: return .reschedule
+        case .delete: return .delete
+        case .reclaim: return .reclaim
+        case .restore(let job): return job.hasOptions ? .restoreWithOptions : .restore
+        case .snapshot: return .snapshot
+        case .expire: return .expire
+        case .migrationBegin: return .migrationBegin
+        case .migrateJob: return .migrateJob
+        case .migrationRemove: return .migrationRemove
+        case .migrationCommit: return .migrationCommit
+        case .migrationsApplied: return .migrationsApplied
+        case .abandon: return .abandon
+        case .nextOccurrence: return .nextOccurrence
         }
+    }
+
+    /// The opcode a planned operation is written as (``opcode(of:)``).
+    static func opcode(of operation: PlannedOperation) -> Opcode {
+        switch operation {
+        case .enqueue(let op): return op.options.isEmpty ? .enqueue : .enqueueWithOptions
+        case .migrateJob: return .migrateJob
+        case .other(let op): return opcode(of: op)
+        }
+    }
+
+    /// The lowest body version that can hold `operation`.
+    static func minimumBodyVersion(of operation: Operation) -> UInt8 {
+        opcode(of: operation).minimumBodyVersion
     }
 }

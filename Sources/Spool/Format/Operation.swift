@@ -62,16 +62,6 @@ enum Operation: Equatable, Sendable {
         var bootID: String
     }
 
-    /// Whether the operation exists only in body version 3 and later (opcodes 14 to 16).
-    var needsOptionsVersion: Bool {
-        switch self {
-        case .enqueue(let op): return !op.options.isEmpty
-        case .nextOccurrence: return true
-        case .restore(let job): return job.hasOptions
-        default: return false
-        }
-    }
-
     /// Whether the operation adds a job. A record whose first operation does not is a
     /// *transition* record, which the automatic compaction's trigger weighs more than its bytes.
     var enqueuesJob: Bool {

@@ -18,31 +18,16 @@ enum TransactionCodec {
     static let optionsBodyVersion: UInt8 = 3
     /// The body version of records holding any of the migration operations (20 to 25).
     static let migrationBodyVersion: UInt8 = 4
-    /// The newest body version this build reads.
-    static let bodyVersion: UInt8 = migrationBodyVersion
+    // Which opcodes need which version, and the newest version read (`bodyVersion`): the opcode
+    // table (Opcode.swift).
 
     /// The body version a record holding `operations` is written in: the lowest that can express them.
     static func version(for operations: [PlannedOperation]) -> UInt8 {
         var version = baseBodyVersion
-        for operation in operations {
-            switch operation {
-            case .enqueue(let op): if !op.options.isEmpty { version = max(version, optionsBodyVersion) }
-            case .migrateJob: version = max(version, migrationBodyVersion)
-            case .other(let op): version = max(version, minimumBodyVersion(of: op))
-            }
+        for index in operations.indices {
+            version = max(version, opcode(of: operations[index]).minimumBodyVersion)
         }
         return version
-    }
-
-    /// The lowest body version that can hold `operation`.
-    static func minimumBodyVersion(of operation: Operation) -> UInt8 {
-        switch operation {
-        case .migrationBegin, .migrateJob, .migrationRemove, .migrationCommit, .migrationsApplied, .abandon:
-            return migrationBodyVersion
-        case _ where operation.needsOptionsVersion: return optionsBodyVersion
-        case .expire, .snapshot, .restore: return compactionBodyVersion
-        default: return baseBodyVersion
-        }
     }
 
     static func encode(_ operations: [PlannedOperation]) -> [UInt8] {
@@ -74,6 +59,12 @@ enum TransactionCodec {
         writer.writeVarint(UInt64(operations.count))
         // By index: a `for` over the array would copy each operation (and retain its strings) first.
         for index in operations.indices {
+            let start = writer.count
+            defer {
+                // The encoders below write each operation's opcode; the table says which it must be.
+                assert(writer.bytes[start] == opcode(of: operations[index]).rawValue,
+                       "operation \(index) written with opcode \(writer.bytes[start])")
+            }
             switch operations[index] {
             case .enqueue(let op):
                 writer.writeUInt8(op.options.isEmpty ? Opcode.enqueue.rawValue : Opcode.enqueueWithOptions.rawValue)
