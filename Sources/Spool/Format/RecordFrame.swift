@@ -33,6 +33,29 @@ struct FrameHeader: Equatable, Sendable {
 }
 
 enum RecordFrame {
+    /// Where the header's length field lies in a frame (bytes 4 ..< 8, a little-endian u32).
+    static let lengthField = 4..<8
+
+    /// The offset of the body of a frame that starts at `frameOffset`.
+    @inline(__always)
+    static func bodyStart<Offset: BinaryInteger>(ofFrameAt frameOffset: Offset) -> Offset {
+        frameOffset + Offset(LogFormat.frameHeaderSize)
+    }
+
+    /// The offset after a frame that starts at `frameOffset` and holds `bodyLength` bytes of body.
+    @inline(__always)
+    static func end(ofFrameAt frameOffset: Int, bodyLength: Int) -> Int {
+        frameOffset + LogFormat.frameHeaderSize + bodyLength
+    }
+
+    /// The body length the frame at `frameOffset` declares, not checked against anything: for
+    /// readers that look ahead at bytes not verified yet. The caller checked that the length
+    /// field is there (`frameOffset + lengthField.upperBound <= bytes.count`).
+    @inline(__always)
+    static func declaredBodyLength(_ bytes: UnsafeRawBufferPointer, frameAt frameOffset: Int) -> Int {
+        Int(UInt32(littleEndianBytes: bytes, at: frameOffset + lengthField.lowerBound))
+    }
+
     /// The value a file's frame checksums start from instead of 0: the CRC-32C
     /// of the queue's instance id. Bytes that merely look like a frame (a log
     /// file carried as a payload, another queue's records) do not verify.

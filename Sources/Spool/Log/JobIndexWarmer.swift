@@ -34,11 +34,11 @@ struct JobIndexWarmer {
         var offset = start
         hashes.removeAll(keepingCapacity: true)
         for _ in 0..<Self.lookahead {
-            // Frame: length at 4, body at 20. Body: version, operation count, opcode, id length, id
-            // (a one-byte count and length, as nearly every record has).
-            let body = offset + LogFormat.frameHeaderSize
+            // Body: version, operation count, opcode, id length, id (a one-byte count and length,
+            // as nearly every record has).
+            let body = RecordFrame.bodyStart(ofFrameAt: offset)
             guard body <= file.count - 4 else { break }
-            let length = Int(UInt32(littleEndianBytes: file, at: offset + 4))
+            let length = RecordFrame.declaredBodyLength(file, frameAt: offset)
             guard length <= file.count - body else { break }
             if length >= 4, file[body + 1] < 0x80, TransactionCodec.startsWithJobID(file[body + 2]) {
                 let idLength = Int(file[body + 3])

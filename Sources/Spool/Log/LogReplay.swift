@@ -198,11 +198,11 @@ struct LogReplay {
               case .success(let header) = head.withUnsafeBytes({ FileHeader.decode($0) }),
               head.count >= header.size + LogFormat.frameHeaderSize else { return false }
         let start = header.size
-        let length = Int(head[start + 4]) | Int(head[start + 5]) << 8 | Int(head[start + 6]) << 16 | Int(head[start + 7]) << 24
+        let length = head.withUnsafeBytes { RecordFrame.declaredBodyLength($0, frameAt: start) }
         // This build's snapshot record is a few dozen bytes; a newer one may be longer, and its
         // version is only trusted from an intact frame, so a bounded first frame is read whole.
         guard length <= Self.firstFrameReadLimit,
-              let whole = try? file.read(at: 0, count: start + LogFormat.frameHeaderSize + length) else {
+              let whole = try? file.read(at: 0, count: RecordFrame.end(ofFrameAt: start, bodyLength: length)) else {
             return false
         }
         return try whole.withUnsafeBytes { raw throws -> Bool in

@@ -160,7 +160,7 @@ final class LogWriter: @unchecked Sendable {
             // pays no thread hand-off that way.
             let flushNow = large && !leaderActive
             if flushNow { leaderActive = true }
-            return ((lsn, frameOffset + Int64(LogFormat.frameHeaderSize)), flushNow)
+            return ((lsn, RecordFrame.bodyStart(ofFrameAt: frameOffset)), flushNow)
         }
         if flushNow { flusher.async { [self] in try? lead(asFlusher: true) } }
         return appended

@@ -53,7 +53,7 @@ struct SnapshotWriter {
                 let prefix = body.count
                 body.writeRaw(operations.bytes)
                 lsn += 1
-                let bodyOffset = written + Int64(pending.count) + Int64(LogFormat.frameHeaderSize) + Int64(prefix)
+                let bodyOffset = RecordFrame.bodyStart(ofFrameAt: written + Int64(pending.count)) + Int64(prefix)
                 body.bytes.withUnsafeBytes { raw in
                     _ = RecordFrame.append(body: raw, type: .transaction, lsn: lsn, groupIndex: 0, seed: seed, to: &pending)
                 }
