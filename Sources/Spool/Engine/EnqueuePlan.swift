@@ -37,16 +37,13 @@ struct EnqueuePlan {
                 let carriers = (state.unfinishedCarriers(of: key) + (newCarriers[key] ?? [])).filter { !cancelled.contains($0) }
                 cancel(carriers, in: state, at: job.createdAt)
             case .append:
-                guard !isPeriodic(holder, in: state) else {
-                    throw SpoolError(.invalidArgument, "the job holding unique key \(key) is periodic: nothing can be appended to it",
-                                     jobID: JobID(holder))
-                }
+                // Waits for the holder: a periodic holder is refused below, by the chain rule, as apply does.
                 if !job.options.dependencies.contains(holder) { job.options.dependencies.append(holder) }
             }
         }
         let idHash = JobTable.hash(of: job.id)
         guard !state.jobs.contains(job.id, hash: idHash), newJobs.find(job.id, hash: idHash) == nil else {
-            throw SpoolError(.invalidArgument, "a job with this id exists", jobID: JobID(job.id))
+            throw Refusal.idExists(id: job.id, action: .enqueue).error
         }
         var cancelledAtBirth = false
         for dependency in job.options.dependencies {
@@ -55,10 +52,10 @@ struct EnqueuePlan {
             } else if let prerequisite = newJobs[dependency] {
                 if prerequisite.cancelledAtBirth { cancelledAtBirth = true }
             } else {
-                throw SpoolError(.invalidArgument, "prerequisite \(dependency) does not exist", jobID: JobID(job.id))
+                throw Refusal.prerequisiteMissing(id: job.id, prerequisite: dependency).error
             }
             guard !isPeriodic(dependency, in: state) else {
-                throw SpoolError(.invalidArgument, "periodic job \(dependency) cannot be a prerequisite", jobID: JobID(job.id))
+                throw Refusal.periodicInChain(id: job.id, other: dependency).error
             }
             if cancelled.contains(dependency) { cancelledAtBirth = true }
         }

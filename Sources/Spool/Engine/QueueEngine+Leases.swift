@@ -59,7 +59,7 @@ extension QueueEngine {
     /// Records the success of job `id` held under `token` (see ``leasedJob(_:token:issued:)`` for `issued`).
     func complete(id: JobID, token: LeaseToken, issued: Bool) throws -> (StoredJob, UInt64) {
         try withOpenState {
-            let job = try leasedJob(id, token: token, issued: issued)
+            let job = try leasedJob(id, token: token, issued: issued, for: .complete)
             let now = nowMillis
             let lsn = try commit([.other(.complete(id: id.rawValue, token: token.rawValue, at: now))]
                                  + nextOccurrence(of: job, endingWith: nil, at: now))
@@ -70,7 +70,7 @@ extension QueueEngine {
     /// Records the failure of job `id` held under `token` (see ``leasedJob(_:token:issued:)`` for `issued`).
     func fail(id: JobID, token: LeaseToken, issued: Bool, error: String, terminal: Bool) throws -> (StoredJob, UInt64) {
         try withOpenState {
-            let job = try leasedJob(id, token: token, issued: issued)
+            let job = try leasedJob(id, token: token, issued: issued, for: .fail)
             let now = nowMillis
             let nextRetryAt = terminal ? nil : nextRetry(after: job, now: now)
             let lsn = try commit([.other(.fail(id: id.rawValue, token: token.rawValue, at: now,
@@ -110,19 +110,12 @@ extension QueueEngine {
     /// existed and has since been deleted, expired by retention, or removed (split) by a job
     /// migration. Given a bare id and token, the queue cannot tell an id it never had from one it
     /// no longer has (it keeps nothing of removed jobs): that is ``SpoolError/Code/jobNotFound``.
-    func leasedJob(_ id: JobID, token: LeaseToken, issued: Bool) throws -> StoredJob {
-        guard let job = state.jobs[id.rawValue] else {
-            guard issued else { throw SpoolError(.jobNotFound, "no such job", jobID: id) }
-            throw SpoolError(.leaseLost,
-                             "the lease is no longer valid: the job no longer exists (deleted, expired by retention, or removed by a migration)",
-                             jobID: id)
+    func leasedJob(_ id: JobID, token: LeaseToken, issued: Bool, for action: Refusal.Action = .renew) throws -> StoredJob {
+        do {
+            return try state.leased(id.rawValue, token: token.rawValue, for: action).job
+        } catch {
+            throw (issued ? error.forIssuedLease : error).error
         }
-        guard job.state == .running, job.lease?.token == token.rawValue else {
-            let why = job.state == .running ? "the job was claimed again under another lease"
-                                            : "the job is \(job.state.rawValue) now"
-            throw SpoolError(.leaseLost, "the lease is no longer valid: \(why)", jobID: id)
-        }
-        return job
     }
 
     static func truncated(_ text: String) -> String {

@@ -22,14 +22,10 @@ extension QueueEngine {
     func readyJobs(at instant: Date, kind: String?) throws -> [StoredJob] {
         let now = Millis.from(instant)
         let conditions = try withOpenState { state.deviceConditions }
-        return try jobs {
-            $0.state == .enqueued && !$0.isBlocked && $0.dueAt <= now && (kind == nil || $0.kind == kind)
-                && ($0.constraints.map(conditions.satisfies) ?? true)
-        }
+        return try jobs { QueueState.isClaimable($0, at: now, kind: kind, conditions: conditions) }
             .sorted { a, b in
-                if a.priority != b.priority { return a.priority > b.priority }
-                if a.dueAt != b.dueAt { return a.dueAt < b.dueAt }
-                return a.sequence < b.sequence
+                QueueState.claimPrecedes(priority: a.priority, dueAt: a.dueAt, sequence: a.sequence,
+                                         b.priority, b.dueAt, b.sequence)
             }
     }
 

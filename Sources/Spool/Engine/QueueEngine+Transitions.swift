@@ -130,32 +130,21 @@ extension QueueEngine {
 
     func cancel(_ id: JobID) throws -> (StoredJob, UInt64) {
         try withOpenState {
-            let job = try existingJob(id)
-            switch job.state {
-            case .cancelled:
-                return (job, writer.lastAppendedLSN)
-            case .succeeded, .failed:
-                throw SpoolError(.invalidState, "a \(job.state.rawValue) job cannot be cancelled", jobID: id)
-            case .enqueued, .running:
-                let lsn = try commit([.other(.cancel(id: id.rawValue, at: nowMillis))])
-                return (state.jobs[id.rawValue]!, lsn)
-            }
+            // Cancelling a cancelled job changes nothing and writes nothing.
+            if let job = state.jobs[id.rawValue], job.state == .cancelled { return (job, writer.lastAppendedLSN) }
+            try Self.checked { () throws(Refusal) in _ = try state.located(id.rawValue, in: QueueState.cancellableStates, for: .cancel) }
+            let lsn = try commit([.other(.cancel(id: id.rawValue, at: nowMillis))])
+            return (state.jobs[id.rawValue]!, lsn)
         }
     }
 
     func retry(_ id: JobID) throws -> (StoredJob, UInt64) {
         try withOpenState {
-            let job = try existingJob(id)
-            guard job.state != .running && job.state != .succeeded else {
-                throw SpoolError(.invalidState, "a \(job.state.rawValue) job cannot be retried", jobID: id)
+            let job = try Self.checked { () throws(Refusal) in
+                try state.located(id.rawValue, in: QueueState.retryableStates, for: .retry).job
             }
             try checkKnown(kind: job.kind, jobID: id)
-            if job.state.isFinished, let key = job.uniqueKey, let holder = state.uniqueKeys[key], holder != job.id {
-                throw SpoolError(.uniqueKeyConflict, "unfinished job \(holder) holds the unique key \(key)", jobID: id)
-            }
-            if let blocker = job.waitingFor.first(where: { !(state.jobs[$0]?.state.isFinished == false) }) {
-                throw SpoolError(.invalidState, "prerequisite \(blocker) did not succeed: retry it first", jobID: id)
-            }
+            try Self.checked { () throws(Refusal) in _ = try state.checkRetry(id.rawValue) }
             let lsn = try commit([.other(.retry(id: id.rawValue, at: nowMillis))])
             return (state.jobs[id.rawValue]!, lsn)
         }
@@ -163,9 +152,8 @@ extension QueueEngine {
 
     func reschedule(_ id: JobID, runAt: Date) throws -> (StoredJob, UInt64) {
         try withOpenState {
-            let job = try existingJob(id)
-            guard job.state == .enqueued else {
-                throw SpoolError(.invalidState, "only an enqueued job can be rescheduled; this one is \(job.state.rawValue)", jobID: id)
+            try Self.checked { () throws(Refusal) in
+                _ = try state.located(id.rawValue, in: QueueState.reschedulableStates, for: .reschedule)
             }
             guard Millis.isRepresentable(runAt) else {
                 throw SpoolError.invalidArgument("runAt must be a finite date between the years 1 and 9999")
@@ -180,9 +168,10 @@ extension QueueEngine {
     /// (their own dependents then follow by the cascade inside apply).
     func delete(_ id: JobID) throws -> UInt64 {
         try withOpenState {
-            _ = try existingJob(id)
+            guard state.jobs[id.rawValue] != nil else { throw Refusal.noSuchJob(id: id.rawValue, action: .delete).error }
             let now = nowMillis
-            let waiting = (state.dependents[id.rawValue] ?? []).filter { state.jobs[$0]?.state.isFinished == false }
+            // The removal rule (``QueueState/checkNotAwaited(_:for:)``) holds once these are cancelled.
+            let waiting = state.unfinishedDirectDependents(of: id.rawValue)
             return try commit(cancels(of: waiting, at: now) + [.other(.delete(id: id.rawValue))])
         }
     }
@@ -216,6 +205,15 @@ extension QueueEngine {
             let all = Set(targets).union(state.unfinishedDependents(of: targets))
             let lsn = try commit(cancels(of: targets, at: nowMillis))
             return (all.compactMap { state.jobs[$0] }.sorted { $0.sequence < $1.sequence }, lsn)
+        }
+    }
+
+    /// Runs a rule of the state, turning its refusal into the error of the one table (``Refusal/error``).
+    static func checked<T>(_ rule: () throws(Refusal) -> T) throws(SpoolError) -> T {
+        do {
+            return try rule()
+        } catch {
+            throw error.error
         }
     }
 

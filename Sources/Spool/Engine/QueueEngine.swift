@@ -151,6 +151,22 @@ final class QueueEngine: @unchecked Sendable {
         // The body as encoded, for the check below (debug builds only: the frame moves into the writer).
         var encodedBody: [UInt8] = []
         assert({ encodedBody = Array(frame[LogFormat.frameHeaderSize...]); return true }())
+        // The first operation meets the state as it is: judged by apply's own rules before anything is
+        // written (a refused request leaves no record). Each later one was planned against what the
+        // operations before it do (EnqueuePlan, the cancel and reclaim lists, the migration check).
+        switch operations.first {
+        case .other(let operation):
+            if let refusal = state.refusal(of: operation) { throw refusal.error }
+        case .enqueue(let new):
+            do {
+                _ = try state.checkEnqueue(id: new.id, idHash: JobTable.hash(of: new.id), dependencies: new.options.dependencies,
+                                           isPeriodic: new.options.periodic != nil, uniqueKey: new.uniqueKey)
+            } catch {
+                throw error.error
+            }
+        case .migrateJob, nil:
+            break
+        }
         if activeWriter.appendedEnd >= configuration.segmentSize { try rollOver() }
         let writer = activeWriter
         let (lsn, bodyOffset) = try writer.append(frame: consume frame)
@@ -191,7 +207,14 @@ final class QueueEngine: @unchecked Sendable {
             do {
                 try state.apply(operation)
             } catch {
-                preconditionFailure("the live path validated an operation that apply refuses: \(error)")
+                // A planner and apply disagree: the record is appended and replay will refuse it. No trap:
+                // the queue refuses every later write (the record must not become durable beside more),
+                // and the caller gets the refusal.
+                let failure = SpoolError(.needsReopen, "record \(lsn) was written but does not apply (\(error)): "
+                                         + "the queue refuses writes until it is reopened", path: path, jobID: error.jobID.isEmpty ? nil : JobID(error.jobID))
+                writeFailure = failure
+                changes.publish(jobIDs: operations.map(\.jobID).filter { !$0.isEmpty } + state.takeCascadedIDs())
+                throw failure
             }
             assert({ recorded.append(operation); return true }())
         }

@@ -65,17 +65,10 @@ struct QueueState: Sendable {
         return cascadedIDs
     }
 
-    /// Why an operation did not fit the state.
-    struct Inapplicable: Error, Equatable, CustomStringConvertible {
-        let jobID: String
-        let reason: String
-        var description: String { "job \(jobID): \(reason)" }
-    }
-
     // MARK: Applying operations
 
     /// Applies one operation, or changes nothing and throws when it does not fit.
-    mutating func apply(_ operation: Operation) throws(Inapplicable) {
+    mutating func apply(_ operation: Operation) throws(Refusal) {
         if pendingMigration != nil, !operation.continuesMigration {
             // Only a crash in the middle of a migration leaves one pending: it never happened.
             pendingMigration = nil
@@ -84,7 +77,7 @@ struct QueueState: Sendable {
         case .enqueue(let op):
             try applyEnqueue(op)
         case .claim(let op):
-            let (found, position) = try located(op.id, in: [.enqueued], for: "claim")
+            let (found, position) = try located(op.id, in: Self.claimableStates, for: .claim)
             var job = found
             job.state = .running
             // Saturating: attempts may be anything up to 2^31-1 (a migration may leave more than the
@@ -95,40 +88,34 @@ struct QueueState: Sendable {
                                     monotonicExpiry: op.monotonicExpiry, bootID: op.bootID)
             store(job, at: position)
         case .renewLease(let id, let token, let expiresAt, let monotonicExpiry):
-            let (found, position) = try leased(id, token: token, for: "renew")
+            let (found, position) = try leased(id, token: token, for: .renew)
             var job = found
             job.lease?.expiresAt = expiresAt
             job.lease?.monotonicExpiry = monotonicExpiry
             store(job, at: position)
         case .complete(let id, let token, let at):
-            let (found, position) = try leased(id, token: token, for: "complete")
+            let (found, position) = try leased(id, token: token, for: .complete)
             var job = found
             finish(&job, as: .succeeded, at: at)
             store(job, at: position)
         case .fail(let id, let token, let at, let error, let nextRetryAt):
-            let (found, position) = try leased(id, token: token, for: "fail")
+            let (found, position) = try leased(id, token: token, for: .fail)
             var job = found
             job.lastError = error
             endAttempt(&job, nextRetryAt: nextRetryAt, at: at)
             store(job, at: position)
         case .reclaim(let id, let at, let reason, let nextRetryAt):
-            var job = try existing(id, in: [.running], for: "reclaim")
+            var job = try located(id, in: [.running], for: .reclaim).job
             job.lastError = reason
             endAttempt(&job, nextRetryAt: nextRetryAt, at: at)
             store(job)
         case .cancel(let id, let at):
-            var job = try existing(id, in: [.enqueued, .running], for: "cancel")
+            var job = try located(id, in: Self.cancellableStates, for: .cancel).job
             finish(&job, as: .cancelled, at: at)
             store(job)
         case .retry(let id, let at):
-            var job = try existing(id, in: [.enqueued, .failed, .cancelled], for: "retry")
+            var job = try checkRetry(id).job
             let wasFinished = job.state.isFinished
-            if wasFinished, let key = job.uniqueKey, let holder = uniqueKeys[key], holder != id {
-                throw Inapplicable(jobID: id, reason: "retry: unique key \(key) is held by job \(holder)")
-            }
-            if let blocker = job.waitingFor.first(where: { !(jobs[$0]?.state.isFinished == false) }) {
-                throw Inapplicable(jobID: id, reason: "retry: prerequisite \(blocker) did not succeed and is finished or gone")
-            }
             job.state = .enqueued
             job.attempts = 0
             job.nextRetryAt = nil
@@ -137,7 +124,7 @@ struct QueueState: Sendable {
             if wasFinished, let key = job.uniqueKey { takeUniqueKey(key, for: id) }
             store(job)
         case .reschedule(let id, let runAt, _):
-            var job = try existing(id, in: [.enqueued], for: "reschedule")
+            var job = try located(id, in: Self.reschedulableStates, for: .reschedule).job
             job.runAt = runAt
             job.nextRetryAt = nil
             store(job)
@@ -145,27 +132,19 @@ struct QueueState: Sendable {
             try applyRestore(job)
         case .snapshot(let summary):
             guard jobs.isEmpty, nextSequence == 1, self.summary == nil else {
-                throw Inapplicable(jobID: "", reason: "snapshot: the state is not empty (a snapshot starts a replay)")
+                throw .snapshotNotFirst
             }
             self.summary = summary
             nextSequence = summary.nextSequence
         case .expire(let id):
-            let job = try existing(id, in: [.succeeded, .cancelled], for: "expire")
-            if let waiting = dependents[id]?.first(where: { jobs[$0]?.state.isFinished == false }) {
-                throw Inapplicable(jobID: id, reason: "expire: unfinished job \(waiting) waits for it")
-            }
+            let job = try located(id, in: Self.expirableStates, for: .expire).job
+            try checkNotAwaited(id, for: .expire)
             forgetPrerequisites(of: job)
             count(job.state, by: -1)
             jobs[id] = nil
             expiredSinceSnapshot += 1
         case .nextOccurrence(let id, _, let runAt):
-            var job = try existing(id, in: [.succeeded, .failed], for: "next occurrence")
-            guard var periodic = job.periodic else {
-                throw Inapplicable(jobID: id, reason: "next occurrence: the job is not periodic")
-            }
-            if let key = job.uniqueKey, let holder = uniqueKeys[key], holder != id {
-                throw Inapplicable(jobID: id, reason: "next occurrence: unique key \(key) is held by job \(holder)")
-            }
+            var (job, periodic) = try checkNextOccurrence(id)
             periodic.occurrence += 1
             job.periodic = periodic
             job.state = .enqueued
@@ -176,29 +155,27 @@ struct QueueState: Sendable {
             if let key = job.uniqueKey { takeUniqueKey(key, for: id) }
             store(job)
         case .delete(let id):
-            guard let job = jobs[id] else { throw Inapplicable(jobID: id, reason: "delete: no such job") }
-            if let waiting = dependents[id]?.first(where: { jobs[$0]?.state.isFinished == false }) {
-                throw Inapplicable(jobID: id, reason: "delete: unfinished job \(waiting) waits for it (cancel it first)")
-            }
+            guard let job = jobs[id] else { throw .noSuchJob(id: id, action: .delete) }
+            try checkNotAwaited(id, for: .delete)
             remove(job)
         case .abandon(let id, let at, let reason):
-            var job = try existing(id, in: [.enqueued, .running], for: "abandon")
+            var job = try located(id, in: Self.cancellableStates, for: .abandon).job
             job.lastError = reason
             finish(&job, as: .failed, at: at)
             store(job)
         case .migrationBegin(let number, _):
             guard number > appliedMigration else {
-                throw Inapplicable(jobID: "", reason: "migration \(number) begins after migration \(appliedMigration) was applied")
+                throw .migrationNotNewer(number: number, applied: appliedMigration)
             }
             pendingMigration = PendingMigration(number: number, steps: [])
         case .migrateJob, .migrationRemove:
             guard pendingMigration != nil else {
-                throw Inapplicable(jobID: operation.jobID, reason: "a migration step outside a migration")
+                throw .stepOutsideMigration(id: operation.jobID)
             }
             pendingMigration!.steps.append(operation)
         case .migrationCommit(let number):
             guard let pending = pendingMigration, pending.number == number else {
-                throw Inapplicable(jobID: "", reason: "commit of migration \(number), which is not the one begun")
+                throw .commitNotBegun(number: number)
             }
             // All or nothing: the steps go to a copy, which replaces the state once every one applied.
             var next = self
@@ -216,7 +193,7 @@ struct QueueState: Sendable {
             self = next
         case .migrationsApplied(let number):
             guard summary != nil, jobs.isEmpty, appliedMigration == 0 else {
-                throw Inapplicable(jobID: "", reason: "migrations applied: only at the start of a snapshot")
+                throw .migrationsAppliedMisplaced
             }
             appliedMigration = number
         }
@@ -228,34 +205,27 @@ struct QueueState: Sendable {
     }
 
     /// One step of a committed migration.
-    private mutating func applyMigrationStep(_ step: Operation) throws(Inapplicable) {
+    private mutating func applyMigrationStep(_ step: Operation) throws(Refusal) {
         switch step {
         case .migrationRemove(let id):
-            guard let job = jobs[id] else { throw Inapplicable(jobID: id, reason: "migration remove: no such job") }
-            if let waiting = dependents[id]?.first(where: { jobs[$0]?.state.isFinished == false }) {
-                throw Inapplicable(jobID: id, reason: "migration remove: unfinished job \(waiting) waits for it")
-            }
+            guard let job = jobs[id] else { throw .noSuchJob(id: id, action: .migrationRemove) }
+            try checkNotAwaited(id, for: .migrationRemove)
             remove(job)
         case .migrateJob(let image):
             let previous = jobs[image.id]
             guard let payload = image.payload ?? previous?.payload else {
-                throw Inapplicable(jobID: image.id, reason: "migrated job: a new job without a payload")
+                throw .migratedWithoutPayload(id: image.id)
             }
             guard (image.state == .running) == (image.lease != nil),
                   !(image.state.isFinished && image.nextRetryAt != nil) else {
-                throw Inapplicable(jobID: image.id, reason: "migrated job: inconsistent state, lease or deadline")
+                throw .migratedInconsistent(id: image.id)
             }
-            let keyEffect: MigratedKeyEffect
-            do {
-                keyEffect = try uniqueKeyEffect(ofMigrated: image)
-            } catch {
-                throw Inapplicable(jobID: image.id, reason: "migrated job: \(error)")
-            }
+            let keyEffect = try uniqueKeyEffect(ofMigrated: image)
             if var job = previous {
                 // The job keeps its place, unique key, constraints, prerequisites and schedule; `store`
                 // keeps the indexes in step and cancels its dependents if the migration ended it.
                 guard image.uniqueKey == job.uniqueKey, image.createdAt == job.createdAt else {
-                    throw Inapplicable(jobID: image.id, reason: "migrated job: a migration keeps a job's unique key")
+                    throw .migratedKeyChanged(id: image.id)
                 }
                 job.kind = image.kind
                 job.state = image.state
@@ -284,7 +254,7 @@ struct QueueState: Sendable {
             jobs[job.id] = job
             if job.state == .enqueued { ready.insert(job) }
         default:
-            throw Inapplicable(jobID: step.jobID, reason: "not a migration step")
+            throw .notAMigrationStep(id: step.jobID)
         }
     }
 
@@ -302,17 +272,6 @@ struct QueueState: Sendable {
         case leaves(key: String)
     }
 
-    /// Why a `migrate_job` image cannot carry its unique key: another unfinished job holds it.
-    struct MigratedKeyRefusal: Error, Equatable, CustomStringConvertible {
-        /// The migrated job.
-        let jobID: String
-        /// The key its image carries.
-        let key: String
-        /// The unfinished job holding it.
-        let holder: String
-        var description: String { "unique key \(key) is held by job \(holder)" }
-    }
-
     /// The one rule for a migration's images and unique keys (FORMAT.md, `migrate_job`), judged in the
     /// state as the step finds it: ``applyMigrationStep(_:)`` applies it, and the migration planner's
     /// check reports its refusal. A new unfinished job takes its key when it is free and is refused
@@ -320,12 +279,12 @@ struct QueueState: Sendable {
     /// same; an image that ends the job frees it, as any end does): finished to unfinished, the job
     /// carries its key without holding it.
     /// That is how every earlier build applied these records, so every log they wrote still opens.
-    func uniqueKeyEffect(ofMigrated image: MigratedJob) throws(MigratedKeyRefusal) -> MigratedKeyEffect {
+    func uniqueKeyEffect(ofMigrated image: MigratedJob) throws(Refusal) -> MigratedKeyEffect {
         guard let key = image.uniqueKey, !image.state.isFinished else { return .none }
         if let previous = jobs[image.id] {
             return previous.state.isFinished ? .leaves(key: key) : .none
         }
-        if let holder = uniqueKeys[key] { throw MigratedKeyRefusal(jobID: image.id, key: key, holder: holder) }
+        if let holder = uniqueKeys[key] { throw .uniqueKeyHeld(id: image.id, action: .migrateJob, key: key, holder: holder) }
         return .takes(key: key)
     }
 
@@ -338,37 +297,14 @@ struct QueueState: Sendable {
         jobs[job.id] = nil
     }
 
-    private mutating func applyEnqueue(_ op: Operation.Enqueue) throws(Inapplicable) {
+    private mutating func applyEnqueue(_ op: Operation.Enqueue) throws(Refusal) {
         let idHash = JobTable.hash(of: op.id)
-        guard !jobs.contains(op.id, hash: idHash) else { throw Inapplicable(jobID: op.id, reason: "enqueue: the id exists") }
-        // In range: decoding refuses others (FieldRanges), and the live path validates them first.
-        let priority = Int32(truncatingIfNeeded: op.priority), maxAttempts = Int32(truncatingIfNeeded: op.maxAttempts)
         // Prerequisites: a succeeded one is satisfied; an unfinished one blocks the job; a failed or
         // cancelled one cancels it at once (it can never run, as WorkManager does).
-        var waitingFor: [String] = []
-        var cancelledAtBirth = false
-        for dependency in op.options.dependencies {
-            guard let prerequisite = jobs[dependency] else {
-                throw Inapplicable(jobID: op.id, reason: "enqueue: prerequisite \(dependency) does not exist")
-            }
-            guard prerequisite.periodic == nil, op.options.periodic == nil else {
-                throw Inapplicable(jobID: op.id, reason: "enqueue: a periodic job in a chain")
-            }
-            guard !waitingFor.contains(dependency) else {
-                throw Inapplicable(jobID: op.id, reason: "enqueue: prerequisite \(dependency) named twice")
-            }
-            switch prerequisite.state {
-            case .succeeded: continue
-            case .enqueued, .running: waitingFor.append(dependency)
-            case .failed, .cancelled:
-                waitingFor.append(dependency)
-                cancelledAtBirth = true
-            }
-        }
-        if let key = op.uniqueKey, let holder = uniqueKeys[key], !op.options.dependencies.contains(holder) {
-            // Policy append: the new job depends on the holder and takes the key over.
-            throw Inapplicable(jobID: op.id, reason: "enqueue: unique key \(key) is held by job \(holder)")
-        }
+        let (waitingFor, cancelledAtBirth) = try checkEnqueue(id: op.id, idHash: idHash, dependencies: op.options.dependencies,
+                                                              isPeriodic: op.options.periodic != nil, uniqueKey: op.uniqueKey)
+        // In range: decoding refuses others (FieldRanges), and the live path validates them first.
+        let priority = Int32(truncatingIfNeeded: op.priority), maxAttempts = Int32(truncatingIfNeeded: op.maxAttempts)
         // One initializer sets the rare fields together (see StoredJob.init): no box for a plain enqueue.
         let job = StoredJob(id: op.id, kind: op.kind, state: cancelledAtBirth ? .cancelled : .enqueued, attempts: 0,
                             maxAttempts: maxAttempts, priority: priority, sequence: nextSequence,
@@ -397,19 +333,19 @@ struct QueueState: Sendable {
     }
 
     /// Recreates a job exactly as a snapshot recorded it.
-    private mutating func applyRestore(_ restored: consuming StoredJob) throws(Inapplicable) {
+    private mutating func applyRestore(_ restored: consuming StoredJob) throws(Refusal) {
         var job = restored
         job.scheduleVersion = 0
         let idHash = JobTable.hash(of: job.id)
-        guard !jobs.contains(job.id, hash: idHash) else { throw Inapplicable(jobID: job.id, reason: "restore: the id exists") }
+        guard !jobs.contains(job.id, hash: idHash) else { throw .idExists(id: job.id, action: .restore) }
         guard (job.state == .running) == (job.lease != nil) else {
-            throw Inapplicable(jobID: job.id, reason: "restore: a lease without running, or running without a lease")
+            throw .restoredLeaseMismatch(id: job.id)
         }
         if let key = job.uniqueKey, !job.state.isFinished {
             // Jobs are restored in enqueue order, so the last unfinished carrier of a key
             // takes it last; an earlier one still holding it must be its prerequisite (policy append).
             if let holder = uniqueKeys[key], !job.waitingFor.contains(holder) {
-                throw Inapplicable(jobID: job.id, reason: "restore: unique key \(key) is held by job \(holder)")
+                throw .uniqueKeyHeld(id: job.id, action: .restore, key: key, holder: holder)
             }
             takeUniqueKey(key, for: job.id)
         }
@@ -588,28 +524,6 @@ struct QueueState: Sendable {
         case .failed: failedCount += delta
         default: break
         }
-    }
-
-    private func existing(_ id: String, in states: [JobState], for action: String) throws(Inapplicable) -> StoredJob {
-        try located(id, in: states, for: action).job
-    }
-
-    /// The job, checked as ``existing(_:in:for:)`` does, with its position in ``jobs`` for ``store(_:at:)``.
-    private func located(_ id: String, in states: [JobState],
-                         for action: String) throws(Inapplicable) -> (job: StoredJob, position: Int) {
-        guard let position = jobs.position(of: id) else { throw Inapplicable(jobID: id, reason: "\(action): no such job") }
-        let job = jobs[position: position]
-        guard states.contains(job.state) else {
-            throw Inapplicable(jobID: id, reason: "\(action): job is \(job.state.rawValue)")
-        }
-        return (job, position)
-    }
-
-    private func leased(_ id: String, token: UInt64,
-                        for action: String) throws(Inapplicable) -> (job: StoredJob, position: Int) {
-        let (job, position) = try located(id, in: [.running], for: action)
-        guard job.lease?.token == token else { throw Inapplicable(jobID: id, reason: "\(action): stale lease token") }
-        return (job, position)
     }
 
     // MARK: Queries

@@ -96,8 +96,8 @@ struct ReadyIndex: Sendable {
         for key in Array(buckets.keys) where kinds.contains(key.kind) && isRunnable(key) {
             guard let top = currentTop(of: key, isCurrent: isCurrent), top.dueAt <= now else { continue }
             if let current = winner {
-                if key.priority > current.priority
-                    || (key.priority == current.priority && top.precedes(current.entry)) {
+                if QueueState.claimPrecedes(priority: key.priority, dueAt: top.dueAt, sequence: top.sequence,
+                                            current.priority, current.entry.dueAt, current.entry.sequence) {
                     winner = (top, key.priority)
                 }
             } else {

@@ -1,0 +1,145 @@
+/// Why an operation does not fit the state: one case per rule of the job state machine.
+///
+/// The rule functions of ``QueueState`` (QueueState+Rules.swift) return these; ``QueueState/apply(_:)``
+/// throws them at replay and the engine throws their ``error`` before it writes anything, so a request
+/// the engine refuses and a record replay refuses are refused for the same reason, in the same words.
+/// ``error`` is the one table from a reason to a ``SpoolError/Code`` and a message.
+enum Refusal: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The transition an operation makes, for the messages.
+    enum Action: String, Sendable {
+        case enqueue, claim, renew, complete, fail, reclaim, cancel, retry, reschedule, restore, expire, delete, abandon
+        case nextOccurrence = "next occurrence"
+        case migrateJob = "migrated job"
+        case migrationRemove = "migration remove"
+    }
+
+    /// No job has the id.
+    case noSuchJob(id: String, action: Action)
+    /// The job exists but its state does not allow the action.
+    case wrongState(id: String, action: Action, state: JobState)
+    /// A lease action on a job that no longer runs.
+    case notRunning(id: String, action: Action, state: JobState)
+    /// A lease action under a token that is not the job's lease (it was claimed again).
+    case staleLease(id: String, action: Action)
+    /// A lease action, from a holder of a ``Lease`` this queue issued, on a job that no longer exists.
+    case leaseOfRemovedJob(id: String)
+    /// The id is taken.
+    case idExists(id: String, action: Action)
+    /// Another unfinished job holds the unique key.
+    case uniqueKeyHeld(id: String, action: Action, key: String, holder: String)
+    /// A prerequisite that does not exist.
+    case prerequisiteMissing(id: String, prerequisite: String)
+    /// A prerequisite named twice in one enqueue.
+    case prerequisiteNamedTwice(id: String, prerequisite: String)
+    /// A periodic job as a prerequisite, or a periodic job with prerequisites.
+    case periodicInChain(id: String, other: String)
+    /// A retry of a job one of whose prerequisites is finished without success or gone.
+    case prerequisiteNotPending(id: String, prerequisite: String)
+    /// An unfinished job waits for the job (delete, expire, migration remove).
+    case awaitedByUnfinished(id: String, action: Action, dependent: String)
+    /// A next occurrence of a job that is not periodic.
+    case notPeriodic(id: String)
+    /// A restored job whose lease does not match its state.
+    case restoredLeaseMismatch(id: String)
+    /// A snapshot record after other records.
+    case snapshotNotFirst
+    /// A migration begun with a number not above the last one applied.
+    case migrationNotNewer(number: UInt64, applied: UInt64)
+    /// A migration step outside a begun migration.
+    case stepOutsideMigration(id: String)
+    /// A commit of a migration that is not the one begun.
+    case commitNotBegun(number: UInt64)
+    /// `migrations_applied` anywhere but at the start of a snapshot.
+    case migrationsAppliedMisplaced
+    /// A migrated image that makes a new job without a payload.
+    case migratedWithoutPayload(id: String)
+    /// A migrated image whose state, lease and deadline do not agree.
+    case migratedInconsistent(id: String)
+    /// A migrated image that changes an existing job's unique key or creation time.
+    case migratedKeyChanged(id: String)
+    /// An operation that is not a migration step, inside a migration's steps.
+    case notAMigrationStep(id: String)
+
+    /// The job the refusal is about ("" for none).
+    var jobID: String {
+        switch self {
+        case .noSuchJob(let id, _), .wrongState(let id, _, _), .notRunning(let id, _, _), .staleLease(let id, _),
+             .leaseOfRemovedJob(let id), .idExists(let id, _), .uniqueKeyHeld(let id, _, _, _),
+             .prerequisiteMissing(let id, _), .prerequisiteNamedTwice(let id, _),
+             .periodicInChain(let id, _), .prerequisiteNotPending(let id, _), .awaitedByUnfinished(let id, _, _),
+             .notPeriodic(let id), .restoredLeaseMismatch(let id), .stepOutsideMigration(let id),
+             .migratedWithoutPayload(let id), .migratedInconsistent(let id), .migratedKeyChanged(let id),
+             .notAMigrationStep(let id):
+            return id
+        case .snapshotNotFirst, .migrationNotNewer, .commitNotBegun, .migrationsAppliedMisplaced:
+            return ""
+        }
+    }
+
+    /// The one table: the code and message each reason gives the app (and replay's corruption reports).
+    var codeAndMessage: (SpoolError.Code, String) {
+        switch self {
+        case .noSuchJob(_, let action):
+            return (.jobNotFound, "\(action.rawValue): no such job")
+        case .wrongState(_, let action, let state):
+            return (.invalidState, "\(action.rawValue): a \(state.rawValue) job cannot be given this transition")
+        case .notRunning(_, let action, let state):
+            return (.leaseLost, "\(action.rawValue): the lease is no longer valid: the job is \(state.rawValue) now")
+        case .staleLease(_, let action):
+            return (.leaseLost, "\(action.rawValue): the lease is no longer valid: the job was claimed again under another lease")
+        case .leaseOfRemovedJob:
+            return (.leaseLost, "the lease is no longer valid: the job no longer exists (deleted, expired by retention, or removed by a migration)")
+        case .idExists(_, let action):
+            return (.invalidArgument, "\(action.rawValue): a job with this id exists")
+        case .uniqueKeyHeld(_, let action, let key, let holder):
+            return (.uniqueKeyConflict, "\(action.rawValue): unique key \(key) is held by job \(holder)")
+        case .prerequisiteMissing(_, let prerequisite):
+            return (.invalidArgument, "enqueue: prerequisite \(prerequisite) does not exist")
+        case .prerequisiteNamedTwice(_, let prerequisite):
+            return (.invalidArgument, "enqueue: prerequisite \(prerequisite) named twice")
+        case .periodicInChain(_, let other):
+            return (.invalidArgument, "enqueue: a periodic job in a chain (\(other))")
+        case .prerequisiteNotPending(_, let prerequisite):
+            return (.invalidState, "retry: prerequisite \(prerequisite) did not succeed and is finished or gone: retry it first")
+        case .awaitedByUnfinished(_, let action, let dependent):
+            return (.invalidState, "\(action.rawValue): unfinished job \(dependent) waits for it (cancel it first)")
+        case .notPeriodic:
+            return (.invalidState, "next occurrence: the job is not periodic")
+        case .restoredLeaseMismatch:
+            return (.corruption, "restore: a lease without running, or running without a lease")
+        case .snapshotNotFirst:
+            return (.corruption, "snapshot: the state is not empty (a snapshot starts a replay)")
+        case .migrationNotNewer(let number, let applied):
+            return (.corruption, "migration \(number) begins after migration \(applied) was applied")
+        case .stepOutsideMigration:
+            return (.corruption, "a migration step outside a migration")
+        case .commitNotBegun(let number):
+            return (.corruption, "commit of migration \(number), which is not the one begun")
+        case .migrationsAppliedMisplaced:
+            return (.corruption, "migrations applied: only at the start of a snapshot")
+        case .migratedWithoutPayload:
+            return (.invalidArgument, "migrated job: a new job without a payload")
+        case .migratedInconsistent:
+            return (.invalidArgument, "migrated job: inconsistent state, lease or deadline")
+        case .migratedKeyChanged:
+            return (.invalidArgument, "migrated job: a migration keeps a job's unique key")
+        case .notAMigrationStep:
+            return (.corruption, "not a migration step")
+        }
+    }
+
+    /// The error the engine throws for this refusal, naming the job.
+    var error: SpoolError {
+        let (code, message) = codeAndMessage
+        return SpoolError(code, message, jobID: jobID.isEmpty ? nil : JobID(jobID))
+    }
+
+    /// The refusal as the holder of a ``Lease`` this queue issued sees it: a job that no longer
+    /// exists is a lost lease (the lease proves it existed), not an unknown id.
+    var forIssuedLease: Refusal {
+        if case .noSuchJob(let id, _) = self { return .leaseOfRemovedJob(id: id) }
+        return self
+    }
+
+    var description: String { "job \(jobID): \(codeAndMessage.1)" }
+}
