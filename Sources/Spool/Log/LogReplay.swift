@@ -13,7 +13,7 @@ struct LogReplay {
     }
 
     /// What replay found.
-    struct Result {
+    struct Outcome {
         var state = QueueState()
         var report = RecoveryReport()
         var instanceID: [UInt8]?
@@ -73,8 +73,8 @@ struct LogReplay {
 
     /// Replays every file. `inspect` sees each record's operations before they are applied.
     func run(inspect: ((_ path: String, _ offset: Int, _ lsn: UInt64, _ operations: [Operation]) -> Void)? = nil)
-        throws -> Result {
-        var result = Result()
+        throws -> Outcome {
+        var result = Outcome()
         var files = try Self.logFiles(in: directory, fileSystem: fileSystem)
         for logFile in files where try fileSystem.entryKind(at: logFile.path) != .file {
             throw SpoolError(.notAQueue, "a log file name that is not a regular file (symbolic links are not followed)",
@@ -238,7 +238,7 @@ struct LogReplay {
     /// - Parameters:
     ///   - isLast: The file is the last one read: writing resumes in it.
     ///   - mayEndTorn: Damage at its end may be a torn tail (only the directory's last file).
-    private func replayFile(_ logFile: LogFile, isLast: Bool, mayEndTorn: Bool, into result: inout Result,
+    private func replayFile(_ logFile: LogFile, isLast: Bool, mayEndTorn: Bool, into result: inout Outcome,
                             inspect: ((String, Int, UInt64, [Operation]) -> Void)?) throws {
         let file = try fileSystem.openFile(at: logFile.path, mode: .readOnly)
         defer { file.close() }
@@ -325,7 +325,7 @@ struct LogReplay {
     /// boundary, say), named with its end; the log goes on at `firstLSN`. Below: the header
     /// disagrees with the records before it; the records up to `expected - 1` are passed over as stale.
     private func checkContinuity(_ logFile: LogFile, firstLSN: UInt64, expected: UInt64,
-                                 into result: inout Result) throws {
+                                 into result: inout Outcome) throws {
         let skipped: RecoveryReport.Skipped
         if firstLSN > expected {
             let reason = "records \(expected) to \(firstLSN - 1) are missing: file \(logFile.sequence) starts at LSN \(firstLSN)"
@@ -346,7 +346,7 @@ struct LogReplay {
     }
 
     private func applyRecord(_ found: RecordFrame.Found, in raw: UnsafeRawBufferPointer, file: LogFile,
-                             into result: inout Result,
+                             into result: inout Outcome,
                              inspect: ((String, Int, UInt64, [Operation]) -> Void)?) throws {
         let body = UnsafeRawBufferPointer(rebasing: raw[found.bodyRange])
         var decoder: TransactionCodec.BodyDecoder
@@ -398,7 +398,7 @@ struct LogReplay {
 
     /// Applies a decoded record's operations in order; in salvage mode one that does not apply is skipped.
     private func applyEach(_ operations: [Operation], of found: RecordFrame.Found, file: LogFile,
-                                into result: inout Result) throws(SpoolError) {
+                                into result: inout Outcome) throws(SpoolError) {
         for operation in operations {
             do {
                 try result.state.apply(operation)
