@@ -76,4 +76,43 @@ import Testing
             }
         }
     }
+
+    /// Open's removals: obsolete files go unless salvage skipped part of their snapshot; a torn
+    /// creation goes, and a first file is made when it was the only one.
+    @Test func openRemovesWhatReplayLeftAndKeepsWhatASkippedSnapshotReplaces() {
+        let directory = "/q"
+        let file = { (sequence: UInt64) in LogReplay.LogFile(sequence: sequence, path: directory + "/" + QueueDirectoryLayout.logFileName(sequence: sequence)) }
+        var replay = LogReplay.Outcome()
+        #expect(OpenRepairs.removals(after: replay, directory: directory) == OpenRepairs())
+
+        replay.snapshotSequence = 3
+        replay.obsoleteFiles = [file(1), file(2)]
+        replay.lastFile = file(4)
+        #expect(OpenRepairs.removals(after: replay, directory: directory).removeObsolete == [file(1).path, file(2).path])
+        // A skip in another file keeps nothing.
+        replay.report.skipped = [.init(path: file(4).path, offset: 40, length: 10, reason: "checksum mismatch")]
+        #expect(OpenRepairs.removals(after: replay, directory: directory).removeObsolete == [file(1).path, file(2).path])
+        // A skip in the snapshot keeps what it replaces.
+        replay.report.skipped.append(.init(path: file(3).path, offset: 40, length: 0, reason: "operation skipped"))
+        #expect(OpenRepairs.removals(after: replay, directory: directory).removeObsolete == [])
+
+        replay.tornCreation = (file(5), 7)
+        #expect(OpenRepairs.removals(after: replay, directory: directory).removeTornCreation == file(5).path)
+        #expect(!OpenRepairs.removals(after: replay, directory: directory).createFirstFile)
+        var fresh = LogReplay.Outcome()
+        fresh.tornCreation = (file(1), 0)
+        #expect(OpenRepairs.removals(after: fresh, directory: directory)
+                == OpenRepairs(removeObsolete: [], removeTornCreation: file(1).path, createFirstFile: true))
+    }
+
+    /// The last file: cut at a torn tail, its header written again when it holds no record.
+    @Test func theLastFileIsCutAtItsTornTailAndItsHeaderRewrittenWhenEmpty() {
+        let header = FileHeader(instanceID: [UInt8](repeating: 7, count: 16), sequence: 1, firstLSN: 1)
+        var replay = LogReplay.Outcome()
+        replay.lastFileValidEnd = Int64(header.size)
+        #expect(OpenRepairs.lastFile(after: replay, header: header) == .init(truncate: nil, rewriteHeader: true))
+        replay.lastFileValidEnd = Int64(header.size) + 50
+        replay.tornTailOffset = Int64(header.size) + 50
+        #expect(OpenRepairs.lastFile(after: replay, header: header) == .init(truncate: Int64(header.size) + 50, rewriteHeader: false))
+    }
 }

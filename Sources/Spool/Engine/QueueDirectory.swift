@@ -76,41 +76,36 @@ struct QueueDirectory {
             var replay = try LogReplay(directory: path, fileSystem: fileSystem, mode: mode).run()
             try checkReplayed(replay.state)
             try removeUnfinishedSnapshots()
-            // A snapshot salvage skipped part of leaves the files it replaces as the only copy of what
-            // was skipped: they stay (replay ignores them; the next compaction removes them).
-            let snapshotPath = replay.snapshotSequence.map { path + "/" + QueueDirectoryLayout.logFileName(sequence: $0) }
-            let snapshotSkipped = replay.report.skipped.contains { $0.path == snapshotPath }
-            if !replay.obsoleteFiles.isEmpty && !snapshotSkipped {
-                // The newest snapshot replayed without error: what it replaces is left over from a
-                // compaction that ended before it removed the older files.
-                for obsolete in replay.obsoleteFiles { try fileSystem.removeFile(at: obsolete.path) }
+            // What to repair is decided from what replay found (OpenRepairs); it is carried out here.
+            let repairs = OpenRepairs.removals(after: replay, directory: path)
+            if !repairs.removeObsolete.isEmpty {
+                for obsolete in repairs.removeObsolete { try fileSystem.removeFile(at: obsolete) }
                 try fileSystem.syncDirectory(at: path)
                 replay.obsoleteFiles = []
             }
-            if let torn = replay.tornCreation {
-                // The crash came before the file's header was synced: nothing in it was acknowledged.
+            if let torn = repairs.removeTornCreation {
                 // Replay judged the directory without it, and writing resumes in the file before it.
-                try fileSystem.removeFile(at: torn.file.path)
+                try fileSystem.removeFile(at: torn)
                 try fileSystem.syncDirectory(at: path)
                 replay.tornCreation = nil
-                if replay.lastFile == nil {
-                    // It was the only file: a new queue whose creation was torn.
+                if repairs.createFirstFile {
                     try createLogFile(sequence: 1, instanceID: newInstanceID())
                     replay = try LogReplay(directory: path, fileSystem: fileSystem, mode: mode).run()
                 }
             }
             guard let last = replay.lastFile else { throw SpoolError(.notAQueue, "no log file", path: path) }
+            guard let instanceID = replay.instanceID, let header = replay.lastFileHeader else {
+                throw SpoolError(.notAQueue, "no log header", path: last.path)
+            }
+            let lastFileRepairs = OpenRepairs.lastFile(after: replay, header: header)
             let file = try fileSystem.openFile(at: last.path, mode: .readWrite)
-            if let torn = replay.tornTailOffset {
-                // This also drops the space reserved after the tail; the writer reserves it again.
+            if let torn = lastFileRepairs.truncate {
+                // The writer reserves the space after the tail again.
                 try file.truncate(to: torn)
                 try file.sync()
                 replay.report.tornTailOffset = torn
                 replay.report.tornTailPath = last.path
                 replay.report.tornTailBytes = replay.lastFileSize - torn
-            }
-            guard let instanceID = replay.instanceID, let header = replay.lastFileHeader else {
-                throw SpoolError(.notAQueue, "no log header", path: last.path)
             }
             // The last file may come from a roll-over whose header sync or directory sync failed without
             // a crash (the queue then refused every write and was reopened): what replay read of it may
@@ -118,7 +113,7 @@ struct QueueDirectory {
             // sync may have dropped the dirty pages), the file synced, then the directory, before any
             // record written into it is acknowledged. The header is written as it was read (its version,
             // its first LSN), so the same bytes are written again.
-            if replay.lastFileValidEnd == Int64(header.size) {
+            if lastFileRepairs.rewriteHeader {
                 try file.write(header.encoded(), at: 0)
             }
             try file.sync()

@@ -140,3 +140,44 @@ enum RecoveryPlan: Equatable {
         }
     }
 }
+
+/// What open repairs in a directory after replay, decided from what replay found (pure: no disk);
+/// ``QueueDirectory`` carries it out, in the order of the fields.
+struct OpenRepairs: Equatable {
+    /// Files an older snapshot replaced, left over from a compaction that ended before it removed
+    /// them. Empty when salvage skipped part of the snapshot: they are then the only copy of what
+    /// was skipped, and stay (replay ignores them; the next compaction removes them).
+    var removeObsolete: [String] = []
+    /// A last file a crash left without a complete header: nothing in it was acknowledged.
+    var removeTornCreation: String?
+    /// The torn creation was the only file: a new queue whose creation was torn gets its first file.
+    var createFirstFile = false
+
+    /// Decides the removals of open for `replay` of the queue at `directory`.
+    static func removals(after replay: LogReplay.Outcome, directory: String) -> OpenRepairs {
+        var repairs = OpenRepairs()
+        let snapshotPath = replay.snapshotSequence.map { directory + "/" + QueueDirectoryLayout.logFileName(sequence: $0) }
+        if !replay.report.skipped.contains(where: { $0.path == snapshotPath }) {
+            repairs.removeObsolete = replay.obsoleteFiles.map(\.path)
+        }
+        if let torn = replay.tornCreation {
+            repairs.removeTornCreation = torn.file.path
+            repairs.createFirstFile = replay.lastFile == nil
+        }
+        return repairs
+    }
+
+    /// What open does to the last file before writing resumes in it.
+    struct LastFile: Equatable {
+        /// Cut the file here (the torn tail's offset); this also drops space reserved after it.
+        var truncate: Int64?
+        /// Write the header again, as it was read: the file holds no record, and a failed sync
+        /// before a reopen may have dropped its dirty pages.
+        var rewriteHeader: Bool
+    }
+
+    /// Decides what open does to the last file of `replay`, whose header is `header`.
+    static func lastFile(after replay: LogReplay.Outcome, header: FileHeader) -> LastFile {
+        LastFile(truncate: replay.tornTailOffset, rewriteHeader: replay.lastFileValidEnd == Int64(header.size))
+    }
+}
