@@ -162,7 +162,7 @@ import Testing
         var records: [[Spool.Operation]] = []
     }
 
-    private func contentsOfLog(_ directory: String) throws -> (Contents, LogReplay.Result) {
+    private func contentsOfLog(_ directory: String) throws -> (Contents, LogReplay.Outcome) {
         var contents = Contents()
         let result = try QueueDirectory(path: directory, fileSystem: POSIXFileSystem()).inspect(mode: .strict) { _, _, _, operations in
             contents.records.append(operations)

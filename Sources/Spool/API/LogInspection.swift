@@ -51,7 +51,7 @@ public enum LogInspector {
     private static func inspect(directory: String,
                                 visit: ((LogRecordSummary) -> Void)?) throws -> VerificationSummary {
         let queueDirectory = QueueDirectory(path: directory, fileSystem: POSIXFileSystem())
-        let result: LogReplay.Result
+        let result: LogReplay.Outcome
         if let visit {
             result = try queueDirectory.inspect(mode: .strict) { path, offset, lsn, operations in
                 visit(LogRecordSummary(path: path, offset: Int64(offset), lsn: lsn,
@@ -91,7 +91,7 @@ public struct InspectedQueue {
     /// What the replay found: files, records, versions, a torn tail.
     public let summary: VerificationSummary
 
-    init(directory: String, fileSystem: any FileSystem, result: LogReplay.Result) {
+    init(directory: String, fileSystem: any FileSystem, result: LogReplay.Outcome) {
         self.directory = directory
         self.files = SegmentReaders(directory: directory, fileSystem: fileSystem)
         self.state = result.state
@@ -164,7 +164,7 @@ public struct VerificationSummary: Sendable, Equatable {
     /// The record body versions this build reads.
     public static let readableBodyVersions = Array(Int(TransactionCodec.baseBodyVersion)...Int(TransactionCodec.bodyVersion))
 
-    init(_ result: LogReplay.Result) {
+    init(_ result: LogReplay.Outcome) {
         fileVersions = Dictionary(uniqueKeysWithValues: result.fileVersions.map { (Int($0.key), $0.value) })
         bodyVersions = Dictionary(uniqueKeysWithValues: result.bodyVersions.map { (Int($0.key), $0.value) })
         appliedMigration = Int(clamping: result.state.appliedMigration)

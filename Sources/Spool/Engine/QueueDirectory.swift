@@ -6,7 +6,7 @@ struct QueueDirectory {
 
     /// What opening found, ready for the engine.
     struct Opened {
-        var replay: LogReplay.Result
+        var replay: LogReplay.Outcome
         var writer: LogWriter
         var lock: any DirectoryLock
     }
@@ -70,41 +70,36 @@ struct QueueDirectory {
             var replay = try LogReplay(directory: path, fileSystem: fileSystem, mode: mode).run()
             try checkReplayed(replay.state)
             try removeUnfinishedSnapshots()
-            // A snapshot salvage skipped part of leaves the files it replaces as the only copy of what
-            // was skipped: they stay (replay ignores them; the next compaction removes them).
-            let snapshotPath = replay.snapshotSequence.map { path + "/" + QueueDirectoryLayout.logFileName(sequence: $0) }
-            let snapshotSkipped = replay.report.skipped.contains { $0.path == snapshotPath }
-            if !replay.obsoleteFiles.isEmpty && !snapshotSkipped {
-                // The newest snapshot replayed without error: what it replaces is left over from a
-                // compaction that ended before it removed the older files.
-                for obsolete in replay.obsoleteFiles { try fileSystem.removeFile(at: obsolete.path) }
+            // What to repair is decided from what replay found (OpenRepairs); it is carried out here.
+            let repairs = OpenRepairs.removals(after: replay, directory: path)
+            if !repairs.removeObsolete.isEmpty {
+                for obsolete in repairs.removeObsolete { try fileSystem.removeFile(at: obsolete) }
                 try fileSystem.syncDirectory(at: path)
                 replay.obsoleteFiles = []
             }
-            if let torn = replay.tornCreation {
-                // The crash came before the file's header was synced: nothing in it was acknowledged.
+            if let torn = repairs.removeTornCreation {
                 // Replay judged the directory without it, and writing resumes in the file before it.
-                try fileSystem.removeFile(at: torn.file.path)
+                try fileSystem.removeFile(at: torn)
                 try fileSystem.syncDirectory(at: path)
                 replay.tornCreation = nil
-                if replay.lastFile == nil {
-                    // It was the only file: a new queue whose creation was torn.
+                if repairs.createFirstFile {
                     try createLogFile(sequence: 1, instanceID: newInstanceID())
                     replay = try LogReplay(directory: path, fileSystem: fileSystem, mode: mode).run()
                 }
             }
             guard let last = replay.lastFile else { throw SpoolError(.notAQueue, "no log file", path: path) }
+            guard let instanceID = replay.instanceID, let header = replay.lastFileHeader else {
+                throw SpoolError(.notAQueue, "no log header", path: last.path)
+            }
+            let lastFileRepairs = OpenRepairs.lastFile(after: replay, header: header)
             let file = try fileSystem.openFile(at: last.path, mode: .readWrite)
-            if let torn = replay.tornTailOffset {
-                // This also drops the space reserved after the tail; the writer reserves it again.
+            if let torn = lastFileRepairs.truncate {
+                // The writer reserves the space after the tail again.
                 try file.truncate(to: torn)
                 try file.syncData()
                 replay.report.tornTailOffset = torn
                 replay.report.tornTailPath = last.path
                 replay.report.tornTailBytes = replay.lastFileSize - torn
-            }
-            guard let instanceID = replay.instanceID, let header = replay.lastFileHeader else {
-                throw SpoolError(.notAQueue, "no log header", path: last.path)
             }
             // The last file may come from a roll-over whose header sync or directory sync failed without
             // a crash (the queue then refused every write and was reopened): what replay read of it may
@@ -112,7 +107,7 @@ struct QueueDirectory {
             // sync may have dropped the dirty pages), the file synced, then the directory, before any
             // record written into it is acknowledged. The header is written as it was read (its version,
             // its first LSN), so the same bytes are written again.
-            if replay.lastFileValidEnd == Int64(header.size) {
+            if lastFileRepairs.rewriteHeader {
                 try file.write(header.encoded(), at: 0)
             }
             try file.syncData()
@@ -140,14 +135,14 @@ struct QueueDirectory {
     /// Replays without writing or creating anything, under a shared lock (fails while the queue is
     /// open for writing); a directory without `LOCK` is read without a lock (see ``FileSystem/lockDirectory(at:exclusive:)``).
     func inspect(mode: RecoveryMode,
-                 visit: ((String, Int, UInt64, [Operation]) -> Void)? = nil) throws -> LogReplay.Result {
+                 visit: ((String, Int, UInt64, [Operation]) -> Void)? = nil) throws -> LogReplay.Outcome {
         try inspect(mode: mode, visit: visit) { $0 }
     }
 
     /// Replays as ``inspect(mode:visit:)`` does, then runs `body` with the result while
     /// still holding the shared lock (so that it may read payloads from the log files).
     func inspect<T>(mode: RecoveryMode, visit: ((String, Int, UInt64, [Operation]) -> Void)? = nil,
-                    then body: (LogReplay.Result) throws -> T) throws -> T {
+                    then body: (LogReplay.Outcome) throws -> T) throws -> T {
         guard try checkIsQueue(mayCreate: false) else {
             throw SpoolError(.queueNotFound, "the directory holds no queue", path: path)
         }

@@ -13,7 +13,7 @@ struct LogReplay {
     }
 
     /// What replay found.
-    struct Result {
+    struct Outcome {
         var state = QueueState()
         var report = RecoveryReport()
         var instanceID: [UInt8]?
@@ -73,8 +73,8 @@ struct LogReplay {
 
     /// Replays every file. `inspect` sees each record's operations before they are applied.
     func run(inspect: ((_ path: String, _ offset: Int, _ lsn: UInt64, _ operations: [Operation]) -> Void)? = nil)
-        throws -> Result {
-        var result = Result()
+        throws -> Outcome {
+        var result = Outcome()
         var files = try Self.logFiles(in: directory, fileSystem: fileSystem)
         for logFile in files where try fileSystem.entryKind(at: logFile.path) != .file {
             throw SpoolError(.notAQueue, "a log file name that is not a regular file (symbolic links are not followed)",
@@ -238,7 +238,7 @@ struct LogReplay {
     /// - Parameters:
     ///   - isLast: The file is the last one read: writing resumes in it.
     ///   - mayEndTorn: Damage at its end may be a torn tail (only the directory's last file).
-    private func replayFile(_ logFile: LogFile, isLast: Bool, mayEndTorn: Bool, into result: inout Result,
+    private func replayFile(_ logFile: LogFile, isLast: Bool, mayEndTorn: Bool, into result: inout Outcome,
                             inspect: ((String, Int, UInt64, [Operation]) -> Void)?) throws {
         let file = try fileSystem.openFile(at: logFile.path, mode: .readOnly)
         defer { file.close() }
@@ -289,10 +289,8 @@ struct LogReplay {
                 outcome = try scanner.scan(from: header.size, expectedLSN: expectedLSN) { event in
                     switch event {
                     case .skipped(let offset, let length, let reason):
-                        // A migration missing a record cannot apply whole: it is discarded.
-                        result.state.abandonPendingMigration()
-                        result.report.skipped.append(.init(path: logFile.path, offset: Int64(offset),
-                                                           length: Int64(length), reason: reason))
+                        Self.skip(.init(path: logFile.path, offset: Int64(offset), length: Int64(length), reason: reason),
+                                  into: &result)
                     case .stale(let found, let reason):
                         // Passing over it unread is only right for a record this build could read: one of a
                         // newer body version may be what a newer build wrote after its own compaction.
@@ -300,9 +298,8 @@ struct LogReplay {
                             throw Self.newerRecordError(lsn: found.header.lsn, version: raw[found.bodyRange.lowerBound],
                                                         path: logFile.path, offset: found.offset)
                         }
-                        result.state.abandonPendingMigration()
-                        result.report.skipped.append(.init(path: logFile.path, offset: Int64(found.offset),
-                                                           length: Int64(found.end - found.offset), reason: reason))
+                        Self.skip(.init(path: logFile.path, offset: Int64(found.offset),
+                                        length: Int64(found.end - found.offset), reason: reason), into: &result)
                     case .record(let found):
                         warmer.warm(recordAt: found.offset, in: raw, jobs: result.state.jobs)
                         try applyRecord(found, in: raw, file: logFile, into: &result, inspect: inspect)
@@ -325,7 +322,7 @@ struct LogReplay {
     /// boundary, say), named with its end; the log goes on at `firstLSN`. Below: the header
     /// disagrees with the records before it; the records up to `expected - 1` are passed over as stale.
     private func checkContinuity(_ logFile: LogFile, firstLSN: UInt64, expected: UInt64,
-                                 into result: inout Result) throws {
+                                 into result: inout Outcome) throws {
         let skipped: RecoveryReport.Skipped
         if firstLSN > expected {
             let reason = "records \(expected) to \(firstLSN - 1) are missing: file \(logFile.sequence) starts at LSN \(firstLSN)"
@@ -337,16 +334,15 @@ struct LogReplay {
             skipped = .init(path: logFile.path, offset: Int64(FileHeader.firstLSNOffset), length: 0,
                             reason: "the header says the file's first record is LSN \(firstLSN), but the log before it ends at LSN \(expected - 1)")
         }
-        guard mode == .salvage else {
-            throw SpoolError(.corruption, skipped.reason, path: skipped.path, offset: skipped.offset)
-        }
-        result.state.abandonPendingMigration()
-        result.report.skipped.append(skipped)
+        let damage = LogDamage(offset: Int(skipped.offset),
+                               kind: .headerLSNMismatch(.init(path: skipped.path, offset: skipped.offset,
+                                                              length: skipped.length, reason: skipped.reason)))
+        try carryOut(RecoveryPlan.decide(damage, mode: mode), file: logFile, into: &result)
         if firstLSN > expected { result.lastLSN = firstLSN - 1 }
     }
 
     private func applyRecord(_ found: RecordFrame.Found, in raw: UnsafeRawBufferPointer, file: LogFile,
-                             into result: inout Result,
+                             into result: inout Outcome,
                              inspect: ((String, Int, UInt64, [Operation]) -> Void)?) throws {
         let body = UnsafeRawBufferPointer(rebasing: raw[found.bodyRange])
         var decoder: TransactionCodec.BodyDecoder
@@ -364,8 +360,9 @@ struct LogReplay {
                     do {
                         try result.state.apply(operation)
                     } catch {
-                        throw SpoolError(.corruption, "record \(found.header.lsn) does not apply: \(error)",
-                                         path: file.path, offset: Int64(found.offset))
+                        let damage = LogDamage(offset: found.offset,
+                                               kind: .operationRefused(lsn: found.header.lsn, reason: "\(error)"))
+                        try carryOut(RecoveryPlan.decide(damage, mode: mode), file: file, into: &result)
                     }
                 }
             } else {
@@ -381,13 +378,9 @@ struct LogReplay {
         } catch TransactionCodec.Failure.newerBodyVersion(let version) {
             throw Self.newerRecordError(lsn: found.header.lsn, version: version, path: file.path, offset: found.offset)
         } catch TransactionCodec.Failure.malformed(let reason) {
-            result.state.abandonPendingMigration()
-            guard mode == .salvage else {
-                throw SpoolError(.corruption, "record \(found.header.lsn) has an intact checksum but cannot be decoded: \(reason)",
-                                 path: file.path, offset: Int64(found.offset))
-            }
-            result.report.skipped.append(.init(path: file.path, offset: Int64(found.offset),
-                                               length: Int64(found.end - found.offset), reason: reason))
+            let damage = LogDamage(offset: found.offset,
+                                   kind: .undecodableRecord(lsn: found.header.lsn, end: found.end, reason: reason))
+            try carryOut(RecoveryPlan.decide(damage, mode: mode), file: file, into: &result)
             result.lastLSN = found.header.lsn
             return
         }
@@ -398,19 +391,40 @@ struct LogReplay {
 
     /// Applies a decoded record's operations in order; in salvage mode one that does not apply is skipped.
     private func applyEach(_ operations: [Operation], of found: RecordFrame.Found, file: LogFile,
-                                into result: inout Result) throws(SpoolError) {
+                                into result: inout Outcome) throws(SpoolError) {
         for operation in operations {
             do {
                 try result.state.apply(operation)
             } catch {
-                guard mode == .salvage else {
-                    throw SpoolError(.corruption, "record \(found.header.lsn) does not apply: \(error)",
-                                     path: file.path, offset: Int64(found.offset))
-                }
-                result.state.abandonPendingMigration()
-                result.report.skipped.append(.init(path: file.path, offset: Int64(found.offset), length: 0,
-                                                   reason: "operation skipped: \(error)"))
+                let damage = LogDamage(offset: found.offset,
+                                       kind: .operationRefused(lsn: found.header.lsn, reason: "\(error)"))
+                try carryOut(RecoveryPlan.decide(damage, mode: mode), file: file, into: &result)
             }
         }
+    }
+
+    /// Carries out what ``RecoveryPlan/decide(_:mode:)`` decided about damage in an intact record
+    /// or a header: a refusal is thrown as corruption, a skip is reported.
+    private func carryOut(_ plan: RecoveryPlan, file: LogFile, into result: inout Outcome) throws(SpoolError) {
+        switch plan {
+        case .refuse(let offset, let reason):
+            throw SpoolError(.corruption, reason, path: file.path, offset: Int64(offset))
+        case .refuseAt(let skip):
+            throw SpoolError(.corruption, skip.reason, path: skip.path, offset: skip.offset)
+        case .skip(let offset, let length, let reason, _):
+            Self.skip(.init(path: file.path, offset: Int64(offset), length: Int64(length), reason: reason), into: &result)
+        case .skipAt(let skip):
+            Self.skip(.init(path: skip.path, offset: skip.offset, length: skip.length, reason: skip.reason), into: &result)
+        case .cutTornTail:
+            // Only damage in a file's record stream may be a torn tail (``LogScanner``).
+            break
+        }
+    }
+
+    /// Salvage's one rule for anything it skips: the range goes into the report, and a migration
+    /// begun before it is discarded (a migration missing a record or an operation cannot apply whole).
+    static func skip(_ skipped: RecoveryReport.Skipped, into result: inout Outcome) {
+        result.state.abandonPendingMigration()
+        result.report.skipped.append(skipped)
     }
 }

@@ -1,6 +1,7 @@
-/// Walks the records of one log file in memory and decides, when it meets
-/// damage, whether the damage is a torn tail or corruption. It reports what it
-/// finds; what to do about it (cut the tail, fail, skip) is the caller's policy.
+/// Walks the records of one log file in memory and reports, when it meets
+/// damage, what it found and where (a ``LogDamage``): whether more intact records
+/// follow, whether it may be a torn tail. What to do about it (cut the tail, fail,
+/// skip) is decided by ``RecoveryPlan/decide(_:mode:)``; the scanner carries it out.
 ///
 /// The rule rests on how the writer writes: records go out in commit groups,
 /// one write and one sync each, and a group's write starts only after the
@@ -51,7 +52,7 @@ struct LogScanner {
     /// Visits every intact record from `start`, in order.
     ///
     /// - Parameter expectedLSN: The LSN the first record must have, or `nil` to accept any.
-    /// - Throws: ``Corruption`` in strict mode; whatever `visit` throws.
+    /// - Throws: ``Corruption`` where the plan refuses; whatever `visit` throws.
     func scan(from start: Int, expectedLSN: UInt64?,
               visit: (Event) throws -> Void) throws -> Outcome {
         var offset = start
@@ -62,16 +63,15 @@ struct LogScanner {
             case .success(let found):
                 let lsn = found.header.lsn
                 if let wanted = expected, lsn != wanted {
-                    let reason = "record has LSN \(lsn), expected \(wanted)"
-                    guard mode == .salvage else { throw Corruption(offset: offset, reason: reason) }
-                    if lsn < wanted {
-                        // A stale or duplicated record: pass over it.
-                        try visit(.stale(found, reason: reason))
+                    let report = LogDamage(offset: offset, kind: .unexpectedLSN(found: lsn, expected: wanted))
+                    switch try carryOut(RecoveryPlan.decide(report, mode: mode), record: found, visit: visit) {
+                    case .passOverRecord:
                         offset = found.end
                         outcome.validEnd = offset
                         continue
+                    case .applyRecord, .resume, .stop:
+                        break
                     }
-                    try visit(.skipped(offset: offset, length: 0, reason: "records \(wanted) to \(lsn - 1) are missing"))
                 }
                 try visit(.record(found))
                 expected = lsn + 1
@@ -81,50 +81,64 @@ struct LogScanner {
                 outcome.validEnd = offset
             case .failure(let damage):
                 if RecordFrame.isZero(bytes, from: offset) { return outcome }
-                let reason: String
+                let frame: LogDamage.Frame
                 switch damage {
-                case .truncated: reason = "record runs past the end of the file"
-                case .invalid(let why): reason = why
-                case .checksumMismatch: reason = "checksum mismatch"
+                case .truncated: frame = .truncated
+                case .invalid(let why): frame = .invalid(why)
+                case .checksumMismatch: frame = .checksumMismatch
                 }
-                let resume: Int
+                let following: LogDamage.Following
                 switch firstRecordOfLaterGroup(after: offset, expectedLSN: expected,
                                                minimumLSN: expected ?? (outcome.lastLSN ?? 0) + 1,
                                                previousGroupFirstLSN: outcome.lastGroupFirstLSN) {
-                case .laterGroup(let found):
-                    resume = found
-                case .tooCostly:
-                    guard mode == .salvage else {
-                        throw Corruption(offset: offset, reason: "\(reason); the bytes after it cannot be checked cheaply")
-                    }
-                    try visit(.skipped(offset: offset, length: bytes.count - offset, reason: reason))
-                    return outcome
+                case .laterGroup(let found): following = .laterGroup(at: found)
+                case .tooCostly: following = .uncheckable
                 case .none:
-                    let why: String
                     if isLastFile {
                         let groups = TornTailPolicy.plausibleGroups(in: bytes, from: offset, firstLSN: expected)
-                        if groups.count <= TornTailPolicy.maximumGroups {
-                            outcome.tornTailOffset = offset
-                            return outcome
-                        }
-                        why = "\(reason); the damaged frames from here on read as \(groups.count) or more commit groups "
-                            + "(LSNs \(groups.lsns)), and a torn tail is at most the last one"
+                        following = .nothingInLastFile(groups: groups.count, lsns: groups.lsns)
                     } else {
-                        why = "\(reason), in a file that is not the last"
+                        following = .nothingInEarlierFile
                     }
-                    guard mode == .salvage else { throw Corruption(offset: offset, reason: why) }
-                    try visit(.skipped(offset: offset, length: bytes.count - offset, reason: why))
+                }
+                let report = LogDamage(offset: offset, kind: .damagedFrame(frame, following: following, fileEnd: bytes.count))
+                let plan = RecoveryPlan.decide(report, mode: mode)
+                if case .cutTornTail(let at) = plan {
+                    outcome.tornTailOffset = at
                     return outcome
                 }
-                guard mode == .salvage else {
-                    throw Corruption(offset: offset, reason: "\(reason); intact records follow at offset \(resume)")
+                switch try carryOut(plan, record: nil, visit: visit) {
+                case .resume(let resume):
+                    offset = resume
+                    expected = nil
+                case .stop, .applyRecord, .passOverRecord:
+                    return outcome
                 }
-                try visit(.skipped(offset: offset, length: resume - offset, reason: reason))
-                offset = resume
-                expected = nil
             }
         }
         return outcome
+    }
+
+    /// Carries out a plan ``RecoveryPlan/decide(_:mode:)`` made: throws what it refuses, tells
+    /// `visit` what it skips, and returns how the scan goes on.
+    private func carryOut(_ plan: RecoveryPlan, record: RecordFrame.Found?,
+                          visit: (Event) throws -> Void) throws -> RecoveryPlan.Continuation {
+        switch plan {
+        case .refuse(let offset, let reason):
+            throw Corruption(offset: offset, reason: reason)
+        case .refuseAt(let skip), .skipAt(let skip):
+            // The scanner reports no damage placed elsewhere.
+            throw Corruption(offset: Int(skip.offset), reason: skip.reason)
+        case .cutTornTail:
+            return .stop
+        case .skip(let offset, let length, let reason, let then):
+            if case .passOverRecord = then, let record {
+                try visit(.stale(record, reason: reason))
+            } else {
+                try visit(.skipped(offset: offset, length: length, reason: reason))
+            }
+            return then
+        }
     }
 
     enum Resync {
