@@ -44,7 +44,7 @@ extension QueueEngine {
         var done: [Int] = []
         var lastLSN: UInt64?
         for migration in registered where UInt64(migration.number) > applied {
-            lastLSN = try apply(migration)
+            lastLSN = try record(migration)
             done.append(migration.number)
         }
         return (done, lastLSN)
@@ -53,7 +53,7 @@ extension QueueEngine {
     /// Plans, checks and records one migration; returns the LSN of its commit. Nothing else runs
     /// meanwhile (open has not returned, background compaction waits for it), so the plan is made
     /// from a copy of the state outside the lock (payload reads take it) and stays true.
-    func apply(_ migration: JobMigration) throws -> UInt64 {
+    func record(_ migration: JobMigration) throws -> UInt64 {
         let now = nowMillis
         let planner = MigrationPlanner(migration: migration, now: now,
                                        maximumPayloadSize: configuration.maximumPayloadSize)
