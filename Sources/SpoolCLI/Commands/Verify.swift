@@ -15,6 +15,8 @@ enum VerifyCommand {
         warning and exits 0: it was never acknowledged, and the next open cuts it off.
         Prints the file format and record body versions found (each is checked; a version
         newer than this build reads fails with newerFormat) and the applied job migration.
+        Then checks the invariants of the state the replay built (one state per job, unique
+        keys, chains, leases, counts, the ready index); a broken one is printed and exits 1.
         """,
         spec: ArgumentSpec(positionals: ["DIR"]),
         run: run)
@@ -22,7 +24,7 @@ enum VerifyCommand {
     /// Does the work with the parsed arguments; returns the exit status.
     private static func run(_ arguments: ParsedArguments, _ console: Console) throws -> Int32 {
         let directory = arguments.positionals[0]
-        let summary = try QueueAccess.waitingForLock { try LogInspector.verify(directory: directory) }
+        let (summary, broken) = try QueueAccess.waitingForLock { try LogInspector.verifyInvariants(directory: directory) }
         let files = summary.filesRead == 1 ? "1 log file" : "\(summary.filesRead) log files"
         let records = summary.records == 1 ? "1 record" : "\(summary.records) records"
         let jobs = JobState.allCases.compactMap { state in summary.jobsByState[state].map { "\($0) \(state.rawValue)" } }
@@ -39,6 +41,15 @@ enum VerifyCommand {
             console.err("warning: torn tail of \(torn.bytes) bytes at offset \(torn.offset) in \(torn.path) "
                         + "(an unfinished write, never acknowledged; the next open cuts it off)")
         }
-        return ExitStatus.success
+        return report(broken, directory: directory, console)
+    }
+
+    /// Prints the invariants the replayed state broke, if any; returns the exit status.
+    static func report(_ broken: [BrokenInvariant], directory: String, _ console: Console) -> Int32 {
+        guard !broken.isEmpty else { return ExitStatus.success }
+        console.err("error: \(directory.escapingControlCharacters): the replayed state breaks "
+                    + "\(broken.count) invariant\(broken.count == 1 ? "" : "s") (every record is sound and applies)")
+        for invariant in broken { console.err("  \(invariant.description.escapingControlCharacters)") }
+        return ExitStatus.failure
     }
 }

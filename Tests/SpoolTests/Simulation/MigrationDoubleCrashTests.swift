@@ -2,9 +2,9 @@ import Foundation
 import Testing
 @_spi(Benchmarks) @testable import Spool
 
-/// An independent review's check: a crash during a migration, then a second crash during its re-run, then opens:
+/// A crash during a migration, then a second crash during its re-run, then opens:
 /// the jobs are as before or as after the migration, and live equals replay.
-@Suite struct ReviewDoubleCrashTests {
+@Suite struct MigrationDoubleCrashTests {
     // The queue and configuration of ``MigrationCrashTests``.
     private static func configuration(_ disk: SimulatedDisk, migrations: [JobMigration]) -> Configuration {
         MigrationCrashTests.configuration(disk, migrations: migrations)

@@ -38,45 +38,12 @@ func writeFile(_ path: String, _ bytes: [UInt8]) throws {
     try Data(bytes).write(to: URL(fileURLWithPath: path))
 }
 
-/// Checks the invariants every queue state must hold, whatever happened before:
-/// one state per job, each unique key held by the last (in enqueue order) of the unfinished jobs
-/// carrying it, attempts within the budget, leases exactly on running jobs, failed jobs without
-/// deadline; chains: an unfinished job waits only for unfinished prerequisites (so no job runs or
-/// is ready before its prerequisites succeeded, and the dependents of a failed or cancelled job
-/// are finished), and the dependents index is exactly what the jobs' prerequisites say.
+/// Checks the invariants every queue state must hold, whatever happened before
+/// (``QueueState/brokenInvariants()``, which the library runs in `spool verify` too).
 func checkInvariants(_ state: QueueState, sourceLocation: SourceLocation = #_sourceLocation) {
-    var carriers: [String: [StoredJob]] = [:]
-    var derivedDependents: [String: Set<String>] = [:]
-    for (id, job) in state.jobs {
-        #expect(id == job.id, sourceLocation: sourceLocation)
-        #expect(job.attempts >= 0 && job.attempts <= job.maxAttempts, "attempts \(job.attempts) of \(job.maxAttempts)", sourceLocation: sourceLocation)
-        #expect((job.state == .running) == (job.lease != nil), "lease only while running", sourceLocation: sourceLocation)
-        if job.state.isFinished {
-            #expect(job.nextRetryAt == nil, "finished job \(id) has a deadline", sourceLocation: sourceLocation)
-        }
-        if let key = job.uniqueKey, !job.state.isFinished { carriers[key, default: []].append(job) }
-        for prerequisite in job.waitingFor {
-            derivedDependents[prerequisite, default: []].insert(id)
-            if !job.state.isFinished {
-                #expect(state.jobs[prerequisite]?.state.isFinished == false,
-                        "unfinished job \(id) waits for \(prerequisite), which is \(state.jobs[prerequisite]?.state.rawValue ?? "gone")",
-                        sourceLocation: sourceLocation)
-            }
-        }
-        if job.state == .running { #expect(job.waitingFor.isEmpty, "job \(id) runs before its prerequisites", sourceLocation: sourceLocation) }
-    }
-    for (key, jobs) in carriers {
-        let ordered = jobs.sorted { $0.sequence < $1.sequence }.map(\.id)
-        #expect(state.uniqueKeys[key] == ordered.last, "key \(key) held by \(state.uniqueKeys[key] ?? "nobody"), carriers \(ordered)", sourceLocation: sourceLocation)
-        #expect((state.earlierKeyCarriers[key] ?? []) == Array(ordered.dropLast()), "earlier carriers of \(key)", sourceLocation: sourceLocation)
-    }
-    #expect(state.uniqueKeys.count == carriers.count, "key index holds finished jobs", sourceLocation: sourceLocation)
-    #expect(state.earlierKeyCarriers.keys.allSatisfy { carriers[$0] != nil }, sourceLocation: sourceLocation)
-    #expect(state.dependents.mapValues(Set.init) == derivedDependents, "dependents index", sourceLocation: sourceLocation)
-    #expect(state.enqueuedCount == state.jobs.values.filter { $0.state == .enqueued }.count, sourceLocation: sourceLocation)
-    #expect(state.runningCount == state.jobs.values.filter { $0.state == .running }.count, sourceLocation: sourceLocation)
-    #expect(state.failedCount == state.jobs.values.filter { $0.state == .failed }.count, sourceLocation: sourceLocation)
-    #expect(state.runningIDs == Set(state.jobs.values.filter { $0.state == .running }.map(\.id)), sourceLocation: sourceLocation)
+    let broken = state.brokenInvariants()
+    #expect(broken.isEmpty, "broken invariants:\n\(broken.map(\.description).joined(separator: "\n"))",
+            sourceLocation: sourceLocation)
 }
 
 /// Jobs compared field by field, ignoring the ready index's bookkeeping.
@@ -122,3 +89,19 @@ let hangGuard: Double = 600
 
 /// Whether this test process runs under the thread sanitizer (its runtime exports `__tsan_init`).
 let runsUnderThreadSanitizer: Bool = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_init") != nil
+
+/// The check at every queue's teardown: the live state holds its invariants, then the queue is
+/// closed and the state a fresh read-only replay of its directory builds holds them too and
+/// equals the live one (every job, field by field, and the unique-key and dependents indexes).
+func closeChecked(_ queue: JobQueue, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let live = queue.engine.stateSnapshot
+    checkInvariants(live, sourceLocation: sourceLocation)
+    try queue.close()
+    let replayed = try QueueDirectory(path: queue.directory, fileSystem: POSIXFileSystem())
+        .inspect(mode: .strict) { $0.state }
+    checkInvariants(replayed, sourceLocation: sourceLocation)
+    #expect(comparableJobs(replayed) == comparableJobs(live), "replay differs from the live state", sourceLocation: sourceLocation)
+    #expect(replayed.uniqueKeys == live.uniqueKeys && replayed.earlierKeyCarriers == live.earlierKeyCarriers,
+            sourceLocation: sourceLocation)
+    #expect(replayed.dependents.mapValues(Set.init) == live.dependents.mapValues(Set.init), sourceLocation: sourceLocation)
+}

@@ -31,7 +31,7 @@ import Testing
         try queue.complete(b)
         #expect(try queue.job("c")?.isBlocked == false)
         #expect(try queue.claim()?.job.id == "c")
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func aTerminalFailureCancelsDependentsTransitivelyAndPublishesThem() throws {
@@ -64,7 +64,7 @@ import Testing
         #expect(revived.isBlocked)
         #expect(try queue.claim()?.job.id == "d")
         #expect(try queue.claim()?.job.id == "a")
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func spentAttemptsCancellationAndDeletionCascadeToo() throws {
@@ -89,7 +89,7 @@ import Testing
         #expect(try queue.job("after-deleted")?.state == .cancelled)
         #expect(try queue.job("after-after")?.state == .cancelled)
         queue = try reopenedTwice(queue, clock: clock)
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func prerequisitesAlreadyFinishedOrUnknown() throws {
@@ -112,7 +112,7 @@ import Testing
         let ids = try queue.enqueue(contentsOf: [NewJob(kind: "k", id: "x"), NewJob(kind: "k", id: "y", dependencies: ["x"])])
         #expect(ids == ["x", "y"])
         #expect(try queue.job("y")?.isBlocked == true)
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func appendChainsJobsOnOneKeyAndReplaceOrCancelByKeyEndsTheChain() throws {
@@ -142,7 +142,7 @@ import Testing
         #expect(try ["t1", "t2", "t3"].map { try queue.job(JobID($0))?.state } == [.cancelled, .cancelled, .cancelled])
         #expect(try queue.job("t4")?.state == .enqueued)
         queue = try reopenedTwice(queue, clock: clock)
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func aBatchResolvesAppendAndReplaceInOrder() throws {
@@ -163,7 +163,7 @@ import Testing
         #expect(try ["old", "holds-b", "n1", "n2", "n3", "n4"].map { try queue.job(JobID($0))!.state }
                 == [.cancelled, .cancelled, .cancelled, .cancelled, .enqueued, .enqueued])
         queue = try reopenedTwice(queue, clock: clock)
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func periodicJobsStayOutOfChains() throws {
@@ -176,6 +176,6 @@ import Testing
         expectError(.invalidArgument) { try queue.enqueue(NewJob(kind: "k", dependencies: ["p"])) }
         expectError(.invalidArgument) { try queue.enqueue(NewJob(kind: "k", dependencies: ["q"], periodic: hourly)) }
         expectError(.invalidArgument) { try queue.enqueue(NewJob(kind: "k", uniqueKey: "p", uniquePolicy: .append)) }
-        try queue.close()
+        try closeChecked(queue)
     }
 }

@@ -32,14 +32,14 @@ import Testing
         #expect(queue.engine.writer.lastAppendedLSN == 2)
         #expect(try queue.payload(of: ids[7]) == Data("payload 7".utf8))
         let live = comparableJobs(queue.engine.stateSnapshot)
-        try queue.close()
+        try closeChecked(queue)
 
         let reopened = try open(temp.queue)
         #expect(reopened.recoveryReport.recordsReplayed == 2)
         #expect(comparableJobs(reopened.engine.stateSnapshot) == live)
         #expect(try reopened.jobs().map(\.id) == ["first"] + ids)
         checkInvariants(reopened.engine.stateSnapshot)
-        try reopened.close()
+        try closeChecked(reopened)
     }
 
     @Test func aBatchCutAnywhereIsEntirelyThereOrEntirelyAbsent() throws {
@@ -50,7 +50,7 @@ import Testing
         try queue.enqueue(NewJob(kind: "k", id: "before-2"))
         let batch = (0..<300).map { NewJob(kind: "k", payload: Data(repeating: UInt8($0 % 251), count: 90), id: JobID("batch-\($0)")) }
         try queue.enqueue(contentsOf: batch)
-        try queue.close()
+        try closeChecked(queue)
 
         let bytes = try readFile(logFilePath(temp.queue))
         let batchStart = try #require(frameStarts(bytes).last)
@@ -64,7 +64,7 @@ import Testing
                 try writeFile(logFilePath(temp.queue), damaged)
                 let reopened = try open(temp.queue)
                 #expect(try reopened.jobs().map(\.id.rawValue) == ["before-1", "before-2"], "cut at \(cut), zeroes \(zeroFilled)")
-                try reopened.close()
+                try closeChecked(reopened)
             }
         }
         try writeFile(logFilePath(temp.queue), bytes)
@@ -95,10 +95,10 @@ import Testing
         }
         #expect(try queue.enqueue(contentsOf: []) == [])
         #expect(queue.engine.writer.lastAppendedLSN == lsn)
-        try queue.close()
+        try closeChecked(queue)
         let reopened = try open(temp.queue)
         #expect(try reopened.jobs().map(\.id.rawValue) == ["existing"])
-        try reopened.close()
+        try closeChecked(reopened)
     }
 
     @Test func aBatchOverTheRecordLimitIsRefused() throws {
@@ -111,7 +111,7 @@ import Testing
         #expect(try queue.jobs().isEmpty)
         #expect(queue.engine.writer.lastAppendedLSN == 0)
         try queue.enqueue(NewJob(kind: "k"))
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func uniqueKeysInsideABatchResolveInOrder() throws {
@@ -150,10 +150,10 @@ import Testing
         let replaced = try queue.enqueue(contentsOf: [NewJob(kind: "k", id: "new", uniqueKey: "old", uniquePolicy: .replace)])
         #expect(replaced == ["new"])
         #expect(try queue.job("held")?.state == .cancelled)
-        try queue.close()
+        try closeChecked(queue)
         let reopened = try open(temp.queue)
         #expect(try reopened.job("new")?.state == .enqueued)
         #expect(reopened.recoveryReport.recordsReplayed == 3)
-        try reopened.close()
+        try closeChecked(reopened)
     }
 }

@@ -44,7 +44,7 @@ import Testing
         try queue.updateDeviceConditions(DeviceConditions(isNetworkAvailable: true))
         #expect(try queue.nextDeadline() == start)
         #expect(try queue.claim()?.job.id == "net")
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func conditionsGoingAwayStopFurtherClaimsOnly() throws {
@@ -60,7 +60,7 @@ import Testing
         #expect(try queue.claim(kind: "k") == nil)
         try queue.complete(lease)
         #expect(try queue.job("b")?.state == .enqueued)
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func reportingConditionsWakesSubscribersAndSameConditionsDoNot() throws {
@@ -72,7 +72,7 @@ import Testing
         #expect(subscription.poll()?.environmentChanged == true)
         try queue.updateDeviceConditions(DeviceConditions(isCharging: true))
         #expect(subscription.poll() == ChangeFeed.Changes())
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func constraintsAreDurableThroughReopenAndCompactionInBodyVersion3() throws {
@@ -91,7 +91,7 @@ import Testing
         #expect(try queue.job("picky")?.constraints == all)
         #expect(try queue.claim()?.job.id == "plain")
         #expect(try queue.claim() == nil, "condition b is missing")
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func invalidConditionNamesAreRefused() throws {
@@ -99,7 +99,7 @@ import Testing
         defer { temp.cleanup() }
         let queue = try JobQueue(directory: temp.queue, configuration: semanticsConfiguration(ManualClock()))
         expectError(.invalidArgument) { try queue.enqueue(NewJob(kind: "k", constraints: JobConstraints(requiredConditions: [""]))) }
-        try queue.close()
+        try closeChecked(queue)
     }
 }
 

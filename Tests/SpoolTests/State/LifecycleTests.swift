@@ -18,7 +18,7 @@ import Testing
         let deadline = try #require(failed.nextRetryAt)
         #expect(failed.state == .enqueued && failed.attempts == 1 && failed.lastError == "offline")
         #expect(deadline >= now.addingTimeInterval(4.9) && deadline <= now.addingTimeInterval(5.1))
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func futureDeadlinesAreNeverReady() throws {
@@ -36,7 +36,7 @@ import Testing
         #expect(try queue.claim() == nil)
         clock.advance(by: 0.1)
         #expect(try queue.claim()?.job.id == "later")
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func theBackoffTableIsFollowedAndTheFifthFailureIsFinal() throws {
@@ -65,7 +65,7 @@ import Testing
         clock.advance(by: 100_000)
         #expect(try queue.claim() == nil)
         #expect(try queue.nextDeadline() == nil)
-        try queue.close()
+        try closeChecked(queue)
 
         // After a restart the failed job is still failed, still without deadline.
         let reopened = try JobQueue(directory: temp.queue, configuration: testConfiguration(clock: clock))
@@ -76,7 +76,7 @@ import Testing
         let retried = try reopened.retry(id)
         #expect(retried.state == .enqueued && retried.attempts == 0 && retried.nextRetryAt == nil)
         #expect(try reopened.claim()?.attempt == 1)
-        try reopened.close()
+        try closeChecked(reopened)
     }
 
     @Test func terminalFailureEndsAtOnceAndCustomPoliciesApply() throws {
@@ -102,7 +102,7 @@ import Testing
         #expect(try queue.job("table")?.attempts == 3)
         let single = try #require(try queue.claim(kind: "c"))
         #expect(try queue.fail(single, error: "x").state == .failed)
-        try queue.close()
+        try closeChecked(queue)
 
         let exponential = RetryPolicy.exponential(base: 2, factor: 3, maximum: 50, jitter: 0.5, maxAttempts: 6)
         for attempt in 1...6 {
@@ -133,7 +133,7 @@ import Testing
         #expect(claimed == expected)
         clock.advance(by: 30)
         #expect(try queue.claim()?.job.id == "high-future")
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func closeAndReopenKeepsJobsAttemptsDeadlinesAndLeases() throws {
@@ -151,14 +151,14 @@ import Testing
         let lease = try #require(try queue.claim(leaseDuration: 600))
         #expect(lease.job.id == "leased")
         let before = comparableJobs(queue.engine.stateSnapshot)
-        try queue.close()
+        try closeChecked(queue)
 
         let reopened = try JobQueue(directory: temp.queue, configuration: configuration)
         #expect(comparableJobs(reopened.engine.stateSnapshot) == before)
         #expect(try reopened.payload(of: "retrying") == Data([0, 1, 2, 255]))
         // The lease survived, so its holder can still complete.
         #expect(try reopened.complete(lease).state == .succeeded)
-        try reopened.close()
+        try closeChecked(reopened)
     }
 
     @Test func runningJobsAreReclaimedAtOpenAndSpendTheirBudget() throws {
@@ -173,7 +173,7 @@ import Testing
         for round in 1...2 {
             let lease = try #require(try queue.claim(), "round \(round)")
             #expect(lease.attempt == round)
-            try queue.close()
+            try closeChecked(queue)
             queue = try JobQueue(directory: temp.queue, configuration: configuration)
             #expect(queue.recoveryReport.reclaimedJobs == [id])
             clock.advance(by: 5)
@@ -182,7 +182,7 @@ import Testing
         #expect(job.state == .failed && job.attempts == 2 && job.nextRetryAt == nil)
         #expect(job.lastError?.contains("orphaned") == true)
         #expect(try queue.claim() == nil)
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func expiredLeasesAreReclaimedByEitherClockOrAReboot() throws {
@@ -219,7 +219,7 @@ import Testing
         #expect(try queue.reclaimExpiredLeases() == ["c"])
         #expect(try queue.job("c")?.state == .enqueued)
         #expect(try queue.job("c")?.attempts == 1)
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func cancellingARunningJobDiscardsItsLateResult() async throws {
@@ -235,7 +235,7 @@ import Testing
         // Cancelling again changes nothing; a cancelled job can be retried by a person.
         #expect(try await queue.cancel("doomed").state == .cancelled)
         #expect(try await queue.retry("doomed").state == .enqueued)
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func uniqueKeysKeepOrReplaceAndFreeOnceFinished() throws {
@@ -258,7 +258,7 @@ import Testing
         let third = try queue.enqueue(NewJob(kind: "sync", uniqueKey: "account-1"))
         #expect(third != replacement)
         checkInvariants(queue.engine.stateSnapshot)
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func rescheduleAndDelete() throws {
@@ -274,9 +274,9 @@ import Testing
         #expect(try queue.job("r") == nil)
         #expect(try queue.nextDeadline() == nil)
         expectError(.jobNotFound) { try queue.delete("r") }
-        try queue.close()
+        try closeChecked(queue)
         let reopened = try JobQueue(directory: temp.queue, configuration: testConfiguration(clock: clock))
         #expect(try reopened.jobs().isEmpty)
-        try reopened.close()
+        try closeChecked(reopened)
     }
 }

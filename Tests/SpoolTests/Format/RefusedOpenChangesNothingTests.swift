@@ -2,10 +2,10 @@ import Foundation
 import Testing
 @_spi(Benchmarks) @testable import Spool
 
-/// An independent review's findings on the format-evolution work, kept as regression tests: a refused
+/// Format evolution: a refused
 /// open changes nothing in the directory, and a record of a newer body version is refused as newer
 /// wherever replay meets it (a snapshot's first record, a stale record salvage passes over).
-@Suite struct ReviewFindingsTests {
+@Suite struct RefusedOpenChangesNothingTests {
     private func contents(of directory: String) throws -> [String: [UInt8]] {
         var files: [String: [UInt8]] = [:]
         for name in try FileManager.default.contentsOfDirectory(atPath: directory) {

@@ -37,7 +37,7 @@ import Testing
         #expect(try queue.job("b8")?.blockingPrerequisites.contains("b7") == true)
         queue = try reopenedTwice(queue, clock: clock)
         #expect(queue.engine.stateSnapshot.uniqueKeys["a"] == "b7")
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func aRefusedBatchOrCallWritesNothing() throws {
@@ -74,7 +74,7 @@ import Testing
         expectError(.jobNotFound) { try queue.delete("nope") }
         expectError(.jobNotFound) { try queue.reschedule("nope", runAt: Date()) }
         #expect(queue.engine.writer.lastAppendedLSN == lsn)
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func cancelByKindOverChainsAndRunningJobs() throws {
@@ -99,7 +99,7 @@ import Testing
         expectError(.leaseLost) { try queue.complete(lease) }
         #expect(try queue.cancel(kind: "up").isEmpty)
         queue = try reopenedTwice(queue, clock: clock)
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func deletingARunningCarrierOfAnAppendChain() throws {
@@ -119,7 +119,7 @@ import Testing
         let next = try queue.enqueue(NewJob(kind: "k", id: "c4", uniqueKey: "a", uniquePolicy: .append))
         #expect(try queue.job(next)?.isBlocked == false)
         queue = try reopenedTwice(queue, clock: clock)
-        try queue.close()
+        try closeChecked(queue)
     }
 
     /// A job of an append chain shares its prerequisite's unique key, and a key has one holder at a
@@ -147,6 +147,6 @@ import Testing
         queue = try reopenedTwice(queue, clock: clock)
         #expect(queue.engine.stateSnapshot.uniqueKeys["a"] == "y")
         #expect(try states(queue, ["x", "y"]) == [.succeeded, .enqueued])
-        try queue.close()
+        try closeChecked(queue)
     }
 }

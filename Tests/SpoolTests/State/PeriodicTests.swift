@@ -30,7 +30,7 @@ import Testing
         #expect(try queue.job(id)?.occurrence == 2)
         clock.advance(by: Self.hour - 90)
         #expect(try queue.claim()?.job.occurrence == 2)
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func aClockJumpGivesOneCatchUpRunNotABurst() throws {
@@ -48,7 +48,7 @@ import Testing
         #expect(next.runAt == anchor.addingTimeInterval(11 * Self.hour), "the next boundary after now, not a missed one")
         #expect(next.occurrence == 3)
         #expect(try queue.claim() == nil)
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func aFlexWindowLetsTheOccurrenceStartEarly() throws {
@@ -64,7 +64,7 @@ import Testing
         clock.advance(by: Self.hour - 300)
         let again = try queue.complete(try #require(try queue.claim()))
         #expect(again.runAt == anchor.addingTimeInterval(2 * Self.hour - 600))
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func aFailedOccurrenceStillSchedulesTheNext() throws {
@@ -85,7 +85,7 @@ import Testing
         #expect(terminal.state == .enqueued && terminal.occurrence == 3)
         // Only cancel ends it.
         #expect(try queue.cancel("p").state == .cancelled)
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func aReclaimWithSpentAttemptsAtOpenSchedulesTheNext() throws {
@@ -96,12 +96,12 @@ import Testing
         let anchor = clock.now()
         try queue.enqueue(NewJob(kind: "refresh", id: "p", maxAttempts: 1, periodic: PeriodicSchedule(interval: Self.hour)))
         _ = try #require(try queue.claim())
-        try queue.close()
+        try closeChecked(queue)
         queue = try JobQueue(directory: temp.queue, configuration: testConfiguration(clock: clock))
         let job = try #require(try queue.job("p"))
         #expect(job.state == .enqueued && job.occurrence == 2 && job.runAt == anchor.addingTimeInterval(Self.hour))
         #expect(job.lastError?.hasPrefix("orphaned") == true)
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func schedulesBelowTheMinimumsAreRefused() throws {
@@ -113,7 +113,7 @@ import Testing
         expectError(.invalidArgument) { try queue.enqueue(NewJob(kind: "k", periodic: PeriodicSchedule(interval: 900, flex: 901))) }
         expectError(.invalidArgument) { try queue.enqueue(NewJob(kind: "k", periodic: PeriodicSchedule(interval: .infinity))) }
         try queue.enqueue(NewJob(kind: "k", periodic: PeriodicSchedule(interval: 900, flex: 300)))
-        try queue.close()
+        try closeChecked(queue)
     }
 }
 
@@ -141,6 +141,6 @@ import Testing
         #expect(try recordOperationNames(temp.queue).count == records + 1, "nothing to cancel writes nothing")
         #expect(try queue.job("o")?.state == .enqueued)
         checkInvariants(queue.engine.stateSnapshot)
-        try queue.close()
+        try closeChecked(queue)
     }
 }

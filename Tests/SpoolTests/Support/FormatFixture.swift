@@ -16,9 +16,9 @@ import Foundation
 /// which runs ``FormatFixture/generate(into:)`` (a deterministic workload on a ``ManualClock``) and
 /// refuses to overwrite an existing fixture.
 enum FormatFixture {
-    /// `Tests/SpoolTests/Fixtures`, found from this source file.
+    /// `Tests/SpoolTests/Fixtures`, found from this source file (in `Support/`).
     static var fixturesDirectory: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().path + "/Fixtures"
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().path + "/Fixtures"
     }
 
     /// The names of the checked-in fixtures (directories holding `expected.json`).

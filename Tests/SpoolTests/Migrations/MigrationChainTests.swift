@@ -2,9 +2,9 @@ import Foundation
 import Testing
 @_spi(RunnerEvents) @testable import Spool
 
-/// Reviewer's probes (review2): migrations over chains and key carriers, compaction + replay of the
+/// Migrations over chains and key carriers, compaction + replay of the
 /// chain and key indexes, and a runner whose running job is deleted as its handler returns.
-@Suite struct Review2Tests {
+@Suite struct MigrationChainTests {
     /// Random operations with chains, append keys, periodic jobs and leases; every 60 steps a
     /// compaction, then a reopen that applies a new migration (keep / rename kind / new payload /
     /// drop / invalid, by a hash of the id). After each: invariants, and replay of the log (from the
