@@ -348,3 +348,18 @@ public enum LogFieldValue: Sendable, Equatable {
     static func optional(_ text: String?) -> LogFieldValue { text.map(LogFieldValue.string) ?? .null }
     static func optional(_ number: Int64?) -> LogFieldValue { number.map(LogFieldValue.integer) ?? .null }
 }
+
+extension LogInspector {
+    /// Replays the whole log as ``verify(directory:)`` does and also checks the replayed state's
+    /// invariants (``BrokenInvariant/Rule``): a log whose every record is sound and applies may
+    /// still give a state no writer makes, which this reports.
+    ///
+    /// - Returns: The summary, and the invariants broken (empty for a sound queue).
+    /// - Throws: The errors of ``verify(directory:)``.
+    public static func verifyInvariants(directory: String) throws -> (summary: VerificationSummary, broken: [BrokenInvariant]) {
+        let queueDirectory = QueueDirectory(path: directory, fileSystem: POSIXFileSystem())
+        return try queueDirectory.inspect(mode: .strict) { result in
+            (VerificationSummary(result), result.state.brokenInvariants())
+        }
+    }
+}
