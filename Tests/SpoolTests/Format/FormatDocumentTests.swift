@@ -156,8 +156,3 @@ extension FormatDocumentTests {
         #expect(migrated.bestReadyJob(at: 100, kinds: .all)?.id == "d")
     }
 }
-
-/// The package's root directory, found from this source file's path.
-func packageRoot(file: String = #filePath) -> String {
-    URL(fileURLWithPath: file).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
-}

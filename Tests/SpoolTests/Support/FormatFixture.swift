@@ -18,7 +18,7 @@ import Foundation
 enum FormatFixture {
     /// `Tests/SpoolTests/Fixtures`, found from this source file (in `Support/`).
     static var fixturesDirectory: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().path + "/Fixtures"
+        packageRoot() + "/Tests/SpoolTests/Fixtures"
     }
 
     /// The names of the checked-in fixtures (directories holding `expected.json`).

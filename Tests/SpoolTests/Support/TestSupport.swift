@@ -105,3 +105,11 @@ func closeChecked(_ queue: JobQueue, sourceLocation: SourceLocation = #_sourceLo
             sourceLocation: sourceLocation)
     #expect(replayed.dependents.mapValues(Set.init) == live.dependents.mapValues(Set.init), sourceLocation: sourceLocation)
 }
+
+/// The package's root directory, found from this file's path (`Tests/SpoolTests/Support/TestSupport.swift`),
+/// whichever suite asks: the one place that knows how deep the tests lie.
+func packageRoot() -> String {
+    var url = URL(fileURLWithPath: #filePath)
+    for _ in 0..<4 { url.deleteLastPathComponent() }
+    return url.path
+}
