@@ -13,7 +13,13 @@
 /// it; a job that fails for good or is cancelled cancels every unfinished job
 /// waiting for it, transitively, at its own `finishedAt` (see ``propagate(from:)``).
 /// The ids a cascade changed are kept in ``cascadedIDs`` for the engine to publish.
+///
+/// This file holds the stored state, `apply` and the write-back every operation shares; the files
+/// next to it hold the rules (`+Rules`), chains (`+Chains`), unique keys (`+UniqueKeys`), migration
+/// steps (`+Migrations`), look-ups (`+Queries`) and the engine's calls outside `apply` (`+Housekeeping`).
 struct QueueState: Sendable {
+    // The properties without `private(set)` are written by those extensions too (a stored property
+    // cannot live in an extension); outside `State/` they are only read.
     var jobs = JobTable()
     /// Unique key → id of the unfinished job holding it: the last enqueued of the unfinished jobs carrying the key.
     var uniqueKeys: [String: String] = [:]
