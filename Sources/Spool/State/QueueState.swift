@@ -13,33 +13,39 @@
 /// it; a job that fails for good or is cancelled cancels every unfinished job
 /// waiting for it, transitively, at its own `finishedAt` (see ``propagate(from:)``).
 /// The ids a cascade changed are kept in ``cascadedIDs`` for the engine to publish.
+///
+/// This file holds the stored state, `apply` and the write-back every operation shares; the files
+/// next to it hold the rules (`+Rules`), chains (`+Chains`), unique keys (`+UniqueKeys`), migration
+/// steps (`+Migrations`), look-ups (`+Queries`) and the engine's calls outside `apply` (`+Housekeeping`).
 struct QueueState: Sendable {
-    private(set) var jobs = JobTable()
+    // The properties without `private(set)` are written by those extensions too (a stored property
+    // cannot live in an extension); outside `State/` they are only read.
+    var jobs = JobTable()
     /// Unique key → id of the unfinished job holding it: the last enqueued of the unfinished jobs carrying the key.
-    private(set) var uniqueKeys: [String: String] = [:]
+    var uniqueKeys: [String: String] = [:]
     /// Unique key → the other unfinished jobs carrying it, in enqueue order (only with policy append,
     /// whose new job takes the key over from its prerequisite).
-    private(set) var earlierKeyCarriers: [String: [String]] = [:]
-    private(set) var ready = ReadyIndex()
+    var earlierKeyCarriers: [String: [String]] = [:]
+    var ready = ReadyIndex()
     private(set) var enqueuedCount = 0
     private(set) var runningCount = 0
     /// Jobs in state failed (kept until deleted; automatic compaction counts them as live).
     private(set) var failedCount = 0
     /// The ids of the running jobs, so that lease expiry looks at them only.
-    private(set) var runningIDs: Set<String> = []
+    var runningIDs: Set<String> = []
     /// The next enqueue's ``StoredJob/sequence``.
-    private(set) var nextSequence: UInt64 = 1
+    var nextSequence: UInt64 = 1
     /// What the last snapshot said about the queue's past (`nil` before the first compaction).
-    private(set) var summary: SnapshotSummary?
+    var summary: SnapshotSummary?
     /// Jobs expired since that snapshot.
-    private(set) var expiredSinceSnapshot: UInt64 = 0
+    var expiredSinceSnapshot: UInt64 = 0
     /// Jobs expired in all compactions.
     var expiredJobs: UInt64 { (summary?.expiredJobs ?? 0) + expiredSinceSnapshot }
     /// The number of the last job migration applied; 0 before the first.
     private(set) var appliedMigration: UInt64 = 0
     /// A migration begun but not committed yet: its operations wait here until its commit applies
     /// them all at once. Any other operation, a new begin or the end of the log abandons it.
-    private(set) var pendingMigration: PendingMigration?
+    var pendingMigration: PendingMigration?
 
     struct PendingMigration: Sendable {
         var number: UInt64
@@ -47,22 +53,16 @@ struct QueueState: Sendable {
     }
 
     /// Prerequisite id → the jobs whose ``StoredJob/waitingFor`` names it (derived from the jobs).
-    private(set) var dependents: [String: [String]] = [:]
+    var dependents: [String: [String]] = [:]
     /// Jobs that the last applied operations changed besides the one each names: dependents
     /// unblocked or cancelled by a cascade. The engine publishes and clears them.
-    private(set) var cascadedIDs: [String] = []
+    var cascadedIDs: [String] = []
 
     /// What holds on the device now. Not durable and not changed by `apply`: the
     /// engine sets it from the app's reports; claims skip jobs whose constraints it does not satisfy.
     var deviceConditions: DeviceConditions {
         get { ready.conditions }
         set { ready.conditions = newValue }
-    }
-
-    /// Returns and clears ``cascadedIDs``.
-    mutating func takeCascadedIDs() -> [String] {
-        defer { cascadedIDs = [] }
-        return cascadedIDs
     }
 
     // MARK: Applying operations
@@ -199,97 +199,8 @@ struct QueueState: Sendable {
         }
     }
 
-    /// The end of the log: a migration still pending was cut short by a crash and never happened.
-    mutating func abandonPendingMigration() {
-        pendingMigration = nil
-    }
-
-    /// One step of a committed migration.
-    private mutating func applyMigrationStep(_ step: Operation) throws(Refusal) {
-        switch step {
-        case .migrationRemove(let id):
-            guard let job = jobs[id] else { throw .noSuchJob(id: id, action: .migrationRemove) }
-            try checkNotAwaited(id, for: .migrationRemove)
-            remove(job)
-        case .migrateJob(let image):
-            let previous = jobs[image.id]
-            guard let payload = image.payload ?? previous?.payload else {
-                throw .migratedWithoutPayload(id: image.id)
-            }
-            guard (image.state == .running) == (image.lease != nil),
-                  !(image.state.isFinished && image.nextRetryAt != nil) else {
-                throw .migratedInconsistent(id: image.id)
-            }
-            let keyEffect = try uniqueKeyEffect(ofMigrated: image)
-            if var job = previous {
-                // The job keeps its place, unique key, constraints, prerequisites and schedule; `store`
-                // keeps the indexes in step and cancels its dependents if the migration ended it.
-                guard image.uniqueKey == job.uniqueKey, image.createdAt == job.createdAt else {
-                    throw .migratedKeyChanged(id: image.id)
-                }
-                job.kind = image.kind
-                job.state = image.state
-                job.attempts = image.attempts
-                job.maxAttempts = image.maxAttempts
-                job.priority = image.priority
-                job.runAt = image.runAt
-                job.nextRetryAt = image.nextRetryAt
-                job.finishedAt = image.finishedAt
-                job.lastError = image.lastError
-                job.payload = payload
-                job.lease = image.lease
-                store(job)
-                return
-            }
-            let job = StoredJob(id: image.id, kind: image.kind, state: image.state, attempts: image.attempts,
-                                maxAttempts: image.maxAttempts, priority: image.priority,
-                                sequence: nextSequence, createdAt: image.createdAt,
-                                runAt: image.runAt, nextRetryAt: image.nextRetryAt, finishedAt: image.finishedAt,
-                                uniqueKey: image.uniqueKey, lastError: image.lastError, payload: payload,
-                                lease: image.lease)
-            nextSequence += 1
-            if case .takes(let key) = keyEffect { takeUniqueKey(key, for: job.id) }
-            count(job.state, by: 1)
-            if job.state == .running { runningIDs.insert(job.id) }
-            jobs[job.id] = job
-            if job.state == .enqueued { ready.insert(job) }
-        default:
-            throw .notAMigrationStep(id: step.jobID)
-        }
-    }
-
-    // MARK: Migrations and unique keys
-
-    /// What a `migrate_job` step does with the unique key its image carries.
-    enum MigratedKeyEffect: Equatable {
-        /// Nothing: the image has no key or is finished, or the job was unfinished and keeps carrying its key.
-        case none
-        /// A new unfinished job takes its key, which no job holds.
-        case takes(key: String)
-        /// A finished job given an unfinished image carries its key without taking it, free or held:
-        /// a migration never moves a key. The engine writes this only for a job that an earlier
-        /// step's cascade cancelled, which the commit's chain rule cancels again.
-        case leaves(key: String)
-    }
-
-    /// The one rule for a migration's images and unique keys (FORMAT.md, `migrate_job`), judged in the
-    /// state as the step finds it: ``applyMigrationStep(_:)`` applies it, and the migration planner's
-    /// check reports its refusal. A new unfinished job takes its key when it is free and is refused
-    /// when another unfinished job holds it; an existing job's image takes no key (its key must stay the
-    /// same; an image that ends the job frees it, as any end does): finished to unfinished, the job
-    /// carries its key without holding it.
-    /// That is how every earlier build applied these records, so every log they wrote still opens.
-    func uniqueKeyEffect(ofMigrated image: MigratedJob) throws(Refusal) -> MigratedKeyEffect {
-        guard let key = image.uniqueKey, !image.state.isFinished else { return .none }
-        if let previous = jobs[image.id] {
-            return previous.state.isFinished ? .leaves(key: key) : .none
-        }
-        if let holder = uniqueKeys[key] { throw .uniqueKeyHeld(id: image.id, action: .migrateJob, key: key, holder: holder) }
-        return .takes(key: key)
-    }
-
     /// Removes a job with its unique key, prerequisites, counts and running index.
-    private mutating func remove(_ job: StoredJob) {
+    mutating func remove(_ job: StoredJob) {
         forgetPrerequisites(of: job)
         releaseUniqueKey(of: job)
         count(job.state, by: -1)
@@ -324,14 +235,6 @@ struct QueueState: Sendable {
         jobs.insertNew(job, hash: idHash)
     }
 
-    /// Removes a job that is about to disappear from the dependents index.
-    private mutating func forgetPrerequisites(of job: StoredJob) {
-        for prerequisite in job.waitingFor {
-            dependents[prerequisite]?.removeAll { $0 == job.id }
-            if dependents[prerequisite]?.isEmpty == true { dependents[prerequisite] = nil }
-        }
-    }
-
     /// Recreates a job exactly as a snapshot recorded it.
     private mutating func applyRestore(_ restored: consuming StoredJob) throws(Refusal) {
         var job = restored
@@ -358,37 +261,6 @@ struct QueueState: Sendable {
         jobs.insertNew(job, hash: idHash)
     }
 
-    /// Sizes the job index ahead of a replay of `bytes` more log bytes (a job
-    /// takes at least ~128 of them in a log written by this build), so that it
-    /// does not rehash as it grows.
-    mutating func reserveJobs(forLogBytes bytes: Int) {
-        jobs.reserveCapacity(jobs.count + bytes / 128)
-        ready.reserveCapacity(bytes / 128)
-    }
-
-    /// Gives back an index sized for far more jobs than the replay found.
-    mutating func finishReplay() {
-        jobs.shrinkIndexIfSparse()
-        // Cascades replayed are history, not changes for the first live commit to publish.
-        cascadedIDs = []
-    }
-
-    /// Points the payloads of jobs at their copies in a snapshot, for those
-    /// whose payload has not changed since (compaction, once the snapshot is durable).
-    mutating func relocatePayloads(_ moves: [String: (from: PayloadLocation, to: PayloadLocation)]) {
-        for (id, move) in moves {
-            guard var job = jobs[id], job.payload == move.from else { continue }
-            job.payload = move.to
-            jobs[id] = job
-        }
-    }
-
-    /// Takes the summary a completed snapshot recorded.
-    mutating func adoptSummary(_ summary: SnapshotSummary) {
-        self.summary = summary
-        expiredSinceSnapshot = 0
-    }
-
     /// Ends a running attempt: back to enqueued with a deadline, or failed when there is none.
     private func endAttempt(_ job: inout StoredJob, nextRetryAt: Int64?, at: Int64) {
         job.lease = nil
@@ -400,7 +272,7 @@ struct QueueState: Sendable {
         }
     }
 
-    private func finish(_ job: inout StoredJob, as state: JobState, at: Int64) {
+    func finish(_ job: inout StoredJob, as state: JobState, at: Int64) {
         job.state = state
         job.lease = nil
         job.nextRetryAt = nil
@@ -411,7 +283,7 @@ struct QueueState: Sendable {
     /// then carries the change to the jobs that wait for it (see ``propagate(from:)``).
     ///
     /// - Parameter position: The job's ``JobTable/position(of:)`` when the caller has just looked it up.
-    private mutating func store(_ job: StoredJob, at position: Int? = nil) {
+    mutating func store(_ job: StoredJob, at position: Int? = nil) {
         let previousState = storeOne(job, at: position)
         if previousState != job.state, job.state.isFinished, dependents[job.id] != nil {
             propagate(from: job.id)
@@ -421,7 +293,7 @@ struct QueueState: Sendable {
     /// Writes a changed job back (see ``store(_:)``) without the chain rule.
     /// - Returns: The state the job had before.
     @discardableResult
-    private mutating func storeOne(_ job: StoredJob, at knownPosition: Int? = nil) -> JobState {
+    mutating func storeOne(_ job: StoredJob, at knownPosition: Int? = nil) -> JobState {
         var job = job
         // One probe (or none) finds the job to compare with and the place to write it back.
         let position = knownPosition ?? jobs.position(of: job.id)!
@@ -450,144 +322,12 @@ struct QueueState: Sendable {
         return previous.state
     }
 
-    /// The chain rule, applied when a job finished: its success unblocks the jobs
-    /// waiting for it (each runs once all its prerequisites succeeded); its failure
-    /// or cancellation cancels every unfinished job waiting for it, transitively,
-    /// at the same instant. A worklist, not recursion: chains may be long.
-    private mutating func propagate(from finishedID: String) {
-        var worklist = [finishedID]
-        while let id = worklist.popLast() {
-            guard let prerequisite = jobs[id], prerequisite.state.isFinished, let waiting = dependents[id] else { continue }
-            if prerequisite.state == .succeeded {
-                dependents[id] = nil
-                for dependentID in waiting {
-                    guard var dependent = jobs[dependentID] else { continue }
-                    dependent.waitingFor.removeAll { $0 == id }
-                    storeOne(dependent)
-                    cascadedIDs.append(dependentID)
-                }
-            } else {
-                for dependentID in waiting {
-                    guard var dependent = jobs[dependentID], !dependent.state.isFinished else { continue }
-                    finish(&dependent, as: .cancelled, at: prerequisite.finishedAt ?? dependent.createdAt)
-                    storeOne(dependent)
-                    cascadedIDs.append(dependentID)
-                    if dependents[dependentID] != nil { worklist.append(dependentID) }
-                }
-            }
-        }
-    }
-
-    /// The unfinished jobs that cancelling the jobs `ids` would cancel by the chain rule, transitively.
-    func unfinishedDependents(of ids: [String]) -> Set<String> {
-        var found = Set<String>()
-        var worklist = ids
-        while let id = worklist.popLast() {
-            for dependentID in dependents[id] ?? [] {
-                guard let dependent = jobs[dependentID], !dependent.state.isFinished,
-                      found.insert(dependentID).inserted else { continue }
-                worklist.append(dependentID)
-            }
-        }
-        return found
-    }
-
-    /// Makes `id` the holder of `key`; a previous holder (the prerequisite of a job
-    /// enqueued with policy append) stays an earlier carrier.
-    private mutating func takeUniqueKey(_ key: String, for id: String) {
-        if let holder = uniqueKeys[key], holder != id { earlierKeyCarriers[key, default: []].append(holder) }
-        uniqueKeys[key] = id
-    }
-
-    /// A finished job gives up its unique key: the latest earlier carrier, if any, holds it next.
-    private mutating func releaseUniqueKey(of job: StoredJob) {
-        guard let key = job.uniqueKey else { return }
-        if uniqueKeys[key] == job.id {
-            uniqueKeys[key] = earlierKeyCarriers[key]?.popLast()
-        } else {
-            earlierKeyCarriers[key]?.removeAll { $0 == job.id }
-        }
-        if earlierKeyCarriers[key]?.isEmpty == true { earlierKeyCarriers[key] = nil }
-    }
-
-    /// Every unfinished job carrying `key`, in enqueue order: with policy append, a chain of
-    /// jobs shares a key, the last one holding it.
-    func unfinishedCarriers(of key: String) -> [String] {
-        guard let holder = uniqueKeys[key] else { return [] }
-        return (earlierKeyCarriers[key] ?? []) + [holder]
-    }
-
-    private mutating func count(_ state: JobState, by delta: Int) {
+    mutating func count(_ state: JobState, by delta: Int) {
         switch state {
         case .enqueued: enqueuedCount += delta
         case .running: runningCount += delta
         case .failed: failedCount += delta
         default: break
         }
-    }
-
-    // MARK: Queries
-
-    /// Whether an entry of the ready index still describes its job.
-    private static func isCurrent(_ entry: ReadyIndex.Entry, in jobs: JobTable) -> Bool {
-        guard let job = jobs[entry.id] else { return false }
-        return job.state == .enqueued && job.scheduleVersion == entry.version && job.sequence == entry.sequence
-            && !job.isBlocked
-    }
-
-    /// The job a claim at `now` should take: due, not blocked, its constraints met by ``deviceConditions``.
-    mutating func bestReadyJob(at now: Int64, kind: String?) -> StoredJob? {
-        bestReadyJob(at: now, kinds: KindSet(kind))
-    }
-
-    /// The job a claim at `now` should take among the jobs of `kinds`.
-    mutating func bestReadyJob(at now: Int64, kinds: KindSet) -> StoredJob? {
-        guard !kinds.isEmpty else { return nil }
-        let jobs = self.jobs
-        guard let entry = ready.best(dueAt: now, kinds: kinds, isCurrent: { Self.isCurrent($0, in: jobs) }) else { return nil }
-        return jobs[entry.id]
-    }
-
-    /// The earliest due time of any job a claim could take once due (not blocked, its
-    /// constraints met by ``deviceConditions``), optionally of one kind.
-    mutating func earliestDue(kind: String?) -> Int64? {
-        earliestDue(kinds: KindSet(kind))
-    }
-
-    /// The earliest due time of any job of `kinds` a claim could take once due (not blocked,
-    /// its constraints met by ``deviceConditions``).
-    mutating func earliestDue(kinds: KindSet) -> Int64? {
-        guard !kinds.isEmpty else { return nil }
-        let jobs = self.jobs
-        let conditions = ready.conditions
-        return ready.earliestDue(where: { kinds.contains($0.kind) && ($0.constraints.map(conditions.satisfies) ?? true) },
-                                 isCurrent: { Self.isCurrent($0, in: jobs) })
-    }
-
-    /// The earliest due time of the unblocked enqueued jobs requiring exactly `constraints`,
-    /// whatever the device conditions, optionally of one kind.
-    mutating func earliestDue(kind: String?, constraints: JobConstraints) -> Int64? {
-        let jobs = self.jobs
-        let wanted: JobConstraints? = constraints.isEmpty ? nil : constraints
-        return ready.earliestDue(where: { (kind == nil || $0.kind == kind) && $0.constraints == wanted },
-                                 isCurrent: { Self.isCurrent($0, in: jobs) })
-    }
-
-    /// The earliest due time of the unblocked enqueued jobs, per constraint set, whatever the conditions.
-    mutating func earliestDueByConstraints() -> [JobConstraints: Int64] {
-        let jobs = self.jobs
-        return ready.earliestDueByConstraints(isCurrent: { Self.isCurrent($0, in: jobs) })
-    }
-
-    /// The running jobs.
-    var runningJobs: [StoredJob] {
-        runningIDs.compactMap { jobs[$0] }
-    }
-
-    /// How many jobs are in each state.
-    var countsByState: [JobState: Int] {
-        var counts: [JobState: Int] = [:]
-        for job in jobs.values { counts[job.state, default: 0] += 1 }
-        return counts
     }
 }

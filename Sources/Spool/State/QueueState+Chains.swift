@@ -1,0 +1,52 @@
+// The chain rule: prerequisites, dependents, the propagation of a finished job to the jobs waiting for it.
+extension QueueState {
+    /// Removes a job that is about to disappear from the dependents index.
+    mutating func forgetPrerequisites(of job: StoredJob) {
+        for prerequisite in job.waitingFor {
+            dependents[prerequisite]?.removeAll { $0 == job.id }
+            if dependents[prerequisite]?.isEmpty == true { dependents[prerequisite] = nil }
+        }
+    }
+
+    /// The chain rule, applied when a job finished: its success unblocks the jobs
+    /// waiting for it (each runs once all its prerequisites succeeded); its failure
+    /// or cancellation cancels every unfinished job waiting for it, transitively,
+    /// at the same instant. A worklist, not recursion: chains may be long.
+    mutating func propagate(from finishedID: String) {
+        var worklist = [finishedID]
+        while let id = worklist.popLast() {
+            guard let prerequisite = jobs[id], prerequisite.state.isFinished, let waiting = dependents[id] else { continue }
+            if prerequisite.state == .succeeded {
+                dependents[id] = nil
+                for dependentID in waiting {
+                    guard var dependent = jobs[dependentID] else { continue }
+                    dependent.waitingFor.removeAll { $0 == id }
+                    storeOne(dependent)
+                    cascadedIDs.append(dependentID)
+                }
+            } else {
+                for dependentID in waiting {
+                    guard var dependent = jobs[dependentID], !dependent.state.isFinished else { continue }
+                    finish(&dependent, as: .cancelled, at: prerequisite.finishedAt ?? dependent.createdAt)
+                    storeOne(dependent)
+                    cascadedIDs.append(dependentID)
+                    if dependents[dependentID] != nil { worklist.append(dependentID) }
+                }
+            }
+        }
+    }
+
+    /// The unfinished jobs that cancelling the jobs `ids` would cancel by the chain rule, transitively.
+    func unfinishedDependents(of ids: [String]) -> Set<String> {
+        var found = Set<String>()
+        var worklist = ids
+        while let id = worklist.popLast() {
+            for dependentID in dependents[id] ?? [] {
+                guard let dependent = jobs[dependentID], !dependent.state.isFinished,
+                      found.insert(dependentID).inserted else { continue }
+                worklist.append(dependentID)
+            }
+        }
+        return found
+    }
+}

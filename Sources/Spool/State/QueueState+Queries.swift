@@ -1,0 +1,65 @@
+// Look-ups: the ready job a claim takes, the earliest due times, the running jobs and counts by state.
+extension QueueState {
+    /// Whether an entry of the ready index still describes its job.
+    private static func isCurrent(_ entry: ReadyIndex.Entry, in jobs: JobTable) -> Bool {
+        guard let job = jobs[entry.id] else { return false }
+        return job.state == .enqueued && job.scheduleVersion == entry.version && job.sequence == entry.sequence
+            && !job.isBlocked
+    }
+
+    /// The job a claim at `now` should take: due, not blocked, its constraints met by ``deviceConditions``.
+    mutating func bestReadyJob(at now: Int64, kind: String?) -> StoredJob? {
+        bestReadyJob(at: now, kinds: KindSet(kind))
+    }
+
+    /// The job a claim at `now` should take among the jobs of `kinds`.
+    mutating func bestReadyJob(at now: Int64, kinds: KindSet) -> StoredJob? {
+        guard !kinds.isEmpty else { return nil }
+        let jobs = self.jobs
+        guard let entry = ready.best(dueAt: now, kinds: kinds, isCurrent: { Self.isCurrent($0, in: jobs) }) else { return nil }
+        return jobs[entry.id]
+    }
+
+    /// The earliest due time of any job a claim could take once due (not blocked, its
+    /// constraints met by ``deviceConditions``), optionally of one kind.
+    mutating func earliestDue(kind: String?) -> Int64? {
+        earliestDue(kinds: KindSet(kind))
+    }
+
+    /// The earliest due time of any job of `kinds` a claim could take once due (not blocked,
+    /// its constraints met by ``deviceConditions``).
+    mutating func earliestDue(kinds: KindSet) -> Int64? {
+        guard !kinds.isEmpty else { return nil }
+        let jobs = self.jobs
+        let conditions = ready.conditions
+        return ready.earliestDue(where: { kinds.contains($0.kind) && ($0.constraints.map(conditions.satisfies) ?? true) },
+                                 isCurrent: { Self.isCurrent($0, in: jobs) })
+    }
+
+    /// The earliest due time of the unblocked enqueued jobs requiring exactly `constraints`,
+    /// whatever the device conditions, optionally of one kind.
+    mutating func earliestDue(kind: String?, constraints: JobConstraints) -> Int64? {
+        let jobs = self.jobs
+        let wanted: JobConstraints? = constraints.isEmpty ? nil : constraints
+        return ready.earliestDue(where: { (kind == nil || $0.kind == kind) && $0.constraints == wanted },
+                                 isCurrent: { Self.isCurrent($0, in: jobs) })
+    }
+
+    /// The earliest due time of the unblocked enqueued jobs, per constraint set, whatever the conditions.
+    mutating func earliestDueByConstraints() -> [JobConstraints: Int64] {
+        let jobs = self.jobs
+        return ready.earliestDueByConstraints(isCurrent: { Self.isCurrent($0, in: jobs) })
+    }
+
+    /// The running jobs.
+    var runningJobs: [StoredJob] {
+        runningIDs.compactMap { jobs[$0] }
+    }
+
+    /// How many jobs are in each state.
+    var countsByState: [JobState: Int] {
+        var counts: [JobState: Int] = [:]
+        for job in jobs.values { counts[job.state, default: 0] += 1 }
+        return counts
+    }
+}
