@@ -28,13 +28,13 @@ extension JobQueue {
     @_spi(Benchmarks)
     @discardableResult
     public func enqueueWithoutWaiting(_ job: NewJob) throws -> JobID {
-        try engine.enqueue(job).0
+        try engine.enqueue(job).valueBeforeDurable
     }
 
     /// Waits until every record appended so far is durable.
     @_spi(Benchmarks)
     public func waitUntilDurable() throws {
-        try engine.writer.waitUntilDurable(engine.writer.lastAppendedLSN)
+        try engine.durably { Pending((), $0.writer.lastAppendedLSN) }
     }
 
     /// Waits until no background compaction is scheduled or running; throws the

@@ -52,6 +52,8 @@ public struct JobChanges: AsyncSequence, Sendable {
         private var known: Set<String> = []
         /// The last record the state in `buffer` reflects: `buffer` is shown only once it is durable.
         private var awaitedLSN: UInt64?
+        /// Set when a read of the state failed (closed, or ``SpoolError/Code/needsReopen``): the sequence ends.
+        private var readFailed = false
 
         init(engine: QueueEngine, filter: JobFilter) {
             self.engine = engine
@@ -65,6 +67,7 @@ public struct JobChanges: AsyncSequence, Sendable {
                 case .id(let id): return state.jobs[id.rawValue].map { [$0] } ?? []
                 }
             }
+            readFailed = read == nil
             let current = (read?.0 ?? []).sorted { $0.sequence < $1.sequence }
             buffer = current.map { .updated(Job($0)) }
             known = Set(current.map(\.id))
@@ -73,12 +76,13 @@ public struct JobChanges: AsyncSequence, Sendable {
 
         /// The next change, or `nil` once the queue closed or the task was cancelled.
         public mutating func next() async -> JobChange? {
-            if Task.isCancelled { return end() }
+            if Task.isCancelled || readFailed { return end() }
             while bufferIndex >= buffer.count {
                 buffer = []
                 bufferIndex = 0
                 guard let changes = await subscription.next() else { return end() }
                 collect(changes.jobIDs)
+                if readFailed { return end() }
             }
             if let lsn = awaitedLSN {
                 // The state was read as the live path applied it, possibly before its sync completed.
@@ -105,7 +109,8 @@ public struct JobChanges: AsyncSequence, Sendable {
             guard !wanted.isEmpty else { return }
             // One look at the state for all of them: the buffer shows one state of the queue.
             guard let (lookups, lsn) = try? engine.readWithLastLSN({ state in wanted.map { ($0, state.jobs[$0]) } }) else {
-                return   // closed: the sequence ends next
+                readFailed = true   // closed, or a write failed: the sequence ends
+                return
             }
             var updated: [StoredJob] = []
             var removed: [String] = []

@@ -6,17 +6,13 @@ extension JobQueue {
     /// - Returns: The jobs this cancelled (including dependents), in enqueue order; empty when none was unfinished.
     @discardableResult
     public func cancel(kind: String) throws -> [Job] {
-        let (jobs, lsn) = try engine.cancel { $0.kind == kind }
-        if let lsn { try engine.waitUntilDurable(lsn) }
-        return jobs.map(Job.init)
+        try engine.durably { try $0.cancel { $0.kind == kind } }.map(Job.init)
     }
 
     /// Cancels every unfinished job of `kind`. See ``cancel(kind:)-(String)``.
     @discardableResult
     public func cancel(kind: String) async throws -> [Job] {
-        let (jobs, lsn) = try engine.cancel { $0.kind == kind }
-        if let lsn { try await engine.waitUntilDurable(lsn) }
-        return jobs.map(Job.init)
+        try await engine.durably { try $0.cancel { $0.kind == kind } }.map(Job.init)
     }
 
     /// Cancels the unfinished job holding unique key `key` — with a chain built by
@@ -26,16 +22,12 @@ extension JobQueue {
     /// - Returns: The jobs this cancelled, in enqueue order; empty when no unfinished job carries the key.
     @discardableResult
     public func cancel(uniqueKey key: String) throws -> [Job] {
-        let (jobs, lsn) = try engine.cancel(uniqueKey: key)
-        if let lsn { try engine.waitUntilDurable(lsn) }
-        return jobs.map(Job.init)
+        try engine.durably { try $0.cancel(uniqueKey: key) }.map(Job.init)
     }
 
     /// Cancels the unfinished jobs carrying unique key `key`. See ``cancel(uniqueKey:)-(String)``.
     @discardableResult
     public func cancel(uniqueKey key: String) async throws -> [Job] {
-        let (jobs, lsn) = try engine.cancel(uniqueKey: key)
-        if let lsn { try await engine.waitUntilDurable(lsn) }
-        return jobs.map(Job.init)
+        try await engine.durably { try $0.cancel(uniqueKey: key) }.map(Job.init)
     }
 }

@@ -75,17 +75,13 @@ public final class JobQueue: Sendable {
     ///   an I/O error when the job could not be made durable.
     @discardableResult
     public func enqueue(_ job: NewJob) throws -> JobID {
-        let (id, lsn) = try engine.enqueue(job)
-        try engine.waitUntilDurable(lsn)
-        return id
+        try engine.durably { try $0.enqueue(job) }
     }
 
     /// Adds a job and returns its id once the job is durable. See ``enqueue(_:)-(NewJob)``.
     @discardableResult
     public func enqueue(_ job: NewJob) async throws -> JobID {
-        let (id, lsn) = try engine.enqueue(job)
-        try await engine.waitUntilDurable(lsn)
-        return id
+        try await engine.durably { try $0.enqueue(job) }
     }
 
     /// Adds many jobs at once — one record, one sync — and returns their ids
@@ -112,17 +108,13 @@ public final class JobQueue: Sendable {
     ///   an I/O error when the batch could not be made durable.
     @discardableResult
     public func enqueue(contentsOf jobs: [NewJob]) throws -> [JobID] {
-        let (ids, lsn) = try engine.enqueue(contentsOf: jobs)
-        try engine.waitUntilDurable(lsn)
-        return ids
+        try engine.durably { try $0.enqueue(contentsOf: jobs) }
     }
 
     /// Adds many jobs in one record, all or nothing. See ``enqueue(contentsOf:)-([NewJob])``.
     @discardableResult
     public func enqueue(contentsOf jobs: [NewJob]) async throws -> [JobID] {
-        let (ids, lsn) = try engine.enqueue(contentsOf: jobs)
-        try await engine.waitUntilDurable(lsn)
-        return ids
+        try await engine.durably { try $0.enqueue(contentsOf: jobs) }
     }
 
     // MARK: Claim and finish
@@ -137,23 +129,17 @@ public final class JobQueue: Sendable {
     ///   - kind: Only claim jobs of this kind.
     ///   - leaseDuration: Seconds the lease lasts; the configuration's by default.
     public func claim(kind: String? = nil, leaseDuration: TimeInterval? = nil) throws -> Lease? {
-        let (claimed, lsn) = try engine.claim(kind: kind, leaseDuration: leaseDuration)
-        if let lsn { try engine.waitUntilDurable(lsn) }
-        return try claimed.map(makeLease)
+        try engine.durably { try $0.claim(kind: kind, leaseDuration: leaseDuration) }.map(makeLease)
     }
 
     /// Takes the best due job under a lease. See ``claim(kind:leaseDuration:)-(String?,TimeInterval?)``.
     public func claim(kind: String? = nil, leaseDuration: TimeInterval? = nil) async throws -> Lease? {
-        let (claimed, lsn) = try engine.claim(kind: kind, leaseDuration: leaseDuration)
-        if let lsn { try await engine.waitUntilDurable(lsn) }
-        return try claimed.map(makeLease)
+        try await engine.durably { try $0.claim(kind: kind, leaseDuration: leaseDuration) }.map(makeLease)
     }
 
     /// Takes the best due job among the jobs of `kinds` under a lease: the worker runtime's one claim.
     func claim(kinds: KindSet, leaseDuration: TimeInterval?) async throws -> Lease? {
-        let (claimed, lsn) = try engine.claim(kinds: kinds, leaseDuration: leaseDuration)
-        if let lsn { try await engine.waitUntilDurable(lsn) }
-        return try claimed.map(makeLease)
+        try await engine.durably { try $0.claim(kinds: kinds, leaseDuration: leaseDuration) }.map(makeLease)
     }
 
     private func makeLease(_ claimed: QueueEngine.Claimed) throws -> Lease {
@@ -170,9 +156,7 @@ public final class JobQueue: Sendable {
     ///   a ``Lease`` comes only from a claim, so the job existed).
     @discardableResult
     public func renew(_ lease: Lease, for duration: TimeInterval? = nil) throws -> Lease {
-        let (job, lsn) = try engine.renew(id: lease.job.id, token: lease.token, issued: true, duration: duration)
-        try engine.waitUntilDurable(lsn)
-        return renewed(lease, job)
+        renewed(lease, try engine.durably { try $0.renew(id: lease.job.id, token: lease.token, issued: true, duration: duration) })
     }
 
     /// Extends a lease. See ``renew(_:for:)-(Lease,TimeInterval?)``.
@@ -185,8 +169,9 @@ public final class JobQueue: Sendable {
     /// of the renewal's record: of two renewals of one lease that overlap (the runtime's and a
     /// handler's), the one with the later record is the lease the job holds.
     func renewRecorded(_ lease: Lease, for duration: TimeInterval?) async throws -> (lease: Lease, lsn: UInt64) {
-        let (job, lsn) = try engine.renew(id: lease.job.id, token: lease.token, issued: true, duration: duration)
-        try await engine.waitUntilDurable(lsn)
+        let (job, lsn) = try await engine.durably {
+            try $0.renew(id: lease.job.id, token: lease.token, issued: true, duration: duration).withLSN()
+        }
         return (renewed(lease, job), lsn)
     }
 
@@ -205,17 +190,13 @@ public final class JobQueue: Sendable {
     ///   migration: a ``Lease`` comes only from a claim, so the job existed): the result is discarded.
     @discardableResult
     public func complete(_ lease: Lease) throws -> Job {
-        let (job, lsn) = try engine.complete(id: lease.job.id, token: lease.token, issued: true)
-        try engine.waitUntilDurable(lsn)
-        return Job(job)
+        Job(try engine.durably { try $0.complete(id: lease.job.id, token: lease.token, issued: true) })
     }
 
     /// Records that the leased job succeeded. See ``complete(_:)-(Lease)``.
     @discardableResult
     public func complete(_ lease: Lease) async throws -> Job {
-        let (job, lsn) = try engine.complete(id: lease.job.id, token: lease.token, issued: true)
-        try await engine.waitUntilDurable(lsn)
-        return Job(job)
+        Job(try await engine.durably { try $0.complete(id: lease.job.id, token: lease.token, issued: true) })
     }
 
     /// Records that job `id`, leased under `token`, succeeded.
@@ -226,17 +207,13 @@ public final class JobQueue: Sendable {
     ///   or migrated away), which ``complete(_:)-(Lease)`` reports as `leaseLost`.
     @discardableResult
     public func complete(_ id: JobID, token: LeaseToken) throws -> Job {
-        let (job, lsn) = try engine.complete(id: id, token: token, issued: false)
-        try engine.waitUntilDurable(lsn)
-        return Job(job)
+        Job(try engine.durably { try $0.complete(id: id, token: token, issued: false) })
     }
 
     /// Records that job `id`, leased under `token`, succeeded. See ``complete(_:token:)-(JobID,LeaseToken)``.
     @discardableResult
     public func complete(_ id: JobID, token: LeaseToken) async throws -> Job {
-        let (job, lsn) = try engine.complete(id: id, token: token, issued: false)
-        try await engine.waitUntilDurable(lsn)
-        return Job(job)
+        Job(try await engine.durably { try $0.complete(id: id, token: token, issued: false) })
     }
 
     /// Records that the leased attempt failed.
@@ -251,17 +228,13 @@ public final class JobQueue: Sendable {
     ///   a ``Lease`` comes only from a claim, so the job existed).
     @discardableResult
     public func fail(_ lease: Lease, error: String, terminal: Bool = false) throws -> Job {
-        let (job, lsn) = try engine.fail(id: lease.job.id, token: lease.token, issued: true, error: error, terminal: terminal)
-        try engine.waitUntilDurable(lsn)
-        return Job(job)
+        Job(try engine.durably { try $0.fail(id: lease.job.id, token: lease.token, issued: true, error: error, terminal: terminal) })
     }
 
     /// Records that the leased attempt failed. See ``fail(_:error:terminal:)-(Lease,String,Bool)``.
     @discardableResult
     public func fail(_ lease: Lease, error: String, terminal: Bool = false) async throws -> Job {
-        let (job, lsn) = try engine.fail(id: lease.job.id, token: lease.token, issued: true, error: error, terminal: terminal)
-        try await engine.waitUntilDurable(lsn)
-        return Job(job)
+        Job(try await engine.durably { try $0.fail(id: lease.job.id, token: lease.token, issued: true, error: error, terminal: terminal) })
     }
 
     /// Records that the attempt of job `id`, leased under `token`, failed.
@@ -271,17 +244,13 @@ public final class JobQueue: Sendable {
     ///   cannot show that the job existed; ``fail(_:error:terminal:)-(Lease,String,Bool)`` says `leaseLost`).
     @discardableResult
     public func fail(_ id: JobID, token: LeaseToken, error: String, terminal: Bool = false) throws -> Job {
-        let (job, lsn) = try engine.fail(id: id, token: token, issued: false, error: error, terminal: terminal)
-        try engine.waitUntilDurable(lsn)
-        return Job(job)
+        Job(try engine.durably { try $0.fail(id: id, token: token, issued: false, error: error, terminal: terminal) })
     }
 
     /// Records that the attempt of job `id`, leased under `token`, failed. See ``fail(_:token:error:terminal:)-(JobID,LeaseToken,String,Bool)``.
     @discardableResult
     public func fail(_ id: JobID, token: LeaseToken, error: String, terminal: Bool = false) async throws -> Job {
-        let (job, lsn) = try engine.fail(id: id, token: token, issued: false, error: error, terminal: terminal)
-        try await engine.waitUntilDurable(lsn)
-        return Job(job)
+        Job(try await engine.durably { try $0.fail(id: id, token: token, issued: false, error: error, terminal: terminal) })
     }
 
     /// Reclaims running jobs whose lease has expired (by the wall clock, or by the
@@ -291,17 +260,13 @@ public final class JobQueue: Sendable {
     /// - Returns: The ids of the reclaimed jobs.
     @discardableResult
     public func reclaimExpiredLeases() throws -> [JobID] {
-        let (ids, lsn) = try engine.reclaimExpiredLeases()
-        if let lsn { try engine.waitUntilDurable(lsn) }
-        return ids
+        try engine.durably { try $0.reclaimExpiredLeases() }
     }
 
     /// Reclaims running jobs whose lease has expired. See ``reclaimExpiredLeases()-()``.
     @discardableResult
     public func reclaimExpiredLeases() async throws -> [JobID] {
-        let (ids, lsn) = try engine.reclaimExpiredLeases()
-        if let lsn { try await engine.waitUntilDurable(lsn) }
-        return ids
+        try await engine.durably { try $0.reclaimExpiredLeases() }
     }
 
     // MARK: Manual changes
@@ -315,17 +280,13 @@ public final class JobQueue: Sendable {
     /// - Throws: ``SpoolError/Code/jobNotFound``; ``SpoolError/Code/invalidState`` for a succeeded or failed job.
     @discardableResult
     public func cancel(_ id: JobID) throws -> Job {
-        let (job, lsn) = try engine.cancel(id)
-        try engine.waitUntilDurable(lsn)
-        return Job(job)
+        Job(try engine.durably { try $0.cancel(id) })
     }
 
     /// Cancels an enqueued or running job. See ``cancel(_:)-(JobID)``.
     @discardableResult
     public func cancel(_ id: JobID) async throws -> Job {
-        let (job, lsn) = try engine.cancel(id)
-        try await engine.waitUntilDurable(lsn)
-        return Job(job)
+        Job(try await engine.durably { try $0.cancel(id) })
     }
 
     /// A person's retry: the job goes back to enqueued, due now, with its
@@ -338,44 +299,36 @@ public final class JobQueue: Sendable {
     ///   ``SpoolError/Code/uniqueKeyConflict`` when another unfinished job holds its unique key.
     @discardableResult
     public func retry(_ id: JobID) throws -> Job {
-        let (job, lsn) = try engine.retry(id)
-        try engine.waitUntilDurable(lsn)
-        return Job(job)
+        Job(try engine.durably { try $0.retry(id) })
     }
 
     /// A person's retry with a full budget. See ``retry(_:)-(JobID)``.
     @discardableResult
     public func retry(_ id: JobID) async throws -> Job {
-        let (job, lsn) = try engine.retry(id)
-        try await engine.waitUntilDurable(lsn)
-        return Job(job)
+        Job(try await engine.durably { try $0.retry(id) })
     }
 
     /// Moves an enqueued job's due time to `runAt`, replacing any retry deadline.
     @discardableResult
     public func reschedule(_ id: JobID, runAt: Date) throws -> Job {
-        let (job, lsn) = try engine.reschedule(id, runAt: runAt)
-        try engine.waitUntilDurable(lsn)
-        return Job(job)
+        Job(try engine.durably { try $0.reschedule(id, runAt: runAt) })
     }
 
     /// Moves an enqueued job's due time. See ``reschedule(_:runAt:)-(JobID,Date)``.
     @discardableResult
     public func reschedule(_ id: JobID, runAt: Date) async throws -> Job {
-        let (job, lsn) = try engine.reschedule(id, runAt: runAt)
-        try await engine.waitUntilDurable(lsn)
-        return Job(job)
+        Job(try await engine.durably { try $0.reschedule(id, runAt: runAt) })
     }
 
     /// Removes a job in any state. A running job's lease becomes invalid. The unfinished jobs
     /// depending on it are cancelled, in the same record (see ``NewJob/dependencies``).
     public func delete(_ id: JobID) throws {
-        try engine.waitUntilDurable(try engine.delete(id))
+        try engine.durably { try $0.delete(id) }
     }
 
     /// Removes a job in any state, cancelling its dependents. See ``delete(_:)-(JobID)``.
     public func delete(_ id: JobID) async throws {
-        try await engine.waitUntilDurable(try engine.delete(id))
+        try await engine.durably { try $0.delete(id) }
     }
 
     // MARK: Queries
@@ -434,12 +387,12 @@ public final class JobQueue: Sendable {
     /// - Throws: ``SpoolError`` when a write or sync fails; the log is then as
     ///   it was, or the snapshot is complete and only old files remain to delete
     ///   (open deletes them).
-    public func compact() throws -> CompactionReport { try engine.compact()! }
+    public func compact() throws -> CompactionReport { try engine.durably { try $0.compact() }! }
 
     /// Rewrites the log as a snapshot of the live jobs (see the blocking variant).
     public func compact() async throws -> CompactionReport {
         let engine = self.engine
-        return try await Self.offload { try engine.compact()! }
+        return try await Self.offload { try engine.durably { try $0.compact() }! }
     }
 
     /// What the queue's snapshots remember of its past: when it was created and

@@ -51,7 +51,7 @@ extension QueueEngine {
             var failure: SpoolError?
             var compacted = false
             do {
-                compacted = try compact(onlyIfNeeded: true) != nil
+                compacted = try durably { try $0.compact(onlyIfNeeded: true) } != nil
             } catch let error as SpoolError {
                 if error.code != .closed { failure = error }
             } catch {
@@ -93,15 +93,21 @@ extension QueueEngine {
     func rollOver(skipping: UInt64 = 0) throws -> UInt64 {
         if let writeFailure { throw writeFailure }
         let old = activeWriter
-        let lastLSN = try old.retire()
+        let lastLSN: UInt64
+        do {
+            lastLSN = try old.retire()
+        } catch let error as SpoolError {
+            // The old file's last records failed their sync: the state holds changes the disk may not.
+            writeFailure = Self.needsReopen(after: error, "a write or sync of the log failed")
+            throw error
+        }
         let sequence = old.fileSequence + 1 + skipping
         let file: any StorageFile
         do {
             file = try directory.openNewLogFile(sequence: sequence, instanceID: instanceID, firstLSN: lastLSN + 1)
         } catch let error as SpoolError {
             // The old writer refuses appends now and the new file may be half made: only a reopen repairs it.
-            writeFailure = SpoolError(.needsReopen, "creating the next log file failed (\(error)); reopen the queue",
-                                         path: error.path, errno: error.errno, operation: error.operation)
+            writeFailure = Self.needsReopen(after: error, "creating the next log file failed")
             throw error
         }
         let next = LogWriter(file: file, fileSequence: sequence, seed: old.seed, end: Int64(LogFormat.fileHeaderSize),
@@ -134,12 +140,13 @@ extension QueueEngine {
     ///
     /// - Parameter onlyIfNeeded: Do nothing (and return `nil`) unless ``Configuration/autoCompaction``
     ///   says the log is due, checked under the lock (a background compaction).
-    @discardableResult
-    func compact(onlyIfNeeded: Bool = false) throws -> CompactionReport? {
+    /// - Returns: The report, pending on the last record before the snapshot (the records that
+    ///   expired jobs): the roll-over made it durable already, so ``durably(_:)`` returns at once.
+    func compact(onlyIfNeeded: Bool = false) throws -> Pending<CompactionReport?> {
         try compactionLock.withLock {
             let now = nowMillis
             let cutoff = now - Millis.from(seconds: configuration.retention)
-            let planned = try withOpenState { () -> (QueueState, SnapshotSummary, UInt64, Int, Int)? in
+            let planned = try withOpenState { () -> (QueueState, SnapshotSummary, UInt64, Int, Int, UInt64)? in
                 if onlyIfNeeded, !needsCompaction() { return nil }
                 let expiredIDs = state.jobs.values
                     .filter { ($0.state == .succeeded || $0.state == .cancelled) && ($0.finishedAt ?? .max) <= cutoff }
@@ -151,19 +158,16 @@ extension QueueEngine {
                 let summary = SnapshotSummary(lastLSN: lastLSN, nextSequence: state.nextSequence, createdAt: createdAt,
                                               expiredJobs: state.expiredJobs)
                 // The snapshot replaces every record so far; those appended from now on follow it.
-                return (state, summary, snapshotSequence, expiredIDs.count, recordsSinceSnapshot)
+                return (state, summary, snapshotSequence, expiredIDs.count, recordsSinceSnapshot, lastLSN)
             }
-            guard let (copy, summary, sequence, expired, recordsReplaced) = planned else { return nil }
+            guard let (copy, summary, sequence, expired, recordsReplaced, lastLSN) = planned else { return Pending(nil, nil) }
             do {
-                return try finishCompaction(copy: copy, summary: summary, sequence: sequence, expired: expired,
-                                            recordsReplaced: recordsReplaced)
+                return Pending(try finishCompaction(copy: copy, summary: summary, sequence: sequence, expired: expired,
+                                                    recordsReplaced: recordsReplaced), lastLSN)
             } catch let error as SpoolError {
                 // What reached the disk is unknown (a failed sync cannot be retried), as after a failed
                 // write of the log: the queue refuses changes until it is reopened, and open sorts it out.
-                lock.withLock {
-                    writeFailure = writeFailure ?? SpoolError(.needsReopen, "a compaction failed (\(error)); reopen the queue",
-                                                              path: error.path, errno: error.errno, operation: error.operation)
-                }
+                lock.withLock { writeFailure = writeFailure ?? Self.needsReopen(after: error, "a compaction failed") }
                 throw error
             }
         }

@@ -9,7 +9,7 @@ extension QueueEngine {
         var lease: StoredLease
     }
 
-    func claim(kind: String?, leaseDuration: TimeInterval?) throws -> (Claimed?, UInt64?) {
+    func claim(kind: String?, leaseDuration: TimeInterval?) throws -> Pending<Claimed?> {
         if let kind { try Self.checkText(kind, name: "kind", maxBytes: JobLimits.maxKindBytes) }
         return try claim(kinds: KindSet(kind), leaseDuration: leaseDuration)
     }
@@ -18,7 +18,7 @@ extension QueueEngine {
     /// earlier due, then earlier enqueued, across all of them — after reclaiming
     /// expired leases. The worker runtime claims through this with the kinds it
     /// has a handler and a free slot for.
-    func claim(kinds: KindSet, leaseDuration: TimeInterval?) throws -> (Claimed?, UInt64?) {
+    func claim(kinds: KindSet, leaseDuration: TimeInterval?) throws -> Pending<Claimed?> {
         let duration = leaseDuration ?? configuration.leaseDuration
         try JobLimits.checkLeaseDuration(duration)
         return try withOpenState {
@@ -31,7 +31,7 @@ extension QueueEngine {
                 reclaimLSN = try commit(operations)
                 operations = []
             }
-            guard let job = state.bestReadyJob(at: now, kinds: kinds) else { return (nil, reclaimLSN) }
+            guard let job = state.bestReadyJob(at: now, kinds: kinds) else { return Pending(nil, reclaimLSN) }
             let monotonic = clock.monotonicNanoseconds()
             let claim = Operation.Claim(id: job.id, token: RandomPool.shared.nextToken(), claimedAt: now,
                                         expiresAt: now + Millis.from(seconds: duration),
@@ -39,12 +39,12 @@ extension QueueEngine {
                                         bootID: clock.bootIdentifier())
             let lsn = try commit([.other(.claim(claim))])
             let claimed = state.jobs[job.id]!
-            return (Claimed(job: claimed, lease: claimed.lease!), lsn)
+            return Pending(Claimed(job: claimed, lease: claimed.lease!), lsn)
         }
     }
 
     /// Extends the lease of job `id` held under `token` (see ``leasedJob(_:token:issued:)`` for `issued`).
-    func renew(id: JobID, token: LeaseToken, issued: Bool, duration: TimeInterval?) throws -> (StoredJob, UInt64) {
+    func renew(id: JobID, token: LeaseToken, issued: Bool, duration: TimeInterval?) throws -> Pending<StoredJob> {
         let duration = duration ?? configuration.leaseDuration
         try JobLimits.checkLeaseDuration(duration)
         return try withOpenState {
@@ -52,23 +52,23 @@ extension QueueEngine {
             let lsn = try commit([.other(.renewLease(id: id.rawValue, token: token.rawValue,
                                                      expiresAt: nowMillis + Millis.from(seconds: duration),
                                                      monotonicExpiry: clock.monotonicNanoseconds() + UInt64(duration * 1e9)))])
-            return (state.jobs[id.rawValue]!, lsn)
+            return Pending(state.jobs[id.rawValue]!, lsn)
         }
     }
 
     /// Records the success of job `id` held under `token` (see ``leasedJob(_:token:issued:)`` for `issued`).
-    func complete(id: JobID, token: LeaseToken, issued: Bool) throws -> (StoredJob, UInt64) {
+    func complete(id: JobID, token: LeaseToken, issued: Bool) throws -> Pending<StoredJob> {
         try withOpenState {
             let job = try leasedJob(id, token: token, issued: issued, for: .complete)
             let now = nowMillis
             let lsn = try commit([.other(.complete(id: id.rawValue, token: token.rawValue, at: now))]
                                  + nextOccurrence(of: job, endingWith: nil, at: now))
-            return (state.jobs[id.rawValue]!, lsn)
+            return Pending(state.jobs[id.rawValue]!, lsn)
         }
     }
 
     /// Records the failure of job `id` held under `token` (see ``leasedJob(_:token:issued:)`` for `issued`).
-    func fail(id: JobID, token: LeaseToken, issued: Bool, error: String, terminal: Bool) throws -> (StoredJob, UInt64) {
+    func fail(id: JobID, token: LeaseToken, issued: Bool, error: String, terminal: Bool) throws -> Pending<StoredJob> {
         try withOpenState {
             let job = try leasedJob(id, token: token, issued: issued, for: .fail)
             let now = nowMillis
@@ -76,7 +76,7 @@ extension QueueEngine {
             let lsn = try commit([.other(.fail(id: id.rawValue, token: token.rawValue, at: now,
                                                error: Self.truncated(error), nextRetryAt: nextRetryAt))]
                                  + nextOccurrence(of: job, endingWith: nextRetryAt, at: now))
-            return (state.jobs[id.rawValue]!, lsn)
+            return Pending(state.jobs[id.rawValue]!, lsn)
         }
     }
 
@@ -136,7 +136,7 @@ extension QueueEngine {
             .flatMap { reclaim($0, reason: "lease expired", now: now) }
     }
 
-    func reclaimExpiredLeases() throws -> ([JobID], UInt64?) {
+    func reclaimExpiredLeases() throws -> Pending<[JobID]> {
         try withOpenState {
             let operations = expiredLeaseReclaims(now: nowMillis)
             return try commitReclaims(operations)
@@ -145,16 +145,16 @@ extension QueueEngine {
 
     /// Records reclaims as one transaction; returns the reclaimed ids and the LSN, or none when there is nothing to reclaim.
     /// Call with `lock` held.
-    func commitReclaims(_ operations: [PlannedOperation]) throws -> ([JobID], UInt64?) {
-        guard !operations.isEmpty else { return ([], nil) }
+    func commitReclaims(_ operations: [PlannedOperation]) throws -> Pending<[JobID]> {
+        guard !operations.isEmpty else { return Pending([], nil) }
         let ids = operations.compactMap { planned -> JobID? in
             if case .other(.reclaim(let id, _, _, _)) = planned { return JobID(id) }
             return nil
         }
-        return (ids, try commit(operations))
+        return Pending(ids, try commit(operations))
     }
 
-    func reclaimRunningJobsAtOpen() throws -> ([JobID], UInt64?) {
+    func reclaimRunningJobsAtOpen() throws -> Pending<[JobID]> {
         try lock.withLock {
             let now = nowMillis
             let operations: [PlannedOperation]

@@ -37,7 +37,7 @@ extension QueueEngine {
     /// the steps only when it reads the commit, so a crash anywhere leaves the jobs as before or as after.
     ///
     /// - Returns: The numbers applied, and the LSN of the last commit.
-    func runMigrations() throws -> ([Int], UInt64?) {
+    func runMigrations() throws -> Pending<[Int]> {
         let registered = configuration.migrations.sorted { $0.number < $1.number }
         // The numbers were checked, and the applied number against them, before open repaired anything.
         let applied = lock.withLock { state.appliedMigration }
@@ -47,7 +47,7 @@ extension QueueEngine {
             lastLSN = try record(migration)
             done.append(migration.number)
         }
-        return (done, lastLSN)
+        return Pending(done, lastLSN)
     }
 
     /// Plans, checks and records one migration; returns the LSN of its commit. Nothing else runs
@@ -87,8 +87,8 @@ extension QueueEngine {
 
     /// Ends failed every enqueued or running job whose kind is not in ``Configuration/knownKinds``, but those
     /// the chain rule cancels first (they wait for one of them). Call during init only.
-    func abandonUnrunnableJobs() throws -> ([JobID], UInt64?) {
-        guard let known = configuration.knownKinds else { return ([], nil) }
+    func abandonUnrunnableJobs() throws -> Pending<[JobID]> {
+        guard let known = configuration.knownKinds else { return Pending([], nil) }
         return try lock.withLock {
             let now = nowMillis
             let candidates = state.jobs.values
@@ -109,7 +109,7 @@ extension QueueEngine {
                 })
                 start += batch.count
             }
-            return (unrunnable.map { JobID($0.id) }, lastLSN)
+            return Pending(unrunnable.map { JobID($0.id) }, lastLSN)
         }
     }
 

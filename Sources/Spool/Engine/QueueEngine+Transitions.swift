@@ -4,13 +4,13 @@ import Dispatch
 extension QueueEngine {
     // MARK: Enqueue
 
-    func enqueue(_ request: NewJob) throws -> (JobID, UInt64) {
+    func enqueue(_ request: NewJob) throws -> Pending<JobID> {
         let planned = try validate(request, now: nowMillis)
         return try withOpenState {
             var plan = EnqueuePlan()
             let id = try plan.add(request, planned, to: state)
-            guard !plan.operations.isEmpty else { return (id, writer.lastAppendedLSN) }
-            return (id, try commit(plan.operations))
+            guard !plan.operations.isEmpty else { return Pending(id, writer.lastAppendedLSN) }
+            return Pending(id, try commit(plan.operations))
         }
     }
 
@@ -24,7 +24,7 @@ extension QueueEngine {
     /// or is chained after it (append).
     ///
     /// - Returns: One id per request, in order, and the record's LSN.
-    func enqueue(contentsOf requests: [NewJob]) throws -> ([JobID], UInt64) {
+    func enqueue(contentsOf requests: [NewJob]) throws -> Pending<[JobID]> {
         let now = nowMillis
         // The ids the batch lacks, drawn together (one lock, not one per job).
         // The loops go by index: a request taken out of the array (as `enumerated()` does) is a
@@ -45,8 +45,8 @@ extension QueueEngine {
         }
         return try withOpenState {
             let (plan, ids) = try Self.plan(requests, &planned, against: state)
-            guard !plan.operations.isEmpty else { return (ids, writer.lastAppendedLSN) }
-            return (ids, try commit(plan.operations))
+            guard !plan.operations.isEmpty else { return Pending(ids, writer.lastAppendedLSN) }
+            return Pending(ids, try commit(plan.operations))
         }
     }
 
@@ -128,17 +128,17 @@ extension QueueEngine {
 
     // MARK: Other transitions
 
-    func cancel(_ id: JobID) throws -> (StoredJob, UInt64) {
+    func cancel(_ id: JobID) throws -> Pending<StoredJob> {
         try withOpenState {
             // Cancelling a cancelled job changes nothing and writes nothing.
-            if let job = state.jobs[id.rawValue], job.state == .cancelled { return (job, writer.lastAppendedLSN) }
+            if let job = state.jobs[id.rawValue], job.state == .cancelled { return Pending(job, writer.lastAppendedLSN) }
             try Self.checked { () throws(Refusal) in _ = try state.located(id.rawValue, in: QueueState.cancellableStates, for: .cancel) }
             let lsn = try commit([.other(.cancel(id: id.rawValue, at: nowMillis))])
-            return (state.jobs[id.rawValue]!, lsn)
+            return Pending(state.jobs[id.rawValue]!, lsn)
         }
     }
 
-    func retry(_ id: JobID) throws -> (StoredJob, UInt64) {
+    func retry(_ id: JobID) throws -> Pending<StoredJob> {
         try withOpenState {
             let job = try Self.checked { () throws(Refusal) in
                 try state.located(id.rawValue, in: QueueState.retryableStates, for: .retry).job
@@ -146,11 +146,11 @@ extension QueueEngine {
             try checkKnown(kind: job.kind, jobID: id)
             try Self.checked { () throws(Refusal) in _ = try state.checkRetry(id.rawValue) }
             let lsn = try commit([.other(.retry(id: id.rawValue, at: nowMillis))])
-            return (state.jobs[id.rawValue]!, lsn)
+            return Pending(state.jobs[id.rawValue]!, lsn)
         }
     }
 
-    func reschedule(_ id: JobID, runAt: Date) throws -> (StoredJob, UInt64) {
+    func reschedule(_ id: JobID, runAt: Date) throws -> Pending<StoredJob> {
         try withOpenState {
             try Self.checked { () throws(Refusal) in
                 _ = try state.located(id.rawValue, in: QueueState.reschedulableStates, for: .reschedule)
@@ -159,20 +159,20 @@ extension QueueEngine {
                 throw SpoolError.invalidArgument("runAt must be a finite date between the years 1 and 9999")
             }
             let lsn = try commit([.other(.reschedule(id: id.rawValue, runAt: Millis.from(runAt), at: nowMillis))])
-            return (state.jobs[id.rawValue]!, lsn)
+            return Pending(state.jobs[id.rawValue]!, lsn)
         }
     }
 
     /// Deletes a job. The unfinished jobs waiting for it are cancelled by the chain rule in the
     /// same record: the delete operation carries no time, so their cancels are written before it
     /// (their own dependents then follow by the cascade inside apply).
-    func delete(_ id: JobID) throws -> UInt64 {
+    func delete(_ id: JobID) throws -> Pending<Void> {
         try withOpenState {
             guard state.jobs[id.rawValue] != nil else { throw Refusal.noSuchJob(id: id.rawValue, action: .delete).error }
             let now = nowMillis
             // The removal rule (``QueueState/checkNotAwaited(_:for:)``) holds once these are cancelled.
             let waiting = state.unfinishedDirectDependents(of: id.rawValue)
-            return try commit(cancels(of: waiting, at: now) + [.other(.delete(id: id.rawValue))])
+            return Pending((), try commit(cancels(of: waiting, at: now) + [.other(.delete(id: id.rawValue))]))
         }
     }
 
@@ -187,24 +187,24 @@ extension QueueEngine {
 
     /// Cancels every unfinished job `select` picks, and what the chain rule cancels with them, in one record.
     /// - Returns: The jobs this cancelled, in enqueue order, and the LSN (`nil` when nothing was unfinished).
-    func cancel(where select: (StoredJob) -> Bool) throws -> ([StoredJob], UInt64?) {
+    func cancel(where select: (StoredJob) -> Bool) throws -> Pending<[StoredJob]> {
         try withOpenState {
             let targets = state.jobs.values.filter { !$0.state.isFinished && select($0) }.map(\.id)
-            guard !targets.isEmpty else { return ([], nil) }
+            guard !targets.isEmpty else { return Pending([], nil) }
             let all = Set(targets).union(state.unfinishedDependents(of: targets))
             let lsn = try commit(cancels(of: targets, at: nowMillis))
-            return (all.compactMap { state.jobs[$0] }.sorted { $0.sequence < $1.sequence }, lsn)
+            return Pending(all.compactMap { state.jobs[$0] }.sorted { $0.sequence < $1.sequence }, lsn)
         }
     }
 
     /// Cancels every unfinished job carrying unique key `key` (a chain built with policy append carries one key).
-    func cancel(uniqueKey key: String) throws -> ([StoredJob], UInt64?) {
+    func cancel(uniqueKey key: String) throws -> Pending<[StoredJob]> {
         try withOpenState {
             let targets = state.unfinishedCarriers(of: key)
-            guard !targets.isEmpty else { return ([], nil) }
+            guard !targets.isEmpty else { return Pending([], nil) }
             let all = Set(targets).union(state.unfinishedDependents(of: targets))
             let lsn = try commit(cancels(of: targets, at: nowMillis))
-            return (all.compactMap { state.jobs[$0] }.sorted { $0.sequence < $1.sequence }, lsn)
+            return Pending(all.compactMap { state.jobs[$0] }.sorted { $0.sequence < $1.sequence }, lsn)
         }
     }
 

@@ -118,15 +118,9 @@ final class QueueEngine: @unchecked Sendable {
             }
             recoveryReport.abandonedMigrations = opened.replay.abandonedMigrations
             // Migrations first: the jobs then are as this build expects them, for the steps after.
-            let (migrated, migrationLSN) = try runMigrations()
-            if let migrationLSN { try writer.waitUntilDurable(migrationLSN) }
-            recoveryReport.appliedMigrations = migrated
-            let (unrunnable, unrunnableLSN) = try abandonUnrunnableJobs()
-            if let unrunnableLSN { try writer.waitUntilDurable(unrunnableLSN) }
-            recoveryReport.unrunnableJobs = unrunnable
-            let (reclaimed, lsn) = try reclaimRunningJobsAtOpen()
-            if let lsn { try writer.waitUntilDurable(lsn) }
-            recoveryReport.reclaimedJobs = reclaimed
+            recoveryReport.appliedMigrations = try durably { try $0.runMigrations() }
+            recoveryReport.unrunnableJobs = try durably { try $0.abandonUnrunnableJobs() }
+            recoveryReport.reclaimedJobs = try durably { try $0.reclaimRunningJobsAtOpen() }
             lock.withLock { isOpening = false }
         } catch {
             isClosed = true
@@ -227,28 +221,6 @@ final class QueueEngine: @unchecked Sendable {
             startBackgroundCompaction()
         }
         return lsn
-    }
-
-    // MARK: Waiting and the lock
-
-    /// Blocks until record `lsn` is durable. The writer is looked up after
-    /// `lsn` was returned, so a roll-over in between cannot send the wait to a
-    /// writer that never held the record.
-    func waitUntilDurable(_ lsn: UInt64) throws {
-        try writer.waitUntilDurable(lsn)
-    }
-
-    /// Suspends until record `lsn` is durable (see the blocking variant).
-    func waitUntilDurable(_ lsn: UInt64) async throws {
-        try await writer.waitUntilDurable(lsn)
-    }
-
-    /// Runs `body` under `lock`, refusing with ``SpoolError/Code/closed`` once the queue is closed.
-    func withOpenState<T>(_ body: () throws -> T) throws -> T {
-        try lock.withLock {
-            guard !isClosed else { throw SpoolError(.closed, "the queue is closed", path: path) }
-            return try body()
-        }
     }
 
     /// The injected clock's wall time, in the records' milliseconds.

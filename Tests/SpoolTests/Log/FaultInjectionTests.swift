@@ -191,7 +191,8 @@ final class FaultyFile: StorageFile, @unchecked Sendable {
         release.signal()
         #expect(leaderDone.wait(timeout: .now() + hangGuard) == .success)
 
-        #expect(try queue.payload(of: "safe") == Data())
+        // Every read refuses after the failure (issue #14 item 2), the acknowledged job's too.
+        expectError(.needsReopen) { try queue.payload(of: "safe") }
         do {
             let read = try queue.payload(of: "pending-0")
             Issue.record("read \(read.count) bytes of a payload the failed writer never wrote: \(Array(read.prefix(4)))")

@@ -83,11 +83,11 @@ import Testing
         // A large record inside the reserved space: data-synced, so the held sync catches it.
         let entered = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
         fileSystem.inject(.holdSync(entered: entered, release: release))
-        let (ids, lsn) = try queue.engine.enqueue(contentsOf: batch("b", bytes: 300_000))
+        let pending = try queue.engine.enqueue(contentsOf: batch("b", bytes: 300_000))
         // No one waits for it yet, and its sync has started: the flusher took it when it was appended.
         #expect(entered.wait(timeout: .now() + hangGuard) == .success, "the record's sync did not start before a wait")
         release.signal()
-        try queue.engine.waitUntilDurable(lsn)
+        let ids = try queue.engine.durably { _ in pending }
         let after = queue.engine.writer.currentStatistics
         #expect(after.dataSyncs == before.dataSyncs + 1 && after.extendingWrites == before.extendingWrites, "\(after)")
         try queue.close()

@@ -1,0 +1,270 @@
+import Foundation
+import Dispatch
+import Testing
+@testable import Spool
+
+/// "Durable before return" (issue #14 item 2): no mutator returns while its record's sync is held,
+/// and after a failed write or sync no read shows the change that never reached the disk.
+@Suite(.serialized) struct DurableBeforeReturnTests {
+    private struct Upload: JobKind {
+        static let kind = "upload"
+        var path: String
+    }
+
+    /// What a case starts from: a queue on a file system whose syncs the test can hold, its clock,
+    /// and a lease on job "leased" (claimed, running) next to enqueued jobs "a" and "b" (key "key-b").
+    private struct Fixture {
+        let temp = TemporaryDirectory()
+        let fileSystem = FaultyFileSystem()
+        let clock = ManualClock()
+        var configuration: Configuration
+        let queue: JobQueue
+        let lease: Lease
+
+        init() throws {
+            configuration = testConfiguration(clock: clock)
+            configuration.fileSystem = fileSystem
+            configuration.retention = 0
+            configuration.autoCompaction = nil
+            queue = try JobQueue(directory: temp.queue, configuration: configuration)
+            try queue.enqueue(NewJob(kind: "lease", id: "leased"))
+            lease = try #require(try queue.claim(kind: "lease", leaseDuration: 10))
+            try queue.enqueue(NewJob(kind: "k", id: "a"))
+            try queue.enqueue(NewJob(kind: "k", id: "b", uniqueKey: "key-b"))
+        }
+    }
+
+    private typealias Act = @Sendable (JobQueue, Lease, Fixture) async throws -> Void
+
+    /// Every public mutator of ``JobQueue`` (and the runtime's two internal ones), blocking and async.
+    /// ``everyPublicCallOfJobQueueIsClassified()`` fails when a public call is added that is in
+    /// neither this list nor ``notChanges``, so a new mutator must be added here and is then checked.
+    private static let mutators: [(name: String, prepare: (@Sendable (Fixture) throws -> Void)?, act: Act)] = [
+        ("enqueue(_:)", nil, { q, _, _ in try q.enqueue(NewJob(kind: "k")) }),
+        ("enqueue(_:) async", nil, { q, _, _ in try await q.enqueue(NewJob(kind: "k")) }),
+        ("enqueue(contentsOf:)", nil, { q, _, _ in try q.enqueue(contentsOf: [NewJob(kind: "k"), NewJob(kind: "k")]) }),
+        ("enqueue(contentsOf:) async", nil, { q, _, _ in try await q.enqueue(contentsOf: [NewJob(kind: "k")]) }),
+        ("enqueue(_:id:priority:runAt:delay:maxAttempts:uniqueKey:uniquePolicy:)", nil,
+         { q, _, _ in try q.enqueue(Upload(path: "/p")) }),
+        ("enqueue(_:id:priority:runAt:delay:maxAttempts:uniqueKey:uniquePolicy:) async", nil,
+         { q, _, _ in try await q.enqueue(Upload(path: "/p")) }),
+        ("claim(kind:leaseDuration:)", nil, { q, _, _ in let result = try q.claim(kind: "k"); #expect(result != nil) }),
+        ("claim(kind:leaseDuration:) async", nil, { q, _, _ in let result = try await q.claim(kind: "k"); #expect(result != nil) }),
+        ("claim(kinds:leaseDuration:) async", nil,
+         { q, _, _ in let result = try await q.claim(kinds: KindSet("k"), leaseDuration: nil); #expect(result != nil) }),
+        ("renew(_:for:)", nil, { q, lease, _ in try q.renew(lease) }),
+        ("renew(_:for:) async", nil, { q, lease, _ in try await q.renew(lease) }),
+        ("renewRecorded(_:for:) async", nil, { q, lease, _ in _ = try await q.renewRecorded(lease, for: nil) }),
+        ("complete(_:)", nil, { q, lease, _ in try q.complete(lease) }),
+        ("complete(_:) async", nil, { q, lease, _ in try await q.complete(lease) }),
+        ("complete(_:token:)", nil, { q, lease, _ in try q.complete(lease.job.id, token: lease.token) }),
+        ("complete(_:token:) async", nil, { q, lease, _ in try await q.complete(lease.job.id, token: lease.token) }),
+        ("fail(_:error:terminal:)", nil, { q, lease, _ in try q.fail(lease, error: "e") }),
+        ("fail(_:error:terminal:) async", nil, { q, lease, _ in try await q.fail(lease, error: "e") }),
+        ("fail(_:token:error:terminal:)", nil, { q, lease, _ in try q.fail(lease.job.id, token: lease.token, error: "e") }),
+        ("fail(_:token:error:terminal:) async", nil,
+         { q, lease, _ in try await q.fail(lease.job.id, token: lease.token, error: "e") }),
+        ("reclaimExpiredLeases()", { $0.clock.advance(by: 60) }, { q, _, _ in let result = try q.reclaimExpiredLeases(); #expect(result == ["leased"]) }),
+        ("reclaimExpiredLeases() async", { $0.clock.advance(by: 60) },
+         { q, _, _ in let result = try await q.reclaimExpiredLeases(); #expect(result == ["leased"]) }),
+        ("cancel(_:)", nil, { q, _, _ in try q.cancel("a") }),
+        ("cancel(_:) async", nil, { q, _, _ in try await q.cancel("a") }),
+        ("retry(_:)", { try $0.queue.fail($0.lease, error: "e", terminal: true) }, { q, _, _ in try q.retry("leased") }),
+        ("retry(_:) async", { try $0.queue.fail($0.lease, error: "e", terminal: true) },
+         { q, _, _ in try await q.retry("leased") }),
+        ("reschedule(_:runAt:)", nil, { q, _, f in try q.reschedule("a", runAt: f.clock.now().addingTimeInterval(60)) }),
+        ("reschedule(_:runAt:) async", nil,
+         { q, _, f in try await q.reschedule("a", runAt: f.clock.now().addingTimeInterval(60)) }),
+        ("delete(_:)", nil, { q, _, _ in try q.delete("a") }),
+        ("delete(_:) async", nil, { q, _, _ in try await q.delete("a") }),
+        ("cancel(kind:)", nil, { q, _, _ in let result = try q.cancel(kind: "k"); #expect(result.count == 2) }),
+        ("cancel(kind:) async", nil, { q, _, _ in let result = try await q.cancel(kind: "k"); #expect(result.count == 2) }),
+        ("cancel(uniqueKey:)", nil, { q, _, _ in let result = try q.cancel(uniqueKey: "key-b"); #expect(result.count == 1) }),
+        ("cancel(uniqueKey:) async", nil, { q, _, _ in let result = try await q.cancel(uniqueKey: "key-b"); #expect(result.count == 1) }),
+        // A finished job past the retention (0 s): compaction's first record expires it.
+        ("compact()", { try $0.queue.complete($0.lease); $0.clock.advance(by: 1) },
+         { q, _, _ in let result = try q.compact(); #expect(result.jobsExpired == 1) }),
+        ("compact() async", { try $0.queue.complete($0.lease); $0.clock.advance(by: 1) },
+         { q, _, _ in let result = try await q.compact(); #expect(result.jobsExpired == 1) }),
+        // Open reclaims the running job of the process before: it returns once that is durable.
+        ("init(directory:configuration:)", { try $0.queue.close() },
+         { _, _, f in try JobQueue(directory: f.temp.queue, configuration: f.configuration).close() }),
+        ("open(directory:configuration:) async", { try $0.queue.close() },
+         { _, _, f in try await JobQueue.open(directory: f.temp.queue, configuration: f.configuration).close() }),
+    ]
+
+    /// The public calls of ``JobQueue`` that change no job in the log, and why.
+    private static let notChanges: [String: String] = [
+        "close()": "waits for every change, changes nothing",
+        "updateDeviceConditions(_:)": "memory only", "follow(_:) async": "memory only",
+        "job(_:)": "read", "payload(of:)": "read", "jobs(state:kind:)": "read", "readyJobs(at:kind:)": "read",
+        "nextDeadline(kind:)": "read", "nextDeadline(kind:constraints:)": "read", "nextDeadlines()": "read",
+        "permanentlyFailedJobs()": "read", "counts()": "read", "schedulingHints()": "read", "changes(_:)": "read",
+        "enqueueWithoutWaiting(_:)": "benchmarks only: documented as not durable",
+        "waitUntilDurable()": "benchmarks only: waits", "waitForBackgroundCompaction()": "benchmarks only: waits",
+    ]
+
+    /// Runs `act` with the next data sync held: it must not return before that sync is released.
+    /// A mutator that skips the wait either returns before any sync starts (no one leads one) or
+    /// while the flusher's is held; both are reported.
+    @Test(arguments: mutators.indices)
+    func noMutatorReturnsBeforeItsRecordIsSynced(index: Int) async throws {
+        let (name, prepare, act) = Self.mutators[index]
+        let fixture = try Fixture()
+        defer { try? fixture.queue.close(); fixture.temp.cleanup() }
+        try prepare?(fixture)
+        let event = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), finished = DispatchSemaphore(value: 0)
+        let released = Locked(false)
+        let outcome = Locked<(returnedWhileHeld: Bool, error: (any Error)?)?>(nil)
+        fileSystem(fixture).inject(.holdSync(entered: event, release: release))
+        let (queue, lease) = (fixture.queue, fixture.lease)
+        Task.detached {
+            var failure: (any Error)?
+            do { try await act(queue, lease, fixture) } catch { failure = error }
+            let held = !released.withLock { $0 }
+            outcome.withLock { $0 = (held, failure) }
+            event.signal()
+            finished.signal()
+        }
+        #expect(await Self.wait(for: event))
+        let early = outcome.withLock { $0 }
+        #expect(early == nil, "\(name) returned before any sync of its record started: acknowledged before the fsync")
+        released.withLock { $0 = true }
+        release.signal()
+        #expect(await Self.wait(for: finished))
+        let result = try #require(outcome.withLock { $0 })
+        #expect(!result.returnedWhileHeld, "\(name) returned while its record's sync was held")
+        #expect(result.error == nil, "\(name) threw \(result.error.map { "\($0)" } ?? "")")
+    }
+
+    /// Waits for `semaphore` on a thread outside Swift's cooperative pool, whose threads the held
+    /// sync and the mutators' blocking forms may occupy.
+    private static func wait(for semaphore: DispatchSemaphore) async -> Bool {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: semaphore.wait(timeout: .now() + hangGuard) == .success) }.start()
+        }
+    }
+
+    private func fileSystem(_ fixture: Fixture) -> FaultyFileSystem { fixture.fileSystem }
+
+    /// Every public call declared on ``JobQueue`` in the library's sources is either a mutator the
+    /// test above checks or one of ``notChanges``: a new mutator cannot go unchecked.
+    @Test func everyPublicCallOfJobQueueIsClassified() throws {
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Sources/Spool").standardized
+        let files = try #require(FileManager.default.enumerator(atPath: sources.path)).compactMap { $0 as? String }
+            .filter { $0.hasSuffix(".swift") }
+        var declared: [String] = []
+        for file in files {
+            let text = try String(contentsOfFile: sources.path + "/" + file, encoding: .utf8)
+            declared += Self.jobQueueCalls(in: text)
+        }
+        let known = Set(Self.mutators.map(\.name)).union(Self.notChanges.keys)
+        let missing = Set(declared).subtracting(known)
+        #expect(missing.isEmpty, "public calls of JobQueue neither checked as mutators nor listed as not changing: \(missing.sorted())")
+        let publicMutators = Set(Self.mutators.map(\.name)).filter { !$0.hasPrefix("claim(kinds:") && !$0.hasPrefix("renewRecorded") }
+        #expect(publicMutators.isSubset(of: Set(declared)), "\(publicMutators.subtracting(declared).sorted())")
+    }
+
+    /// The `public func` and `public init` declarations (name, labels, `async`) directly inside
+    /// `class JobQueue` and `extension JobQueue` blocks of `text`.
+    static func jobQueueCalls(in text: String) -> [String] {
+        let code = text.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { line -> Substring in
+                guard let range = line.range(of: "//") else { return line }
+                return line[..<range.lowerBound]
+            }.joined(separator: "\n")
+        var calls: [String] = []
+        var searchStart = code.startIndex
+        while let opening = code.range(of: #"(extension|class) JobQueue\b[^{]*\{"#, options: .regularExpression,
+                                       range: searchStart..<code.endIndex) {
+            var depth = 1
+            var index = opening.upperBound
+            var declarationStart = index
+            while index < code.endIndex, depth > 0 {
+                let character = code[index]
+                if character == "{" {
+                    if depth == 1 {
+                        let head = code[declarationStart..<index]
+                        if let call = Self.call(in: head) { calls.append(call) }
+                    }
+                    depth += 1
+                } else if character == "}" {
+                    depth -= 1
+                    if depth == 1 { declarationStart = code.index(after: index) }
+                }
+                index = code.index(after: index)
+            }
+            searchStart = index
+        }
+        return calls
+    }
+
+    /// `name(label:label:)`, with ` async` when it is, of the last public func or init in `head`.
+    private static func call(in head: Substring) -> String? {
+        guard let match = head.range(of: #"public (static )?(func [A-Za-z]+|init)"#, options: [.regularExpression, .backwards])
+        else { return nil }
+        let declaration = head[match.lowerBound...]
+        var name = String(head[match]).replacingOccurrences(of: "public ", with: "")
+            .replacingOccurrences(of: "static ", with: "").replacingOccurrences(of: "func ", with: "")
+        guard let open = declaration.firstIndex(of: "(") else { return nil }
+        var depth = 0, parameters: [String] = [], current = "", close = open
+        for index in declaration[open...].indices {
+            let character = declaration[index]
+            if "([<".contains(character) { depth += 1; if depth == 1 { continue } }
+            if ")]>".contains(character) { depth -= 1; if depth == 0 { close = index; break } }
+            if character == ",", depth == 1 { parameters.append(current); current = ""; continue }
+            current.append(character)
+        }
+        if !current.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { parameters.append(current) }
+        let labels = parameters.map { $0.trimmingCharacters(in: .whitespacesAndNewlines).prefix { $0 != " " && $0 != ":" } }
+        name += "(" + labels.map { "\($0):" }.joined() + ")"
+        if name.hasPrefix("init") && head.contains("static func open") { return nil }
+        let rest = declaration[declaration.index(after: close)...]
+        if rest.range(of: #"\basync\b"#, options: .regularExpression) != nil { name += " async" }
+        return name
+    }
+
+    // MARK: Reads after a failed write or sync
+
+    /// After a write or a sync of the log failed, the state in memory holds a change that never
+    /// reached the disk: every read throws `needsReopen` rather than show it, and an observation
+    /// ends. Reopening shows the acknowledged jobs only.
+    @Test(arguments: [FaultyFileSystem.Fault.write(EIO), .write(ENOSPC), .sync(EIO), .sync(ENOSPC)])
+    func everyReadThrowsNeedsReopenAfterAFailedWriteOrSync(fault: FaultyFileSystem.Fault) async throws {
+        let temp = TemporaryDirectory()
+        defer { temp.cleanup() }
+        let fileSystem = FaultyFileSystem()
+        var configuration = testConfiguration()
+        configuration.fileSystem = fileSystem
+        let queue = try JobQueue(directory: temp.queue, configuration: configuration)
+        try await queue.enqueue(NewJob(kind: "k", payload: Data("safe".utf8), id: "safe"))
+        fileSystem.inject(fault)
+        do {
+            try await queue.enqueue(NewJob(kind: "k", payload: Data("lost".utf8), id: "doomed"))
+            Issue.record("an enqueue whose write or sync failed returned")
+        } catch {}
+
+        expectError(.needsReopen) { try queue.job("doomed") }
+        expectError(.needsReopen) { try queue.job("safe") }
+        expectError(.needsReopen) { try queue.jobs() }
+        expectError(.needsReopen) { try queue.counts() }
+        expectError(.needsReopen) { try queue.payload(of: "safe") }
+        expectError(.needsReopen) { try queue.payload(of: "doomed") }
+        expectError(.needsReopen) { try queue.readyJobs(at: Date.distantFuture) }
+        expectError(.needsReopen) { try queue.nextDeadline() }
+        expectError(.needsReopen) { try queue.nextDeadline(kind: "k", constraints: .none) }
+        expectError(.needsReopen) { try queue.nextDeadlines() }
+        expectError(.needsReopen) { try queue.permanentlyFailedJobs() }
+        expectError(.needsReopen) { try queue.schedulingHints() }
+        await expectError(.needsReopen) { try await queue.enqueue(NewJob(kind: "k", id: "after")) }
+        var observation = queue.changes().makeAsyncIterator()
+        let first = await observation.next()
+        #expect(first == nil, "an observation started after the failure showed \(String(describing: first))")
+        try? queue.close()
+
+        let reopened = try JobQueue(directory: temp.queue, configuration: testConfiguration())
+        #expect(try reopened.jobs().map(\.id.rawValue) == ["safe"])
+        try reopened.close()
+    }
+}
