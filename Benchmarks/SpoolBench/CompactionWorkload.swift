@@ -6,21 +6,21 @@ import Foundation
 ///
 /// 1. `--churn-jobs` jobs (default 1,000,000) go through enqueue (batches of 1,000)
 ///    and claim + complete (16 workers), at most 10,000 live at any time, retention 0,
-///    automatic compaction on, 4 MiB segments: the sum of the file sizes in the
+///    automatic compaction on, 4 MiB log files: the sum of the file sizes in the
 ///    queue directory is sampled every 20 ms (peak, end) against 2 × live bytes +
-///    one segment, where live bytes is the log of a fresh queue holding the same live jobs.
+///    one log file, where live bytes is the log of a fresh queue holding the same live jobs.
 /// 2. Open time of the churned queue against that fresh queue's.
 /// 3. Enqueue latency (one producer) while compactions of a 200,000-job queue run
 ///    back to back, against the same queue without compaction.
 func runCompaction(_ context: Context) throws {
-    let segment: Int64 = 4 << 20
+    let logFile: Int64 = 4 << 20
     let liveLimit = 10_000
     let total = max(context.options.churnJobs, 2 * liveLimit)
     let batch = 1_000
     let workers = 16
     let payload = Data(repeating: 0x61, count: 48)
     var configuration = context.configuration
-    configuration.segmentSize = segment
+    configuration.logFileSize = logFile
     configuration.retention = 0
     // The default minimum (16 MiB) is above this workload's 2 × live bytes; 1 MiB lets the ratio decide.
     configuration.autoCompaction = AutoCompaction(minimumLogBytes: 1 << 20,
@@ -103,14 +103,14 @@ func runCompaction(_ context: Context) throws {
         try freshQueue.close()
     }
     let liveBytes = logBytes(freshPath)
-    let bound = 2 * liveBytes + segment
+    let bound = 2 * liveBytes + logFile
     let peak = disk.withLock { $0.peak }
     context.add(Row(workload: "compaction", name: "compaction: churn, \(workers) workers", latency: nil,
                     rate: Double(toComplete) / churnSeconds, unit: "jobs/s",
                     figures: ["churn_jobs": Double(total), "peak_disk_bytes": Double(peak), "end_disk_bytes": Double(endBytes),
                               "live_bytes": Double(liveBytes), "bound_bytes": Double(bound),
                               "peak_per_bound": Double(peak) / Double(bound), "end_per_bound": Double(endBytes) / Double(bound),
-                              "segment_bytes": Double(segment), "obsolete_ratio": context.options.obsoleteRatio, "background_compactions": Double(compactions)]))
+                              "log_file_bytes": Double(logFile), "obsolete_ratio": context.options.obsoleteRatio, "background_compactions": Double(compactions)]))
 
     // 2. Open after the churn against open of the fresh queue: best of eleven each (a 5–10 ms figure
     // on a shared machine), the two opened in turn, so that both see the same stretch of it (the

@@ -55,7 +55,7 @@ public enum LogInspector {
         if let visit {
             result = try queueDirectory.inspect(mode: .strict) { path, offset, lsn, operations in
                 visit(LogRecordSummary(path: path, offset: Int64(offset), lsn: lsn,
-                                       operations: operations.map(LogOperation.init)))
+                                       operations: operations.map(LogOperationSummary.init)))
             }
         } else {
             result = try queueDirectory.inspect(mode: .strict)
@@ -86,14 +86,14 @@ extension LogInspector {
 public struct InspectedQueue {
     private let state: QueueState
     /// Reads payloads from the queue's log files (opened once each, read-only).
-    private let files: SegmentReaders
+    private let files: LogFileReaders
     private let directory: String
     /// What the replay found: files, records, versions, a torn tail.
     public let summary: VerificationSummary
 
     init(directory: String, fileSystem: any FileSystem, result: LogReplay.Outcome) {
         self.directory = directory
-        self.files = SegmentReaders(directory: directory, fileSystem: fileSystem)
+        self.files = LogFileReaders(directory: directory, fileSystem: fileSystem)
         self.state = result.state
         self.summary = VerificationSummary(result)
     }
@@ -193,11 +193,11 @@ public struct LogRecordSummary: Sendable, Equatable {
     /// The record's log sequence number.
     public var lsn: UInt64
     /// The record's operations, in the order they apply.
-    public var operations: [LogOperation]
+    public var operations: [LogOperationSummary]
 }
 
 /// One state change recorded in the log, in a neutral form for display.
-public struct LogOperation: Sendable, Equatable {
+public struct LogOperationSummary: Sendable, Equatable {
     /// The operation's name: `enqueue`, `claim`, `renewLease`, `complete`, `fail`,
     /// `cancel`, `retry`, `reschedule`, `delete`, `reclaim`, `nextOccurrence` (a periodic
     /// job's next run), or in a snapshot `snapshot` and `restore`; `expire` drops a job past
@@ -211,7 +211,7 @@ public struct LogOperation: Sendable, Equatable {
     /// enqueue's payload is given by where it lies, `payloadOffset` and `payloadLength`.
     public var fields: [LogField]
 
-    init(_ operation: Operation) {
+    init(_ operation: LogOperation) {
         jobID = JobID(operation.jobID)
         switch operation {
         case .enqueue(let op):
@@ -319,7 +319,7 @@ public struct LogOperation: Sendable, Equatable {
     }
 }
 
-/// A named value of a ``LogOperation``.
+/// A named value of a ``LogOperationSummary``.
 public struct LogField: Sendable, Equatable {
     /// The field's name, such as `kind` or `runAtMs`.
     public var name: String

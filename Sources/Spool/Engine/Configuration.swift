@@ -43,7 +43,7 @@ public struct Configuration: Sendable {
     /// The size past which the log rolls over to a new file (`wal-<n+1>.log`),
     /// between two records; a record is never split. Tests and benchmarks use a small one.
     @_spi(Benchmarks)
-    public var segmentSize: Int64 = 64 << 20
+    public var logFileSize: Int64 = 64 << 20
 
     /// A migration's operations are cut into records of about this many bytes (tests use a small one).
     var migrationRecordBytes = 4 << 20

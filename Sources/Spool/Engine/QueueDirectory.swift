@@ -135,13 +135,13 @@ struct QueueDirectory {
     /// Replays without writing or creating anything, under a shared lock (fails while the queue is
     /// open for writing); a directory without `LOCK` is read without a lock (see ``FileSystem/lockDirectory(at:exclusive:)``).
     func inspect(mode: RecoveryMode,
-                 visit: ((String, Int, UInt64, [Operation]) -> Void)? = nil) throws -> LogReplay.Outcome {
+                 visit: ((String, Int, UInt64, [LogOperation]) -> Void)? = nil) throws -> LogReplay.Outcome {
         try inspect(mode: mode, visit: visit) { $0 }
     }
 
     /// Replays as ``inspect(mode:visit:)`` does, then runs `body` with the result while
     /// still holding the shared lock (so that it may read payloads from the log files).
-    func inspect<T>(mode: RecoveryMode, visit: ((String, Int, UInt64, [Operation]) -> Void)? = nil,
+    func inspect<T>(mode: RecoveryMode, visit: ((String, Int, UInt64, [LogOperation]) -> Void)? = nil,
                     then body: (LogReplay.Outcome) throws -> T) throws -> T {
         guard try checkIsQueue(mayCreate: false) else {
             throw SpoolError(.queueNotFound, "the directory holds no queue", path: path)

@@ -1,6 +1,6 @@
 import Dispatch
 
-/// Roll-over, compaction and automatic compaction: keeping the log proportional to the live jobs.
+/// Compaction and automatic compaction: keeping the log proportional to the live jobs.
 extension QueueEngine {
     // MARK: Automatic compaction
 
@@ -75,51 +75,6 @@ extension QueueEngine {
 
     /// The log's bytes as automatic compaction counts them (up to the end of each file's last record).
     var currentLogBytes: Int64 { lock.withLock { logBytes } }
-
-    /// Moves the log to a new file, `wal-<n+1>.log`. Call with `lock` held.
-    ///
-    /// It happens here, between two records and under the engine lock that
-    /// every append holds, so no commit group can span two files and no record
-    /// can be appended meanwhile. The old file's records are all made durable
-    /// first, so that only the new (last) file can ever end in a torn group;
-    /// then the new file is created with its header synced and the directory
-    /// synced, before any record goes into it. A crash before that leaves a
-    /// file shorter than its header (or zeroed), which open removes.
-    ///
-    /// - Returns: The sequence number of the new file.
-    /// - Parameter skipping: File numbers left free between the old file and the new one (1 for a snapshot).
-    /// - Returns: The LSN of the last record in the old file.
-    @discardableResult
-    func rollOver(skipping: UInt64 = 0) throws -> UInt64 {
-        if let writeFailure { throw writeFailure }
-        let old = activeWriter
-        let lastLSN: UInt64
-        do {
-            lastLSN = try old.retire()
-        } catch let error as SpoolError {
-            // The old file's last records failed their sync: the state holds changes the disk may not.
-            writeFailure = Self.needsReopen(after: error, "a write or sync of the log failed")
-            throw error
-        }
-        let sequence = old.fileSequence + 1 + skipping
-        let file: any StorageFile
-        do {
-            file = try directory.openNewLogFile(sequence: sequence, instanceID: instanceID, firstLSN: lastLSN + 1)
-        } catch let error as SpoolError {
-            // The old writer refuses appends now and the new file may be half made: only a reopen repairs it.
-            writeFailure = Self.needsReopen(after: error, "creating the next log file failed")
-            throw error
-        }
-        let next = LogWriter(file: file, fileSequence: sequence, seed: old.seed, end: Int64(LogFormat.fileHeaderSize),
-                             lastLSN: lastLSN, preallocationChunk: configuration.preallocationChunk)
-        writerLock.withLock {
-            activeWriter = next
-            retiredWriterStatistics = retiredWriterStatistics.adding(old.currentStatistics)
-        }
-        retiredFileBytes[old.fileSequence] = old.appendedEnd
-        retiredBytes += old.appendedEnd
-        return lastLSN
-    }
 
     // MARK: Compaction
 
@@ -207,7 +162,7 @@ extension QueueEngine {
         }
         for file in replaced { try configuration.fileSystem.removeFile(at: file.path) }
         if !replaced.isEmpty { try configuration.fileSystem.syncDirectory(at: path) }
-        segmentReaders.forget(below: sequence)
+        logFileReaders.forget(below: sequence)
         return CompactionReport(bytesBefore: bytesBefore, bytesAfter: outcome.bytes, recordsWritten: outcome.records,
                                 jobsWritten: jobs.count, jobsExpired: expired, snapshotFile: sequence)
     }
@@ -219,20 +174,4 @@ extension QueueEngine {
                          expiredJobs: Int(clamping: state.expiredJobs))
         }
     }
-
-    /// Rolls the log over now, whatever the size of the active file (for tests and compaction),
-    /// leaving `skipping` numbers free as a compaction does (for tests).
-    func lockedRollOver(skipping: UInt64 = 0) throws {
-        try withOpenState { _ = try rollOver(skipping: skipping) }
-    }
-
-    /// Whether `body` decodes to `operations` (the debug check of ``commit(_:)``).
-    static func decodes(_ body: [UInt8], to operations: [Operation], fileSequence: UInt64,
-                                bodyOffset: Int64) -> Bool {
-        let decoded = try? body.withUnsafeBytes {
-            try TransactionCodec.decode($0, fileSequence: fileSequence, bodyOffset: bodyOffset)
-        }
-        return decoded == operations
-    }
-
 }

@@ -33,7 +33,7 @@ extension QueueEngine {
             }
             guard let job = state.bestReadyJob(at: now, kinds: kinds) else { return Pending(nil, reclaimLSN) }
             let monotonic = clock.monotonicNanoseconds()
-            let claim = Operation.Claim(id: job.id, token: RandomPool.shared.nextToken(), claimedAt: now,
+            let claim = LogOperation.Claim(id: job.id, token: RandomPool.shared.nextToken(), claimedAt: now,
                                         expiresAt: now + Millis.from(seconds: duration),
                                         monotonicExpiry: monotonic + UInt64(duration * 1e9),
                                         bootID: clock.bootIdentifier())

@@ -125,7 +125,7 @@ extension QueueEngine {
         if location.fileSequence == writer.fileSequence {
             bytes = try writer.read(at: location.offset, count: Int(location.length))
         } else if location.fileSequence < writer.fileSequence {
-            bytes = try segmentReaders.read(sequence: location.fileSequence, at: location.offset,
+            bytes = try logFileReaders.read(sequence: location.fileSequence, at: location.offset,
                                             count: Int(location.length))
         } else {
             throw SpoolError(.ioFailure, "the payload lies in log file \(location.fileSequence), after the active one",

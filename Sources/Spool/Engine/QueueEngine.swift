@@ -23,6 +23,7 @@ final class QueueEngine: @unchecked Sendable {
     /// previous file's records are all durable before the new writer exists.
     var writer: LogWriter { writerLock.withLock { activeWriter } }
     var activeWriter: LogWriter
+    /// Guards `activeWriter` and `retiredWriterStatistics` (a roll-over changes them with `lock` held too).
     let writerLock = Lock()
     /// What the writers of the files before the active one did (guarded by `writerLock`).
     var retiredWriterStatistics = WriterStatistics()
@@ -35,16 +36,18 @@ final class QueueEngine: @unchecked Sendable {
     let directory: QueueDirectory
     let instanceID: [UInt8]
     /// Handles of the files before the active one, for payload reads.
-    let segmentReaders: SegmentReaders
+    let logFileReaders: LogFileReaders
     /// Set during init only; immutable afterwards.
     private(set) var recoveryReport: RecoveryReport
-    let directoryLock: any DirectoryLock
+    private let directoryLock: any DirectoryLock
     /// Publishes the ids of the jobs each committed transaction changed.
     let changes = ChangeFeed()
+    /// Guards `state`, `isClosed`, `isOpening`, `writeFailure` and the compaction bookkeeping below;
+    /// every change commits with it held, so records are appended in the order they apply.
     let lock = Lock()
     var state: QueueState
     var isClosed = false
-    /// One compaction at a time.
+    /// Guards nothing but its own turn: one compaction at a time (taken before `lock`, never inside it).
     let compactionLock = Lock()
     /// True until init returns: no background compaction starts while open migrates and reclaims jobs.
     var isOpening = true
@@ -81,8 +84,8 @@ final class QueueEngine: @unchecked Sendable {
             throw SpoolError.invalidArgument("maximumPayloadSize must be from 1 to \(JobLimits.maxPayloadBytes)")
         }
         try JobLimits.checkLeaseDuration(configuration.leaseDuration)
-        guard configuration.segmentSize > Int64(LogFormat.fileHeaderSize) else {
-            throw SpoolError.invalidArgument("segmentSize must be larger than a file header")
+        guard configuration.logFileSize > Int64(LogFormat.fileHeaderSize) else {
+            throw SpoolError.invalidArgument("logFileSize must be larger than a file header")
         }
         try configuration.retryPolicy.validate()
         guard configuration.retention >= 0 else {
@@ -91,7 +94,7 @@ final class QueueEngine: @unchecked Sendable {
         self.path = path
         self.configuration = configuration
         directory = QueueDirectory(path: path, fileSystem: configuration.fileSystem)
-        segmentReaders = SegmentReaders(directory: path, fileSystem: configuration.fileSystem)
+        logFileReaders = LogFileReaders(directory: path, fileSystem: configuration.fileSystem)
         // Migration settings need no state: invalid ones are refused before the directory is touched,
         // and a queue migrated further than this build knows before anything in it is repaired.
         let highestMigration = try Self.checkMigrationNumbers(configuration.migrations)
@@ -130,99 +133,6 @@ final class QueueEngine: @unchecked Sendable {
         }
     }
 
-    // MARK: Committing
-
-    /// Records `operations` as one transaction and applies it. Call with `lock` held.
-    ///
-    /// The operations applied are the planned ones, each enqueue pointing at
-    /// where the encoder put its payload: exactly what decoding the record
-    /// gives, which debug builds check on every commit.
-    func commit(_ operations: [PlannedOperation]) throws -> UInt64 {
-        var payloadRanges: [Range<Int>] = []
-        if let writeFailure { throw writeFailure }
-        // Encoded behind room for the frame header, so that the writer does not copy the body again.
-        let frame = TransactionCodec.encode(operations, payloadRanges: &payloadRanges, headroom: LogFormat.frameHeaderSize)
-        // The body as encoded, for the check below (debug builds only: the frame moves into the writer).
-        var encodedBody: [UInt8] = []
-        assert({ encodedBody = Array(frame[LogFormat.frameHeaderSize...]); return true }())
-        // The first operation meets the state as it is: judged by apply's own rules before anything is
-        // written (a refused request leaves no record). Each later one was planned against what the
-        // operations before it do (EnqueuePlan, the cancel and reclaim lists, the migration check).
-        switch operations.first {
-        case .other(let operation):
-            if let refusal = state.refusal(of: operation) { throw refusal.error }
-        case .enqueue(let new):
-            do {
-                _ = try state.checkEnqueue(id: new.id, idHash: JobTable.hash(of: new.id), dependencies: new.options.dependencies,
-                                           isPeriodic: new.options.periodic != nil, uniqueKey: new.uniqueKey)
-            } catch {
-                throw error.error
-            }
-        case .migrateJob, nil:
-            break
-        }
-        if activeWriter.appendedEnd >= configuration.segmentSize { try rollOver() }
-        let writer = activeWriter
-        let (lsn, bodyOffset) = try writer.append(frame: consume frame)
-        if let first = operations.first, !first.enqueuesJob { recordsSinceSnapshot += 1 }
-        // Each operation is applied as it is made from its planned form; the list is kept for the debug check only.
-        var recorded: [Operation] = []
-        var enqueues = 0
-        // By index: a `for` over the array would copy each operation (and retain its strings) first.
-        for index in operations.indices {
-            let operation: Operation
-            switch operations[index] {
-            case .enqueue(let new):
-                let range = payloadRanges[enqueues]
-                enqueues += 1
-                // What its restore operation takes in a snapshot: the strings, the payload, ~30 bytes of fields.
-                let jobBytes = Double(range.count + new.id.utf8.count + new.kind.utf8.count
-                                      + (new.uniqueKey?.utf8.count ?? 0) + 32)
-                averageJobBytes += (jobBytes - averageJobBytes) / 64
-                operation = .enqueue(.init(
-                    id: new.id, kind: new.kind,
-                    payload: PayloadLocation(fileSequence: writer.fileSequence, offset: bodyOffset + Int64(range.lowerBound),
-                                             length: Int32(range.count),
-                                             checksum: new.payload.withUnsafeBytes { CRC32C.checksum($0) }),
-                    priority: new.priority, createdAt: new.createdAt, runAt: new.runAt, maxAttempts: new.maxAttempts,
-                    uniqueKey: new.uniqueKey, options: new.options))
-            case .migrateJob(var job, let payload):
-                if let payload {
-                    let range = payloadRanges[enqueues]
-                    enqueues += 1
-                    job.payload = PayloadLocation(fileSequence: writer.fileSequence,
-                                                  offset: bodyOffset + Int64(range.lowerBound), length: Int32(range.count),
-                                                  checksum: CRC32C.checksum(payload))
-                }
-                operation = .migrateJob(job)
-            case .other(let other):
-                operation = other
-            }
-            do {
-                try state.apply(operation)
-            } catch {
-                // A planner and apply disagree: the record is appended and replay will refuse it. No trap:
-                // the queue refuses every later write (the record must not become durable beside more),
-                // and the caller gets the refusal.
-                let failure = SpoolError(.needsReopen, "record \(lsn) was written but does not apply (\(error)): "
-                                         + "the queue refuses writes until it is reopened", path: path, jobID: error.jobID.isEmpty ? nil : JobID(error.jobID))
-                writeFailure = failure
-                changes.publish(jobIDs: operations.map(\.jobID).filter { !$0.isEmpty } + state.takeCascadedIDs())
-                throw failure
-            }
-            assert({ recorded.append(operation); return true }())
-        }
-        assert(Self.decodes(encodedBody, to: recorded, fileSequence: writer.fileSequence, bodyOffset: bodyOffset),
-               "a record this build encoded does not decode to the operations it applies")
-        // Jobs a cascade changed inside apply (dependents unblocked or cancelled) are published too.
-        let cascaded = state.takeCascadedIDs()
-        changes.publish(jobIDs: operations.map(\.jobID).filter { !$0.isEmpty } + cascaded)
-        if !backgroundCompactionScheduled, writeFailure == nil, needsCompaction() {
-            startBackgroundCompaction()
-        }
-        return lsn
-    }
-
     /// The injected clock's wall time, in the records' milliseconds.
     var nowMillis: Int64 { Millis.from(clock.now()) }
 
@@ -241,7 +151,7 @@ final class QueueEngine: @unchecked Sendable {
         backgroundCompactions.wait()
         compactionLock.withLock {}
         // The older files' handles kept for payload reads go too (a read under way keeps its own).
-        segmentReaders.forget(below: .max)
+        logFileReaders.forget(below: .max)
         defer { directoryLock.release() }
         try writer.close()
     }

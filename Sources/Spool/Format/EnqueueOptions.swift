@@ -2,7 +2,7 @@
 /// all empty for a plain enqueue, which is written as opcode 1 in body version 1.
 ///
 /// Held in one optional, immutable box (as ``StoredJob`` holds its rare fields): most
-/// enqueues set none, and inline the fields made every ``Operation`` 41 bytes larger,
+/// enqueues set none, and inline the fields made every ``LogOperation`` 41 bytes larger,
 /// past the size the compiler copies inline (replay copies each operation several times).
 struct EnqueueOptions: Equatable, Sendable {
     /// The values; a change makes a new box, so copies stay independent.

@@ -46,7 +46,7 @@ enum LogFormat {
 
 /// The kind of body a record frame carries.
 enum RecordType: UInt8, Sendable {
-    /// A transaction: a list of operations applied together (see ``Operation``).
+    /// A transaction: a list of operations applied together (see ``LogOperation``).
     case transaction = 1
 }
 

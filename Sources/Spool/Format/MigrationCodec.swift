@@ -70,7 +70,7 @@ struct MigratedJob: Equatable, Sendable {
 /// abandon            := opcode(25) id:string at:svarint reason:string
 /// ```
 enum MigrationCodec {
-    static func encode(_ operation: Operation, into writer: inout ByteWriter) {
+    static func encode(_ operation: LogOperation, into writer: inout ByteWriter) {
         switch operation {
         case .migrationBegin(let number, let at):
             writer.writeUInt8(TransactionCodec.Opcode.migrationBegin.rawValue)
@@ -127,7 +127,7 @@ enum MigrationCodec {
     }
 
     static func decode(_ opcode: TransactionCodec.Opcode, _ reader: inout ByteReader, fileSequence: UInt64,
-                       bodyOffset: Int64) throws -> Operation {
+                       bodyOffset: Int64) throws -> LogOperation {
         switch opcode {
         case .migrationBegin:
             return .migrationBegin(number: try reader.readVarint(), at: try reader.readSignedVarint())

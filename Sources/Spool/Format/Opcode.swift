@@ -78,7 +78,7 @@ extension TransactionCodec {
 
     /// The opcode `operation` is written as: an enqueue or a restore of a job with options
     /// has an opcode of its own.
-    static func opcode(of operation: Operation) -> Opcode {
+    static func opcode(of operation: LogOperation) -> Opcode {
         switch operation {
         case .enqueue(let op): return op.options.isEmpty ? .enqueue : .enqueueWithOptions
         case .claim: return .claim
@@ -113,7 +113,7 @@ extension TransactionCodec {
     }
 
     /// The lowest body version that can hold `operation`.
-    static func minimumBodyVersion(of operation: Operation) -> UInt8 {
+    static func minimumBodyVersion(of operation: LogOperation) -> UInt8 {
         opcode(of: operation).minimumBodyVersion
     }
 }

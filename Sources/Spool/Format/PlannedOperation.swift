@@ -12,21 +12,21 @@ struct NewEnqueue: Sendable {
     var options = EnqueueOptions()
 }
 
-/// An operation as the live path hands it to the encoder: like ``Operation``,
+/// An operation as the live path hands it to the encoder: like ``LogOperation``,
 /// but an enqueue carries its payload bytes rather than their location.
 enum PlannedOperation: Sendable {
     case enqueue(NewEnqueue)
     /// A migrated job with new payload bytes (`nil`: the job keeps its payload).
     case migrateJob(MigratedJob, payload: [UInt8]?)
-    case other(Operation)
+    case other(LogOperation)
 
-    /// Whether the operation adds a job, as ``Operation/enqueuesJob``.
+    /// Whether the operation adds a job, as ``LogOperation/enqueuesJob``.
     var enqueuesJob: Bool {
         if case .enqueue = self { return true }
         return false
     }
 
-    /// The id of the job the operation changes ("" for none), as ``Operation/jobID``.
+    /// The id of the job the operation changes ("" for none), as ``LogOperation/jobID``.
     var jobID: String {
         switch self {
         case .enqueue(let new): return new.id

@@ -101,7 +101,7 @@ enum TransactionCodec {
         return writer.bytes
     }
 
-    private static func encode(_ operation: Operation, into writer: inout ByteWriter) {
+    private static func encode(_ operation: LogOperation, into writer: inout ByteWriter) {
         switch operation {
         case .enqueue:
             preconditionFailure("an enqueue is encoded from its payload bytes, as PlannedOperation.enqueue")
@@ -180,9 +180,9 @@ enum TransactionCodec {
     /// Decodes a body. `fileSequence` and `bodyOffset` say where the body lies
     /// in the log, so that enqueues can record where their payload is.
     static func decode(_ body: UnsafeRawBufferPointer, fileSequence: UInt64,
-                       bodyOffset: Int64) throws(Failure) -> [Operation] {
+                       bodyOffset: Int64) throws(Failure) -> [LogOperation] {
         var decoder = try BodyDecoder(body, fileSequence: fileSequence, bodyOffset: bodyOffset)
-        var operations: [Operation] = []
+        var operations: [LogOperation] = []
         operations.reserveCapacity(decoder.count)
         while let operation = try decoder.next() { operations.append(operation) }
         return operations
@@ -221,7 +221,7 @@ enum TransactionCodec {
         }
 
         /// The next operation; `nil` after the last one, once no byte is left after it.
-        mutating func next() throws(Failure) -> Operation? {
+        mutating func next() throws(Failure) -> LogOperation? {
             guard decoded < count else {
                 guard reader.isAtEnd else { throw Failure.malformed("\(reader.remaining) bytes after the last operation") }
                 return nil
@@ -229,7 +229,7 @@ enum TransactionCodec {
             let version = self.version, fileSequence = self.fileSequence, bodyOffset = self.bodyOffset
             var reader = self.reader
             defer { self.reader = reader }
-            let operation = try TransactionCodec.failures { () throws -> Operation in
+            let operation = try TransactionCodec.failures { () throws -> LogOperation in
                 try decodeOperation(&reader, fileSequence: fileSequence, bodyOffset: bodyOffset)
             }
             let needed = minimumBodyVersion(of: operation)
@@ -256,7 +256,7 @@ enum TransactionCodec {
     }
 
     private static func decodeOperation(_ reader: inout ByteReader, fileSequence: UInt64,
-                                        bodyOffset: Int64) throws -> Operation {
+                                        bodyOffset: Int64) throws -> LogOperation {
         let rawOpcode = try reader.readUInt8()
         guard let opcode = Opcode(rawValue: rawOpcode) else { throw Failure.malformed("unknown opcode \(rawOpcode)") }
         switch opcode {

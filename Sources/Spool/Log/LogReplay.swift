@@ -72,7 +72,7 @@ struct LogReplay {
     }
 
     /// Replays every file. `inspect` sees each record's operations before they are applied.
-    func run(inspect: ((_ path: String, _ offset: Int, _ lsn: UInt64, _ operations: [Operation]) -> Void)? = nil)
+    func run(inspect: ((_ path: String, _ offset: Int, _ lsn: UInt64, _ operations: [LogOperation]) -> Void)? = nil)
         throws -> Outcome {
         var result = Outcome()
         var files = try Self.logFiles(in: directory, fileSystem: fileSystem)
@@ -209,7 +209,7 @@ struct LogReplay {
             guard case .success(let found) = RecordFrame.parse(raw, at: start, seed: RecordFrame.checksumSeed(instanceID: header.instanceID)) else {
                 return false
             }
-            let operations: [Operation]
+            let operations: [LogOperation]
             do {
                 operations = try TransactionCodec.decode(UnsafeRawBufferPointer(rebasing: raw[found.bodyRange]),
                                                          fileSequence: logFile.sequence,
@@ -239,7 +239,7 @@ struct LogReplay {
     ///   - isLast: The file is the last one read: writing resumes in it.
     ///   - mayEndTorn: Damage at its end may be a torn tail (only the directory's last file).
     private func replayFile(_ logFile: LogFile, isLast: Bool, mayEndTorn: Bool, into result: inout Outcome,
-                            inspect: ((String, Int, UInt64, [Operation]) -> Void)?) throws {
+                            inspect: ((String, Int, UInt64, [LogOperation]) -> Void)?) throws {
         let file = try fileSystem.openFile(at: logFile.path, mode: .readOnly)
         defer { file.close() }
         try file.withContents { raw in
@@ -343,7 +343,7 @@ struct LogReplay {
 
     private func applyRecord(_ found: RecordFrame.Found, in raw: UnsafeRawBufferPointer, file: LogFile,
                              into result: inout Outcome,
-                             inspect: ((String, Int, UInt64, [Operation]) -> Void)?) throws {
+                             inspect: ((String, Int, UInt64, [LogOperation]) -> Void)?) throws {
         let body = UnsafeRawBufferPointer(rebasing: raw[found.bodyRange])
         var decoder: TransactionCodec.BodyDecoder
         do {
@@ -368,7 +368,7 @@ struct LogReplay {
             } else {
                 // Salvage skips a record that does not decode whole, before applying any of it;
                 // inspection sees each record's operations before they are applied.
-                var operations: [Operation] = []
+                var operations: [LogOperation] = []
                 operations.reserveCapacity(decoder.count)
                 while let operation = try decoder.next() { operations.append(operation) }
                 inspect?(file.path, found.offset, found.header.lsn, operations)
@@ -390,7 +390,7 @@ struct LogReplay {
     }
 
     /// Applies a decoded record's operations in order; in salvage mode one that does not apply is skipped.
-    private func applyEach(_ operations: [Operation], of found: RecordFrame.Found, file: LogFile,
+    private func applyEach(_ operations: [LogOperation], of found: RecordFrame.Found, file: LogFile,
                                 into result: inout Outcome) throws(SpoolError) {
         for operation in operations {
             do {

@@ -6,7 +6,7 @@ extension QueueState {
     }
 
     /// One step of a committed migration.
-    mutating func applyMigrationStep(_ step: Operation) throws(Refusal) {
+    mutating func applyMigrationStep(_ step: LogOperation) throws(Refusal) {
         switch step {
         case .migrationRemove(let id):
             guard let job = jobs[id] else { throw .noSuchJob(id: id, action: .migrationRemove) }

@@ -109,7 +109,7 @@ extension QueueState {
     /// The rule `operation` must meet in the state as it is, without changing it: what
     /// ``apply(_:)`` would refuse it for, or `nil` when apply takes it. The engine checks the first
     /// operation of every record with it before the record is written.
-    func refusal(of operation: Operation) -> Refusal? {
+    func refusal(of operation: LogOperation) -> Refusal? {
         do {
             try check(operation)
             return nil
@@ -118,7 +118,7 @@ extension QueueState {
         }
     }
 
-    private func check(_ operation: Operation) throws(Refusal) {
+    private func check(_ operation: LogOperation) throws(Refusal) {
         switch operation {
         case .enqueue(let op):
             _ = try checkEnqueue(id: op.id, idHash: JobTable.hash(of: op.id), dependencies: op.options.dependencies,

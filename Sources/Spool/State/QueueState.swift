@@ -49,7 +49,7 @@ struct QueueState: Sendable {
 
     struct PendingMigration: Sendable {
         var number: UInt64
-        var steps: [Operation]
+        var steps: [LogOperation]
     }
 
     /// Prerequisite id → the jobs whose ``StoredJob/waitingFor`` names it (derived from the jobs).
@@ -68,7 +68,7 @@ struct QueueState: Sendable {
     // MARK: Applying operations
 
     /// Applies one operation, or changes nothing and throws when it does not fit.
-    mutating func apply(_ operation: Operation) throws(Refusal) {
+    mutating func apply(_ operation: LogOperation) throws(Refusal) {
         if pendingMigration != nil, !operation.continuesMigration {
             // Only a crash in the middle of a migration leaves one pending: it never happened.
             pendingMigration = nil
@@ -208,7 +208,7 @@ struct QueueState: Sendable {
         jobs[job.id] = nil
     }
 
-    private mutating func applyEnqueue(_ op: Operation.Enqueue) throws(Refusal) {
+    private mutating func applyEnqueue(_ op: LogOperation.Enqueue) throws(Refusal) {
         let idHash = JobTable.hash(of: op.id)
         // Prerequisites: a succeeded one is satisfied; an unfinished one blocks the job; a failed or
         // cancelled one cancels it at once (it can never run, as WorkManager does).

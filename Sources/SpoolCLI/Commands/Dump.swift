@@ -41,7 +41,7 @@ enum DumpCommand {
     }
 
     /// An operation as a JSON object: `op`, `id`, then its fields in recorded order.
-    private static func json(_ operation: LogOperation) -> JSONValue {
+    private static func json(_ operation: LogOperationSummary) -> JSONValue {
         let fields = operation.fields.map { field -> (key: String, value: JSONValue) in
             switch field.value {
             case .string(let text): return (field.name, .string(text))

@@ -8,7 +8,7 @@ import Testing
     private func configuration(_ clock: ManualClock, retention: TimeInterval = 0,
                                auto: AutoCompaction? = AutoCompaction(minimumLogBytes: 16 << 10, obsoleteRatio: 1)) -> Configuration {
         var configuration = testConfiguration(clock: clock)
-        configuration.segmentSize = 4096
+        configuration.logFileSize = 4096
         configuration.preallocationChunk = 4096
         configuration.retention = retention
         configuration.autoCompaction = auto

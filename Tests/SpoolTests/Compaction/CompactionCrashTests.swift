@@ -9,7 +9,7 @@ import Testing
         var configuration = Configuration()
         configuration.clock = ManualClock()
         configuration.fileSystem = disk
-        configuration.segmentSize = 400
+        configuration.logFileSize = 400
         configuration.preallocationChunk = 4096
         configuration.retention = 10
         configuration.runningJobsAtOpen = .keepUnexpiredLeases

@@ -6,7 +6,7 @@ import Testing
 @Suite struct CompactionTests {
     private func configuration(_ clock: ManualClock) -> Configuration {
         var configuration = testConfiguration(clock: clock)
-        configuration.segmentSize = 4096
+        configuration.logFileSize = 4096
         configuration.preallocationChunk = 4096
         configuration.runningJobsAtOpen = .keepUnexpiredLeases
         configuration.retryPolicy = .table([5, 10], maxAttempts: 3)
@@ -166,7 +166,7 @@ import Testing
         defer { temporary.cleanup() }
         let clock = ManualClock()
         var configuration = configuration(clock)
-        configuration.segmentSize = 2048
+        configuration.logFileSize = 2048
         let queue = try JobQueue(directory: temporary.queue, configuration: configuration)
         let failures = Locked<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 4) { worker in

@@ -251,7 +251,7 @@ import Testing
             return try directory.inspect(mode: .strict, visit: { path, offset, lsn, operations in
                 // As `spool dump` prints it.
                 let record = LogRecordSummary(path: path, offset: Int64(offset), lsn: lsn,
-                                              operations: operations.map(LogOperation.init))
+                                              operations: operations.map(LogOperationSummary.init))
                 _ = DumpCommand.json(record).rendered
                 described += record.operations.count
             }) { result in

@@ -126,10 +126,10 @@ extension FormatDocumentTests {
     /// `abandon` finishes a job as failed, so the chain rule cancels the jobs waiting for it; a
     /// `migrate_job` step that makes a prerequisite succeeded releases them.
     @Test func abandonAndMigrateJobApplyTheChainRule() throws {
-        func enqueue(_ id: String, after prerequisites: [String] = []) -> Spool.Operation {
+        func enqueue(_ id: String, after prerequisites: [String] = []) -> Spool.LogOperation {
             var options = EnqueueOptions()
             options.dependencies = prerequisites
-            return .enqueue(Spool.Operation.Enqueue(id: id, kind: "k", payload: PayloadLocation(fileSequence: 1, offset: 0, length: 0, checksum: 0),
+            return .enqueue(Spool.LogOperation.Enqueue(id: id, kind: "k", payload: PayloadLocation(fileSequence: 1, offset: 0, length: 0, checksum: 0),
                                               priority: 0, createdAt: 10, runAt: 10, maxAttempts: 1, uniqueKey: nil,
                                               options: options))
         }
@@ -147,7 +147,7 @@ extension FormatDocumentTests {
         var image = MigratedJob(try #require(state.jobs["p"]))
         image.state = .succeeded
         image.finishedAt = 60
-        for operation: Spool.Operation in [.migrationBegin(number: 1, at: 60), .migrateJob(image), .migrationCommit(number: 1)] {
+        for operation: Spool.LogOperation in [.migrationBegin(number: 1, at: 60), .migrateJob(image), .migrationCommit(number: 1)] {
             try migrated.apply(operation)
         }
         #expect(migrated.jobs["p"]?.state == .succeeded)

@@ -130,7 +130,7 @@ import Testing
     ]
 
     /// The opcode an operation is written with (FORMAT.md, *Operations*).
-    static func opcode(_ operation: Spool.Operation) -> Int {
+    static func opcode(_ operation: Spool.LogOperation) -> Int {
         switch operation {
         case .enqueue(let op): return op.options.isEmpty ? 1 : 14
         case .claim: return 2
@@ -159,7 +159,7 @@ import Testing
     private struct Contents {
         var opcodes: Set<Int> = []
         /// Per record: its operations.
-        var records: [[Spool.Operation]] = []
+        var records: [[Spool.LogOperation]] = []
     }
 
     private func contentsOfLog(_ directory: String) throws -> (Contents, LogReplay.Outcome) {

@@ -31,7 +31,7 @@ import Testing
     }
 
     /// The decoding of `body`: its operations, or why it is malformed.
-    static func decode(_ body: [UInt8]) -> Result<[Spool.Operation], TransactionCodec.Failure> {
+    static func decode(_ body: [UInt8]) -> Result<[Spool.LogOperation], TransactionCodec.Failure> {
         body.withUnsafeBytes { raw in
             Result { () throws(TransactionCodec.Failure) in try TransactionCodec.decode(raw, fileSequence: 1, bodyOffset: 0) }
         }

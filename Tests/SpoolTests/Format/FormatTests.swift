@@ -104,7 +104,7 @@ import Testing
         let enqueue = NewEnqueue(id: "job-1", kind: "upload", payload: Data("héllo".utf8), priority: -3,
                                  createdAt: 1_800_000_000_123, runAt: 1_800_000_005_000, maxAttempts: 5,
                                  uniqueKey: "photo:42")
-        let others: [Spool.Operation] = [
+        let others: [Spool.LogOperation] = [
             .claim(.init(id: "job-1", token: 0xDEAD_BEEF_0000_0001, claimedAt: 5, expiresAt: 300_005,
                          monotonicExpiry: 1 << 40, bootID: "boot-a")),
             .renewLease(id: "job-1", token: 9, expiresAt: 10, monotonicExpiry: 11),

@@ -150,11 +150,11 @@ import Testing
     /// Every public call declared on ``JobQueue`` in the library's sources is either a mutator the
     /// test above checks or one of ``notChanges``: a new mutator cannot go unchecked.
     @Test func everyPublicCallOfJobQueueIsClassified() throws {
-        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../Sources/Spool").standardized
+        let sources = URL(fileURLWithPath: packageRoot() + "/Sources/Spool")
         let files = try #require(FileManager.default.enumerator(atPath: sources.path)).compactMap { $0 as? String }
             .filter { $0.hasSuffix(".swift") }
         var declared: [String] = []
+        #expect(!files.isEmpty, "no sources found under \(sources.path)")
         for file in files {
             let text = try String(contentsOfFile: sources.path + "/" + file, encoding: .utf8)
             declared += Self.jobQueueCalls(in: text)

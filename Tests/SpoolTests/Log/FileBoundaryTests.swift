@@ -111,7 +111,7 @@ import Testing
             var configuration = Configuration()
             configuration.clock = ManualClock()
             configuration.fileSystem = disk
-            configuration.segmentSize = 300
+            configuration.logFileSize = 300
             configuration.preallocationChunk = 4096
             return configuration
         }
@@ -162,7 +162,7 @@ import Testing
     static func rolledOverQueue(_ directory: String) throws -> UInt64 {
         var configuration = Self.configuration()
         configuration.createIfMissing = true
-        configuration.segmentSize = 300
+        configuration.logFileSize = 300
         let queue = try JobQueue(directory: directory, configuration: configuration)
         for index in 0..<8 { _ = try queue.enqueue(NewJob(kind: "k", payload: Data(repeating: UInt8(index), count: 60), id: JobID("j\(index)"))) }
         try queue.engine.lockedRollOver()

@@ -155,7 +155,7 @@ import Testing
         let temp = TemporaryDirectory()
         defer { temp.cleanup() }
         var configuration = testConfiguration()
-        configuration.segmentSize = 4096
+        configuration.logFileSize = 4096
         configuration.autoCompaction = nil
         let queue = try JobQueue(directory: temp.queue, configuration: configuration)
         defer { try? queue.close() }

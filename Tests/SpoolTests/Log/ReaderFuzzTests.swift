@@ -13,7 +13,7 @@ import Testing
     private static func makeLog() throws -> (bytes: [UInt8], prefixes: [[String: StoredJob]]) {
         let run = SimulationRun()
         // One log file: no roll-over, no compaction.
-        run.segmentSize = 1 << 30
+        run.logFileSize = 1 << 30
         run.open()
         var generator = SeededGenerator(seed: 77)
         for op in WorkloadOp.random(count: 60, using: &generator) where op.description != "reopen" && op.description != "compact" {

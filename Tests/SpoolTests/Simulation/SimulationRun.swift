@@ -105,8 +105,8 @@ final class SimulationRun {
     private(set) var violations: [String] = []
     /// Crash states recovered and checked.
     private(set) var statesChecked = 0
-    /// The log's segment size: small, so that workloads roll over to new files often and crashes hit roll-overs.
-    var segmentSize: Int64 = 400
+    /// The log's log file size: small, so that workloads roll over to new files often and crashes hit roll-overs.
+    var logFileSize: Int64 = 400
     /// Compactions that completed.
     private(set) var compactions = 0
     /// Acknowledged operations that exercised the body version 3 semantics: jobs enqueued blocked or
@@ -135,7 +135,7 @@ final class SimulationRun {
         configuration.leaseDuration = 100_000_000
         // Small chunks: the log still grows by preallocation, and crash images stay small.
         configuration.preallocationChunk = 4096
-        configuration.segmentSize = segmentSize
+        configuration.logFileSize = logFileSize
         // Nothing is old enough to expire: compaction must keep the model's state exactly.
         configuration.retention = 1e9
         // Leases never expire in a simulation, so a recovered running job must still be running.

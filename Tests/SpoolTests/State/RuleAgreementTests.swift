@@ -43,7 +43,7 @@ import Testing
             let now = Millis.from(clock.now())
             // The operations the request would write, built from the state before it, when the engine
             // would write any; `nil` for requests whose records are not judged here (claims, reclaims).
-            var written: [Spool.Operation]?
+            var written: [Spool.LogOperation]?
             var issuedLease = false
             let choice = random(0..<100)
             let outcome: Result<Void, SpoolError>
@@ -72,7 +72,7 @@ import Testing
                 case 24..<32:
                     // A batch whose later jobs wait for earlier ones (or for jobs that may not exist).
                     var jobs: [NewJob] = []
-                    var operations: [Spool.Operation] = []
+                    var operations: [Spool.LogOperation] = []
                     for _ in 0..<random(1..<5) {
                         let id = newID()
                         let dependencies = random(0..<2) == 0 ? [someID()] : []
@@ -117,7 +117,7 @@ import Testing
                 case 83..<88:
                     // Delete: the unfinished dependents' cancels first, then the delete.
                     let id = someID()
-                    var operations: [Spool.Operation] = []
+                    var operations: [Spool.LogOperation] = []
                     if before.jobs[id] != nil {
                         let waiting = before.unfinishedDirectDependents(of: id)
                         let reached = before.unfinishedDependents(of: waiting)

@@ -32,11 +32,11 @@ enum FormatFixture {
     static let start = Date(timeIntervalSince1970: 1_800_000_000)
 
     /// The configuration the generator writes with and the test opens with: no background
-    /// compaction, tiny segments, no preallocation (small files), running jobs kept.
+    /// compaction, tiny log files, no preallocation (small files), running jobs kept.
     static func configuration(clock: ManualClock) -> Configuration {
         var configuration = Configuration()
         configuration.clock = clock
-        configuration.segmentSize = 1024
+        configuration.logFileSize = 1024
         configuration.preallocationChunk = 0
         configuration.autoCompaction = nil
         configuration.retention = 3600
@@ -72,7 +72,7 @@ enum FormatFixture {
         clock.advance(by: 7200)
         _ = try queue.compact()
 
-        // After the snapshot, over several segments.
+        // After the snapshot, over several log files.
         step()
         _ = try queue.enqueue(NewJob(kind: "resize", payload: Data((0..<1500).map { UInt8(truncatingIfNeeded: $0 &* 7) }),
                                      id: "resize-1"))

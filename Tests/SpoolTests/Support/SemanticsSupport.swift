@@ -66,6 +66,6 @@ func bodyVersions(_ directory: String) throws -> [UInt8] {
 func recordOperationNames(_ directory: String) throws -> [[String]] {
     try recordBodies(directory).map { record in
         try record.body.withUnsafeBytes { try TransactionCodec.decode($0, fileSequence: record.fileSequence, bodyOffset: 0) }
-            .map { LogOperation($0).name }
+            .map { LogOperationSummary($0).name }
     }
 }

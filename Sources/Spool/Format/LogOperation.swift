@@ -3,7 +3,7 @@
 /// Times are milliseconds since 1970 UTC. Every value the state change needs
 /// (a deadline, a lease token) is decided by the caller and recorded here, so
 /// applying an operation reads neither the clock nor the disk.
-enum Operation: Equatable, Sendable {
+enum LogOperation: Equatable, Sendable {
     case enqueue(Enqueue)
     case claim(Claim)
     case renewLease(id: String, token: UInt64, expiresAt: Int64, monotonicExpiry: UInt64)
@@ -86,7 +86,7 @@ enum Operation: Equatable, Sendable {
     }
 }
 
-extension Operation {
+extension LogOperation {
     /// Whether the operation belongs inside a pending migration (a step or its commit).
     var continuesMigration: Bool {
         switch self {

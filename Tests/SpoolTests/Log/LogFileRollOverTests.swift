@@ -2,11 +2,11 @@ import Foundation
 import Testing
 @_spi(Benchmarks) @testable import Spool
 
-/// The log rolls over to new files past the segment size; a reopen reads them all.
-@Suite struct SegmentTests {
+/// The log rolls over to new files past the log file size; a reopen reads them all.
+@Suite struct LogFileRollOverTests {
     private func configuration(_ clock: ManualClock) -> Configuration {
         var configuration = testConfiguration(clock: clock)
-        configuration.segmentSize = 2048
+        configuration.logFileSize = 2048
         configuration.preallocationChunk = 4096
         return configuration
     }
@@ -16,7 +16,7 @@ import Testing
             .compactMap(QueueDirectoryLayout.logSequence(fromFileName:)).sorted()
     }
 
-    @Test func rollOverAcrossManySegmentsThenReopen() throws {
+    @Test func rollOverAcrossManyLogFilesThenReopen() throws {
         let temporary = TemporaryDirectory()
         defer { temporary.cleanup() }
         let clock = ManualClock()
@@ -35,7 +35,7 @@ import Testing
         let sequences = try logSequences(temporary.queue)
         #expect(sequences.count > 10, "files: \(sequences)")
         #expect(sequences == Array(1...UInt64(sequences.count)))
-        // Every file but the last is at most one record past the segment size, preallocation cut off.
+        // Every file but the last is at most one record past the log file size, preallocation cut off.
         for sequence in sequences.dropLast() {
             let size = try readFile(temporary.queue + "/" + QueueDirectoryLayout.logFileName(sequence: sequence)).count
             #expect(size < 2048 + 1024, "file \(sequence) is \(size) bytes")
@@ -93,7 +93,7 @@ import Testing
         let disk = SimulatedDisk()
         var configuration = configuration(ManualClock())
         configuration.fileSystem = disk
-        configuration.segmentSize = 300
+        configuration.logFileSize = 300
         let queue = try JobQueue(directory: "/q", configuration: configuration)
         defer { try? queue.close() }
         for index in 0..<40 {

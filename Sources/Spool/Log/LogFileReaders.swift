@@ -3,7 +3,7 @@
 /// again when needed. A handle is closed when its last user lets it go (a
 /// read in progress keeps its handle alive), so eviction never closes a file
 /// under a reader.
-final class SegmentReaders: @unchecked Sendable {
+final class LogFileReaders: @unchecked Sendable {
     // @unchecked: `handles` and `order` are guarded by `lock`.
 
     /// How many handles stay open.
