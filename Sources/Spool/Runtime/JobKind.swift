@@ -74,7 +74,7 @@ extension JobQueue {
     /// let id = try queue.enqueue(UploadPhoto(path: path))
     /// ```
     ///
-    /// The other arguments and the errors are those of ``enqueue(_:)-(NewJob)``,
+    /// The other arguments and the errors are those of ``JobQueue/enqueue(_:)-6of7x``,
     /// plus ``SpoolError/Code/invalidArgument`` when the parameters cannot be encoded.
     @discardableResult
     public func enqueue<Parameters: JobKind>(_ parameters: Parameters, id: JobID? = nil, priority: Int = 0,
