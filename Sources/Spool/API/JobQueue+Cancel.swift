@@ -1,7 +1,7 @@
 extension JobQueue {
     /// Cancels every enqueued or running job of `kind`, and by the chain rule the jobs that
     /// depend on them, in one record. Running jobs' late results are discarded (their
-    /// ``complete(_:)-(Lease)`` throws ``SpoolError/Code/leaseLost``).
+    /// ``complete(_:)-rpzo`` throws ``SpoolError/Code/leaseLost``).
     ///
     /// - Returns: The jobs this cancelled (including dependents), in enqueue order; empty when none was unfinished.
     @discardableResult
@@ -9,7 +9,7 @@ extension JobQueue {
         try engine.durably { try $0.cancel { $0.kind == kind } }.map(Job.init)
     }
 
-    /// Cancels every unfinished job of `kind`. See ``cancel(kind:)-(String)``.
+    /// Cancels every unfinished job of `kind`. See ``cancel(kind:)-8a730``.
     @discardableResult
     public func cancel(kind: String) async throws -> [Job] {
         try await engine.durably { try $0.cancel { $0.kind == kind } }.map(Job.init)
@@ -25,7 +25,7 @@ extension JobQueue {
         try engine.durably { try $0.cancel(uniqueKey: key) }.map(Job.init)
     }
 
-    /// Cancels the unfinished jobs carrying unique key `key`. See ``cancel(uniqueKey:)-(String)``.
+    /// Cancels the unfinished jobs carrying unique key `key`. See ``cancel(uniqueKey:)-66598``.
     @discardableResult
     public func cancel(uniqueKey key: String) async throws -> [Job] {
         try await engine.durably { try $0.cancel(uniqueKey: key) }.map(Job.init)

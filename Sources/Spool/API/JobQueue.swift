@@ -9,15 +9,17 @@ import Dispatch
 /// callers share syncs (group commit).
 ///
 /// ```swift
-/// let queue = try JobQueue(directory: documents + "/jobs")
-/// let id = try await queue.enqueue(NewJob(kind: "upload", payload: Data(photoPath.utf8)))
-/// if let lease = try await queue.claim() {
+/// let queue = try JobQueue(directory: appSupport + "/jobs")
+/// try await queue.enqueue(NewJob(kind: "upload-photo", payload: Data(photoPath.utf8)))
+/// if let lease = try await queue.claim(kind: "upload-photo") {
 ///     do {
-///         try await upload(lease.payload, idempotencyKey: lease.job.id)
-///         try await queue.complete(lease)
+///         // The job's id is stable across retries: the server's idempotency key.
+///         try await upload(String(decoding: lease.payload, as: UTF8.self), idempotencyKey: lease.job.id.rawValue)
 ///     } catch {
-///         try await queue.fail(lease, error: "\(error)")
+///         try await queue.fail(lease, error: "\(error)")   // retried after the backoff delay
+///         return
 ///     }
+///     try await queue.complete(lease)
 /// }
 /// ```
 ///
@@ -58,7 +60,7 @@ public final class JobQueue: Sendable {
     }
 
     /// Waits for every change to be durable, then releases the directory. Later calls throw ``SpoolError/Code/closed``.
-    /// A compaction under way (automatic, or another caller's ``compact()``) gives its snapshot up and
+    /// A compaction under way (automatic, or another caller's ``compact()-9yby2``) gives its snapshot up and
     /// throws ``SpoolError/Code/closed``; the directory is released only once it has stopped.
     public func close() throws { try engine.close() }
 
@@ -78,7 +80,7 @@ public final class JobQueue: Sendable {
         try engine.durably { try $0.enqueue(job) }
     }
 
-    /// Adds a job and returns its id once the job is durable. See ``enqueue(_:)-(NewJob)``.
+    /// Adds a job and returns its id once the job is durable. See ``enqueue(_:)-6of7x``.
     @discardableResult
     public func enqueue(_ job: NewJob) async throws -> JobID {
         try await engine.durably { try $0.enqueue(job) }
@@ -111,7 +113,7 @@ public final class JobQueue: Sendable {
         try engine.durably { try $0.enqueue(contentsOf: jobs) }
     }
 
-    /// Adds many jobs in one record, all or nothing. See ``enqueue(contentsOf:)-([NewJob])``.
+    /// Adds many jobs in one record, all or nothing. See ``enqueue(contentsOf:)-84e97``.
     @discardableResult
     public func enqueue(contentsOf jobs: [NewJob]) async throws -> [JobID] {
         try await engine.durably { try $0.enqueue(contentsOf: jobs) }
@@ -132,7 +134,7 @@ public final class JobQueue: Sendable {
         try engine.durably { try $0.claim(kind: kind, leaseDuration: leaseDuration) }.map(makeLease)
     }
 
-    /// Takes the best due job under a lease. See ``claim(kind:leaseDuration:)-(String?,TimeInterval?)``.
+    /// Takes the best due job under a lease. See ``claim(kind:leaseDuration:)-71nvp``.
     public func claim(kind: String? = nil, leaseDuration: TimeInterval? = nil) async throws -> Lease? {
         try await engine.durably { try $0.claim(kind: kind, leaseDuration: leaseDuration) }.map(makeLease)
     }
@@ -159,13 +161,13 @@ public final class JobQueue: Sendable {
         renewed(lease, try engine.durably { try $0.renew(id: lease.job.id, token: lease.token, issued: true, duration: duration) })
     }
 
-    /// Extends a lease. See ``renew(_:for:)-(Lease,TimeInterval?)``.
+    /// Extends a lease. See ``renew(_:for:)-7h1s0``.
     @discardableResult
     public func renew(_ lease: Lease, for duration: TimeInterval? = nil) async throws -> Lease {
         try await renewRecorded(lease, for: duration).lease
     }
 
-    /// Extends a lease, as ``renew(_:for:)-(Lease,TimeInterval?)``, and returns with it the LSN
+    /// Extends a lease, as ``renew(_:for:)-7h1s0``, and returns with it the LSN
     /// of the renewal's record: of two renewals of one lease that overlap (the runtime's and a
     /// handler's), the one with the later record is the lease the job holds.
     func renewRecorded(_ lease: Lease, for duration: TimeInterval?) async throws -> (lease: Lease, lsn: UInt64) {
@@ -193,7 +195,7 @@ public final class JobQueue: Sendable {
         Job(try engine.durably { try $0.complete(id: lease.job.id, token: lease.token, issued: true) })
     }
 
-    /// Records that the leased job succeeded. See ``complete(_:)-(Lease)``.
+    /// Records that the leased job succeeded. See ``complete(_:)-rpzo``.
     @discardableResult
     public func complete(_ lease: Lease) async throws -> Job {
         Job(try await engine.durably { try $0.complete(id: lease.job.id, token: lease.token, issued: true) })
@@ -204,13 +206,13 @@ public final class JobQueue: Sendable {
     /// - Throws: ``SpoolError/Code/leaseLost`` when the job is not running under `token` (any
     ///   more); ``SpoolError/Code/jobNotFound`` when no job has the id — given an id and a token
     ///   alone, the queue cannot tell an id it never had from a job removed since (deleted, expired
-    ///   or migrated away), which ``complete(_:)-(Lease)`` reports as `leaseLost`.
+    ///   or migrated away), which ``complete(_:)-rpzo`` reports as `leaseLost`.
     @discardableResult
     public func complete(_ id: JobID, token: LeaseToken) throws -> Job {
         Job(try engine.durably { try $0.complete(id: id, token: token, issued: false) })
     }
 
-    /// Records that job `id`, leased under `token`, succeeded. See ``complete(_:token:)-(JobID,LeaseToken)``.
+    /// Records that job `id`, leased under `token`, succeeded. See ``complete(_:token:)-9sowh``.
     @discardableResult
     public func complete(_ id: JobID, token: LeaseToken) async throws -> Job {
         Job(try await engine.durably { try $0.complete(id: id, token: token, issued: false) })
@@ -231,7 +233,7 @@ public final class JobQueue: Sendable {
         Job(try engine.durably { try $0.fail(id: lease.job.id, token: lease.token, issued: true, error: error, terminal: terminal) })
     }
 
-    /// Records that the leased attempt failed. See ``fail(_:error:terminal:)-(Lease,String,Bool)``.
+    /// Records that the leased attempt failed. See ``fail(_:error:terminal:)-5uw4e``.
     @discardableResult
     public func fail(_ lease: Lease, error: String, terminal: Bool = false) async throws -> Job {
         Job(try await engine.durably { try $0.fail(id: lease.job.id, token: lease.token, issued: true, error: error, terminal: terminal) })
@@ -241,13 +243,13 @@ public final class JobQueue: Sendable {
     ///
     /// - Throws: ``SpoolError/Code/leaseLost`` when the job is not running under `token` (any
     ///   more); ``SpoolError/Code/jobNotFound`` when no job has the id (an id and a token alone
-    ///   cannot show that the job existed; ``fail(_:error:terminal:)-(Lease,String,Bool)`` says `leaseLost`).
+    ///   cannot show that the job existed; ``fail(_:error:terminal:)-5uw4e`` says `leaseLost`).
     @discardableResult
     public func fail(_ id: JobID, token: LeaseToken, error: String, terminal: Bool = false) throws -> Job {
         Job(try engine.durably { try $0.fail(id: id, token: token, issued: false, error: error, terminal: terminal) })
     }
 
-    /// Records that the attempt of job `id`, leased under `token`, failed. See ``fail(_:token:error:terminal:)-(JobID,LeaseToken,String,Bool)``.
+    /// Records that the attempt of job `id`, leased under `token`, failed. See ``fail(_:token:error:terminal:)-9lkch``.
     @discardableResult
     public func fail(_ id: JobID, token: LeaseToken, error: String, terminal: Bool = false) async throws -> Job {
         Job(try await engine.durably { try $0.fail(id: id, token: token, issued: false, error: error, terminal: terminal) })
@@ -263,7 +265,7 @@ public final class JobQueue: Sendable {
         try engine.durably { try $0.reclaimExpiredLeases() }
     }
 
-    /// Reclaims running jobs whose lease has expired. See ``reclaimExpiredLeases()-()``.
+    /// Reclaims running jobs whose lease has expired. See ``reclaimExpiredLeases()-6vpkm``.
     @discardableResult
     public func reclaimExpiredLeases() async throws -> [JobID] {
         try await engine.durably { try $0.reclaimExpiredLeases() }
@@ -273,7 +275,7 @@ public final class JobQueue: Sendable {
 
     /// Cancels an enqueued or running job, and by the chain rule every unfinished job that
     /// depends on it, transitively (see ``NewJob/dependencies``). A running job's handler learns it when
-    /// its ``complete(_:)-(Lease)`` or ``fail(_:error:terminal:)-(Lease,String,Bool)``
+    /// its ``complete(_:)-rpzo`` or ``fail(_:error:terminal:)-5uw4e``
     /// throws ``SpoolError/Code/leaseLost``; its result is discarded. Cancelling a
     /// cancelled job changes nothing.
     ///
@@ -283,7 +285,7 @@ public final class JobQueue: Sendable {
         Job(try engine.durably { try $0.cancel(id) })
     }
 
-    /// Cancels an enqueued or running job. See ``cancel(_:)-(JobID)``.
+    /// Cancels an enqueued or running job. See ``cancel(_:)-2y36e``.
     @discardableResult
     public func cancel(_ id: JobID) async throws -> Job {
         Job(try await engine.durably { try $0.cancel(id) })
@@ -302,7 +304,7 @@ public final class JobQueue: Sendable {
         Job(try engine.durably { try $0.retry(id) })
     }
 
-    /// A person's retry with a full budget. See ``retry(_:)-(JobID)``.
+    /// A person's retry with a full budget. See ``retry(_:)-zzu9``.
     @discardableResult
     public func retry(_ id: JobID) async throws -> Job {
         Job(try await engine.durably { try $0.retry(id) })
@@ -314,7 +316,7 @@ public final class JobQueue: Sendable {
         Job(try engine.durably { try $0.reschedule(id, runAt: runAt) })
     }
 
-    /// Moves an enqueued job's due time. See ``reschedule(_:runAt:)-(JobID,Date)``.
+    /// Moves an enqueued job's due time. See ``reschedule(_:runAt:)-7y7qm``.
     @discardableResult
     public func reschedule(_ id: JobID, runAt: Date) async throws -> Job {
         Job(try await engine.durably { try $0.reschedule(id, runAt: runAt) })
@@ -326,7 +328,7 @@ public final class JobQueue: Sendable {
         try engine.durably { try $0.delete(id) }
     }
 
-    /// Removes a job in any state, cancelling its dependents. See ``delete(_:)-(JobID)``.
+    /// Removes a job in any state, cancelling its dependents. See ``delete(_:)-2mfds``.
     public func delete(_ id: JobID) async throws {
         try await engine.durably { try $0.delete(id) }
     }

@@ -15,14 +15,14 @@ public struct Configuration: Sendable {
     /// What open does with jobs that were running when the queue was last closed or the process died.
     public var runningJobsAtOpen: RunningJobsAtOpen = .reclaim
     /// How long succeeded and cancelled jobs are kept after they finished, in
-    /// seconds: ``JobQueue/compact()`` drops older ones. Failed jobs are kept until deleted.
+    /// seconds: ``JobQueue/compact()-9yby2`` drops older ones. Failed jobs are kept until deleted.
     /// Not negative (infinity keeps them forever); a negative or NaN retention fails the open
     /// with ``SpoolError/Code/invalidArgument``.
     public var retention: TimeInterval = 24 * 3600
     /// The source of time. Inject a ``ManualClock`` in tests.
     public var clock: any SpoolClock = SystemClock()
     /// When the queue compacts itself in the background; `nil` turns automatic compaction off
-    /// (``JobQueue/compact()`` still works).
+    /// (``JobQueue/compact()-9yby2`` still works).
     public var autoCompaction: AutoCompaction? = AutoCompaction()
 
     /// The app's job migrations, applied at open in number order (see ``JobMigration``).
@@ -73,7 +73,7 @@ public struct Configuration: Sendable {
 /// so that finished jobs kept by ``Configuration/retention`` cannot make it compact over
 /// and over), one compaction starts on a background thread; writes go on meanwhile.
 /// A background compaction that fails leaves the queue refusing writes with
-/// ``SpoolError/Code/needsReopen``, as a failed ``JobQueue/compact()`` does.
+/// ``SpoolError/Code/needsReopen``, as a failed ``JobQueue/compact()-9yby2`` does.
 ///
 /// The ratio also bounds open: replay reads the last snapshot plus the records
 /// after it, and the trigger counts those records by what they cost to replay,
@@ -98,6 +98,8 @@ public struct AutoCompaction: Sendable, Equatable {
     /// How much obsolete data the log may hold, as a multiple of the live data.
     public var obsoleteRatio: Double
 
+    /// Sets when the log compacts by itself.
+    ///
     /// - Parameters:
     ///   - minimumLogBytes: The log never compacts by itself below this many bytes.
     ///   - obsoleteRatio: How much obsolete data the log may hold, as a multiple of the live data.

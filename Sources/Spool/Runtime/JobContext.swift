@@ -45,7 +45,7 @@ public struct JobContext: Sendable {
 
     /// Why a runner cancelled a handler's task.
     public enum CancellationReason: Sendable, Equatable, CustomStringConvertible {
-        /// The job was cancelled (``JobQueue/cancel(_:)-(JobID)``, a unique key replaced) or
+        /// The job was cancelled (``JobQueue/cancel(_:)-2y36e``, a unique key replaced) or
         /// deleted: the job ends `cancelled`, and the handler's result is discarded.
         case jobCancelled
         /// The lease was lost otherwise (reclaimed after expiring): the result is discarded.

@@ -49,8 +49,8 @@ extension JobKind {
 extension NewJob {
     /// Describes a job of a ``JobKind``: its kind, and its parameters encoded as the payload.
     ///
-    /// Use it to enqueue typed jobs in a batch with ``JobQueue/enqueue(contentsOf:)-([NewJob])``;
-    /// the other arguments are those of ``init(kind:payload:id:priority:runAt:delay:maxAttempts:uniqueKey:uniquePolicy:)``.
+    /// Use it to enqueue typed jobs in a batch with ``JobQueue/enqueue(contentsOf:)-84e97``;
+    /// the other arguments are those of ``init(kind:payload:id:priority:runAt:delay:maxAttempts:uniqueKey:uniquePolicy:dependencies:constraints:periodic:)``.
     ///
     /// - Throws: ``SpoolError/Code/invalidArgument`` when the parameters cannot be encoded.
     public init<Parameters: JobKind>(_ parameters: Parameters, id: JobID? = nil, priority: Int = 0,
@@ -74,7 +74,7 @@ extension JobQueue {
     /// let id = try queue.enqueue(UploadPhoto(path: path))
     /// ```
     ///
-    /// The other arguments and the errors are those of ``enqueue(_:)-(NewJob)``,
+    /// The other arguments and the errors are those of ``JobQueue/enqueue(_:)-6of7x``,
     /// plus ``SpoolError/Code/invalidArgument`` when the parameters cannot be encoded.
     @discardableResult
     public func enqueue<Parameters: JobKind>(_ parameters: Parameters, id: JobID? = nil, priority: Int = 0,

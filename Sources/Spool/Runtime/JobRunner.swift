@@ -24,7 +24,7 @@
 /// changes (an enqueue, a cancel, a retry), whichever comes first. It never
 /// polls: an idle runner does nothing at all.
 ///
-/// Cancelling a running job (``JobQueue/cancel(_:)-(JobID)``) cancels its
+/// Cancelling a running job (``JobQueue/cancel(_:)-2y36e``) cancels its
 /// handler's task; whatever the handler returns afterwards is discarded, and the
 /// job stays `cancelled`.
 ///

@@ -1,4 +1,4 @@
-/// What a ``JobQueue/compact()`` did.
+/// What a ``JobQueue/compact()-9yby2`` did.
 public struct CompactionReport: Sendable, Equatable {
     /// Bytes of the log files the snapshot replaced.
     public var bytesBefore: Int64

@@ -16,7 +16,7 @@ public enum UniquePolicy: String, Sendable, CaseIterable {
 ///
 /// ```swift
 /// let id = try await queue.enqueue(NewJob(kind: "upload", payload: Data(path.utf8),
-///                                         uniqueKey: "upload:\(path)", delay: 30))
+///                                         delay: 30, uniqueKey: "upload:\(path)"))
 /// ```
 public struct NewJob: Sendable {
     /// What the job does; a worker chooses its handler by kind. 1 to 200 UTF-8 bytes.
@@ -154,8 +154,8 @@ public struct Job: Sendable, Equatable, Identifiable {
 /// The right to work on a claimed job, until it expires or is given back.
 ///
 /// A lease is durable: it was recorded, with the attempt counted, before
-/// ``JobQueue/claim(kind:leaseDuration:)`` returned. Finish the work with
-/// ``JobQueue/complete(_:)`` or ``JobQueue/fail(_:error:terminal:)``; if the job was
+/// ``JobQueue/claim(kind:leaseDuration:)-71nvp`` returned. Finish the work with
+/// ``JobQueue/complete(_:)-rpzo`` or ``JobQueue/fail(_:error:terminal:)-5uw4e``; if the job was
 /// cancelled or the lease reclaimed meanwhile, those throw ``SpoolError/Code/leaseLost``.
 public struct Lease: Sendable, Equatable {
     /// The job as it was claimed (state `running`).

@@ -34,7 +34,7 @@ public enum JobState: String, Sendable, CaseIterable, Codable {
     case running
     /// Completed. Finished: its unique key is free again.
     case succeeded
-    /// Failed terminally or out of attempts; waits for a person (see ``JobQueue/retry(_:)``). Finished.
+    /// Failed terminally or out of attempts; waits for a person (see ``JobQueue/retry(_:)-zzu9``). Finished.
     case failed
     /// Cancelled; a late result from its handler is discarded. Finished.
     case cancelled

@@ -10,7 +10,7 @@
 /// fresh attempt budget and the occurrence number + 1. A crash cannot lose or
 /// double an occurrence. Missed boundaries are not made up: after a clock jump
 /// or a long suspension the overdue occurrence runs once, and the next one is
-/// the next window after that run. Only ``JobQueue/cancel(_:)`` (or delete) ends a
+/// the next window after that run. Only ``JobQueue/cancel(_:)-2y36e`` (or delete) ends a
 /// periodic job. Periodic jobs take no part in chains: they can neither have
 /// prerequisites nor be one.
 public struct PeriodicSchedule: Hashable, Sendable {
