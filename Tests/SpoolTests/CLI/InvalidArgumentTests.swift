@@ -2,9 +2,9 @@ import Foundation
 import Testing
 @_spi(RunnerEvents) @testable import Spool
 
-/// Bad arguments that trapped the process (precondition) now give a typed `invalidArgument`:
-/// retry policies (refused by the open that uses them), a runner's options and its registrations.
-@Suite struct ArgumentTrapTests {
+/// Bad arguments never trap the process: each is a typed `invalidArgument` — retry policies (refused by
+/// the open that uses them), configuration values, a runner's options and its registrations.
+@Suite struct InvalidArgumentTests {
     /// Policies the factories trapped on, each refused by the open, before the directory is touched.
     static let trappingPolicies: [(String, RetryPolicy)] = [
         ("empty table", .table([])),

@@ -2,9 +2,9 @@ import Foundation
 import Testing
 @_spi(RunnerEvents) @testable import Spool
 
-/// The runner in cases the other runtime suites do not reach: a lease it does not hold expiring, a
-/// running job's unique key replaced.
-@Suite struct RuntimeEdgeCaseTests {
+/// The runner meeting a change it did not make: a lease it does not hold expiring, a running job's
+/// unique key replaced by an enqueue.
+@Suite struct RunnerOutsideChangeTests {
     /// A job left running under a lease the runner does not hold — another process's claim kept at
     /// open by `runningJobsAtOpen = .keepUnexpiredLeases`, or a manual `claim` — can only come back by
     /// a claim after that lease expires. The runner must wake then: nothing else will (no record
