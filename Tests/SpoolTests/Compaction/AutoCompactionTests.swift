@@ -57,7 +57,7 @@ import Testing
         checkInvariants(live)
         #expect(live.enqueuedCount == 20)
         #expect(live.jobs.count < 100)  // plus the jobs finished since the last compaction
-        try queue.close()
+        try closeChecked(queue)
 
         let reopened = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
         defer { try? reopened.close() }
@@ -114,7 +114,7 @@ import Testing
         let bytes = queue.engine.currentLogBytes
         #expect(queue.engine.lock.withLock { queue.engine.recordsSinceSnapshot } == 10)
         #expect(queue.engine.lock.withLock { queue.engine.replayCost } == bytes + 10 * AutoCompaction.bytesPerRecord)
-        try queue.close()
+        try closeChecked(queue)
         // Replay counts what the live path counted.
         queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock, auto: quiet))
         #expect(queue.engine.lock.withLock { queue.engine.recordsSinceSnapshot } == 10)
@@ -124,10 +124,10 @@ import Testing
         let lease = try #require(try queue.claim())
         try queue.complete(lease)
         #expect(queue.engine.lock.withLock { queue.engine.recordsSinceSnapshot } == 2)
-        try queue.close()
+        try closeChecked(queue)
         queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock, auto: quiet))
         #expect(queue.engine.lock.withLock { queue.engine.recordsSinceSnapshot } == 2)
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func retainedFinishedJobsDoNotMakeItCompactOverAndOver() throws {
@@ -178,7 +178,7 @@ import Testing
         if let refused { #expect(refused.code == .needsReopen || refused.errno == EIO) }
         expectError(.needsReopen) { try queue.enqueue(NewJob(kind: "late", payload: Data())) }
         let live = queue.engine.stateSnapshot
-        try queue.close()
+        try closeChecked(queue)
 
         let reopened = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
         defer { try? reopened.close() }

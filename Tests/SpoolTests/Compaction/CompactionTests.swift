@@ -62,7 +62,7 @@ import Testing
         let late = try queue.enqueue(NewJob(kind: "a", payload: Data("late".utf8)))
         #expect(queue.engine.stateSnapshot.jobs[late.rawValue]!.sequence == before.nextSequence)
         let live = queue.engine.stateSnapshot
-        try queue.close()
+        try closeChecked(queue)
 
         let reopened = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
         defer { try? reopened.close() }
@@ -94,7 +94,7 @@ import Testing
         let third = try queue.compact()
         #expect(try logSequences(temporary.queue) == [third.snapshotFile, third.snapshotFile + 1])
         let live = queue.engine.stateSnapshot
-        try queue.close()
+        try closeChecked(queue)
         let reopened = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
         defer { try? reopened.close() }
         #expect(comparableJobs(reopened.engine.stateSnapshot) == comparableJobs(live))
@@ -132,7 +132,7 @@ import Testing
         #expect(queue.history.expiredJobs == 2)
         #expect(queue.history.createdAt == start)
         let live = queue.engine.stateSnapshot
-        try queue.close()
+        try closeChecked(queue)
 
         let reopened = try JobQueue(directory: temporary.queue, configuration: configuration)
         defer { try? reopened.close() }
@@ -151,7 +151,7 @@ import Testing
         let queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
         _ = try populate(queue, clock: clock, count: 10)
         let live = queue.engine.stateSnapshot
-        try queue.close()
+        try closeChecked(queue)
         let leftover = temporary.queue + "/" + QueueDirectoryLayout.snapshotTempName(sequence: 9)
         try writeFile(leftover, [1, 2, 3])
         let reopened = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
@@ -191,7 +191,7 @@ import Testing
         #expect(failures.withLock { $0.isEmpty }, "\(failures.withLock { $0.prefix(3) })")
         let live = queue.engine.stateSnapshot
         #expect(live.jobs.count == 450)
-        try queue.close()
+        try closeChecked(queue)
         let reopened = try JobQueue(directory: temporary.queue, configuration: configuration)
         defer { try? reopened.close() }
         #expect(comparableJobs(reopened.engine.stateSnapshot) == comparableJobs(live))

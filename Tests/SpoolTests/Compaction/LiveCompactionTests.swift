@@ -105,7 +105,7 @@ import Testing
         fileSystem.afterReadOnlyOpen.withLock { hook in
             hook = (QueueDirectoryLayout.logFileName(sequence: old), 1, {
                 Thread {
-                    do { try queue.close() } catch { outcome.withLock { $0.close = error } }
+                    do { try closeChecked(queue) } catch { outcome.withLock { $0.close = error } }
                     closed.signal()
                 }.start()
                 while !queue.engine.lock.withLock({ queue.engine.isClosed }) {}
@@ -149,7 +149,7 @@ import Testing
         let old = queue.engine.writer.fileSequence
         try queue.engine.lockedRollOver()
         #expect(try queue.payload(of: id) == Data("bytes".utf8))
-        try queue.close()
+        try closeChecked(queue)
         let oldPath = temporary.queue + "/" + QueueDirectoryLayout.logFileName(sequence: old)
         #expect(fileSystem.live(oldPath) == 0, "a closed queue still holds \(oldPath) open")
         withExtendedLifetime(queue) {}

@@ -22,7 +22,7 @@ import Testing
         let firstBytes = try readFile(first)
         _ = try queue.compact()                       // snapshot 2, active 3, file 1 deleted
         _ = try queue.enqueue(NewJob(kind: "a", payload: Data("two".utf8), id: "two"))
-        try queue.close()
+        try closeChecked(queue)
         try writeFile(first, firstBytes)              // as if the crash came before step 4
 
         let snapshot = temporary.queue + "/" + QueueDirectoryLayout.logFileName(sequence: 2)
@@ -73,7 +73,7 @@ import Testing
         let queue = try JobQueue(directory: temporary.queue, configuration: configuration)
         _ = try queue.enqueue(NewJob(kind: "a", payload: Data("one".utf8), id: "one"))
         _ = try queue.enqueue(NewJob(kind: "a", payload: Data("two".utf8), id: "two"))
-        try queue.close()
+        try closeChecked(queue)
         let path = logFilePath(temporary.queue)
         let original = try readFile(path)
         let seed = RecordFrame.checksumSeed(instanceID: Array(original[12..<28]))
@@ -92,7 +92,7 @@ import Testing
         let salvaged = try JobQueue(directory: temporary.queue, configuration: configuration)
         #expect(salvaged.recoveryReport.skipped.count == 1)
         #expect(try salvaged.jobs().map(\.id) == ["one", "two"])
-        try salvaged.close()
+        try closeChecked(salvaged)
 
         try writeFile(path, original)
         try withStaleRecord(version: TransactionCodec.bodyVersion + 1)

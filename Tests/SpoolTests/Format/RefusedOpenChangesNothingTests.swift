@@ -18,7 +18,7 @@ import Testing
         configuration.migrations = [.renameKind("a", to: "a2", number: 1), .renameKind("b", to: "b2", number: 2)]
         let queue = try JobQueue(directory: temporary.queue, configuration: configuration)
         _ = try queue.enqueue(NewJob(kind: "a2", payload: Data("one".utf8), id: "one"))
-        try queue.close()
+        try closeChecked(queue)
         #expect(queue.appliedMigration == 2)
         let last = logFilePath(temporary.queue)
         try writeFile(last, try readFile(last) + [0x55, 0x66])   // a torn tail
@@ -42,7 +42,7 @@ import Testing
         let reopened = try JobQueue(directory: temporary.queue, configuration: configuration)
         #expect(reopened.recoveryReport.tornTailBytes == 2)
         #expect(try reopened.jobs().map(\.id) == ["one"])
-        try reopened.close()
+        try closeChecked(reopened)
         #expect(try directoryContents(temporary.queue) != before)
     }
 
@@ -57,7 +57,7 @@ import Testing
         let first = logFilePath(temporary.queue)
         let firstBytes = try readFile(first)
         _ = try queue.compact()
-        try queue.close()
+        try closeChecked(queue)
         try writeFile(first, firstBytes)        // as if the compaction crashed before deleting it
         let before = try directoryContents(temporary.queue)
         configuration.migrations = [.renameKind("a", to: "a2", number: 1)]

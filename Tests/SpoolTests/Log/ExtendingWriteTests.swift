@@ -63,11 +63,11 @@ import Testing
         statistics = queue.engine.writer.currentStatistics
         #expect(statistics.fullSyncs == 2 && statistics.extendingWrites == 2, "\(statistics)")
         #expect(audit.violations.isEmpty, "\(audit.violations)")
-        try queue.close()
+        try closeChecked(queue)
 
         let reopened = try JobQueue(directory: temp.queue, configuration: testConfiguration())
         #expect(try reopened.jobs().count == 2 + 2000 + 1333 + 2666)
-        try reopened.close()
+        try closeChecked(reopened)
     }
 
     @Test func aLargeRecordIsWrittenAndSyncedBeforeItsCallerWaits() throws {
@@ -90,10 +90,10 @@ import Testing
         let ids = try queue.engine.durably { _ in pending }
         let after = queue.engine.writer.currentStatistics
         #expect(after.dataSyncs == before.dataSyncs + 1 && after.extendingWrites == before.extendingWrites, "\(after)")
-        try queue.close()
+        try closeChecked(queue)
         let reopened = try JobQueue(directory: temp.queue, configuration: testConfiguration())
         #expect(try reopened.jobs().count == 2 + 2000 + ids.count)
-        try reopened.close()
+        try closeChecked(reopened)
     }
 
     @Test func groupsBelowTheMinimumStillGoIntoReservedSpace() throws {
@@ -108,7 +108,7 @@ import Testing
         #expect(statistics.extendingWrites == 0 && statistics.fullSyncs == 2, "\(statistics)")
         #expect(try fileSize(logFilePath(temp.queue)) == 2 * LogWriter.firstReservation)
         #expect(audit.violations.isEmpty, "\(audit.violations)")
-        try queue.close()
+        try closeChecked(queue)
     }
 
     /// Power lost at each I/O step of a large group written past the reservation, with the unsynced
@@ -139,7 +139,7 @@ import Testing
                 #expect(fromBatch == 0 || fromBatch == jobs.count, "crash in \(crashIn), \(survival): \(fromBatch) jobs")
                 if acknowledged { #expect(fromBatch == jobs.count, "crash in \(crashIn), \(survival)") }
                 outcomes.insert(fromBatch == 0 ? "lost" : "kept")
-                try reopened.close()
+                try closeChecked(reopened)
             }
             if queue.engine.writer.currentStatistics.extendingWrites == 1 { outcomes.insert("extended") }
         }

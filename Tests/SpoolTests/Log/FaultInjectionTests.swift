@@ -45,7 +45,7 @@ import Testing
         #expect(!ids.contains("after"))
         checkInvariants(reopened.engine.stateSnapshot)
         try reopened.enqueue(NewJob(kind: "k", id: "fresh"))
-        try reopened.close()
+        try closeChecked(reopened)
     }
 
     @Test func concurrentCallersShareSyncsAndAllLearnOfAFailure() async throws {
@@ -72,7 +72,7 @@ import Testing
         try? queue.close()
         let reopened = try JobQueue(directory: temp.queue, configuration: testConfiguration())
         #expect(try reopened.jobs().count >= 64)
-        try reopened.close()
+        try closeChecked(reopened)
     }
 
     /// A record appended while the sync that fails is under way stays buffered, unwritten, when the
@@ -122,7 +122,7 @@ import Testing
         let fileSystem = FaultyFileSystem()
         let queue = try open(temp.queue, fileSystem)
         try queue.enqueue(NewJob(kind: "k", id: "kept"))
-        try queue.close()
+        try closeChecked(queue)
         fileSystem.inject(.logRead(EIO))
         do {
             _ = try open(temp.queue, fileSystem)
@@ -133,6 +133,6 @@ import Testing
         }
         let reopened = try open(temp.queue, fileSystem)
         #expect(try reopened.jobs().map(\.id.rawValue) == ["kept"])
-        try reopened.close()
+        try closeChecked(reopened)
     }
 }

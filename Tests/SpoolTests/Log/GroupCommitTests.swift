@@ -120,10 +120,10 @@ import Testing
         #expect(outcomes.count == 20 && outcomes.allSatisfy { $0 == nil }, "\(outcomes)")
         // Two syncs: the leader's, then one (by the flusher) for all 20 that waited through it.
         #expect(queue.logStatistics.dataSyncs - syncsBefore == 2)
-        try queue.close()
+        try closeChecked(queue)
         let reopened = try JobQueue(directory: setup.temp.queue, configuration: testConfiguration())
         #expect(try reopened.jobs().count == 22)
-        try reopened.close()
+        try closeChecked(reopened)
     }
 
     @Test(arguments: Callers.allCases)
@@ -146,7 +146,7 @@ import Testing
         let reopened = try JobQueue(directory: setup.temp.queue, configuration: testConfiguration())
         let ids = Set(try reopened.jobs().map(\.id.rawValue))
         #expect(ids.contains("leader-0") && ids.contains("warm-up"))
-        try reopened.close()
+        try closeChecked(reopened)
     }
 
     /// The benchmark's acknowledgements per sync divide by these counts: a roll-over (or a
@@ -209,7 +209,7 @@ import Testing
         let outcomes = others()
         #expect(outcomes.count == 5 && outcomes.allSatisfy { $0 == nil }, "\(outcomes)")
         #expect(first() == [nil])
-        try queue.close()
+        try closeChecked(queue)
     }
 
     /// What the test runs while the flusher's sync (the followers') is held.
@@ -238,7 +238,7 @@ import Testing
         Thread {
             let result = Result { () throws -> Void in
                 switch during {
-                case .close: try queue.close()
+                case .close: try closeChecked(queue)
                 case .rollOver: try queue.engine.lockedRollOver()
                 }
             }
@@ -257,10 +257,10 @@ import Testing
         #expect(outcomes.count == 20 && outcomes.allSatisfy { $0 == nil }, "\(outcomes)")
         if during == .rollOver {
             try queue.enqueue(NewJob(kind: "k", id: "after-the-roll-over"))
-            try queue.close()
+            try closeChecked(queue)
         }
         let reopened = try JobQueue(directory: setup.temp.queue, configuration: testConfiguration())
         #expect(try reopened.jobs().count == (during == .rollOver ? 23 : 22))
-        try reopened.close()
+        try closeChecked(reopened)
     }
 }

@@ -42,7 +42,7 @@ import Testing
         }
         for (id, payload) in payloads { #expect(try queue.payload(of: id) == payload) }
         let before = queue.engine.stateSnapshot
-        try queue.close()
+        try closeChecked(queue)
 
         let reopened = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
         defer { try? reopened.close() }
@@ -61,7 +61,7 @@ import Testing
         let queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
         let first = try queue.enqueue(NewJob(kind: "k", payload: Data("one".utf8)))
         try queue.engine.lockedRollOver()
-        try queue.close()
+        try closeChecked(queue)
         #expect(try logSequences(temporary.queue) == [1, 2])
         let reopened = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
         defer { try? reopened.close() }
@@ -77,7 +77,7 @@ import Testing
         let clock = ManualClock()
         let queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
         let id = try queue.enqueue(NewJob(kind: "k", payload: Data("kept".utf8)))
-        try queue.close()
+        try closeChecked(queue)
         // A crash while file 2 was being created: fewer bytes than a header.
         let torn = temporary.queue + "/" + QueueDirectoryLayout.logFileName(sequence: 2)
         try writeFile(torn, Array(readFile(logFilePath(temporary.queue)).prefix(17)))
@@ -103,7 +103,7 @@ import Testing
             let recovered = try JobQueue(directory: "/q", configuration: imageConfiguration)
             #expect(try recovered.counts()[.enqueued] == index + 1, "after enqueue \(index)")
             #expect(try recovered.payload(of: id) == Data("payload \(index)".utf8))
-            try recovered.close()
+            try closeChecked(recovered)
         }
         #expect(queue.engine.writer.fileSequence > 5)
     }

@@ -53,7 +53,7 @@ import Testing
             let queue = try JobQueue(directory: temp.queue, configuration: testConfiguration())
             try queue.enqueue(NewJob(kind: "k", payload: Self.payload, id: "damaged", priority: 1))
             try queue.enqueue(NewJob(kind: "k", payload: Self.payload, id: "intact"))
-            try queue.close()
+            try closeChecked(queue)
         }
         let queue = try JobQueue(directory: temp.queue, configuration: testConfiguration())
         defer { try? queue.close() }
@@ -124,7 +124,7 @@ import Testing
         #expect(handled.withLock { $0 }.isEmpty)
         let failure = try #require(fixture.runner.failure)
         #expect(failure.code == .corruption && failure.path == place.path && failure.offset == place.offset, "\(failure)")
-        try await fixture.tearDown()
+        try await fixture.tearDown(replay: false)   // the log holds the byte the test changed: a replay refuses it
     }
 
     /// The read-only inspection (what `spool show` reads through) verifies its payload reads too.
@@ -135,7 +135,7 @@ import Testing
             let queue = try JobQueue(directory: temp.queue, configuration: testConfiguration())
             try queue.enqueue(NewJob(kind: "k", payload: Self.payload, id: "damaged"))
             try queue.enqueue(NewJob(kind: "k", payload: Self.payload, id: "intact"))
-            try queue.close()
+            try closeChecked(queue)
         }
         // Inspection replays the log, so a byte changed before it is a damaged record: the byte is
         // changed after the replay, while the inspected queue is in use. The damaged job's payload

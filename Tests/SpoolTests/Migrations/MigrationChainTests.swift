@@ -70,7 +70,7 @@ import Testing
             guard step % 60 == 59 else { continue }
             _ = try queue.compact()
             try expectReplayEquals(queue, temp: temp, clock: clock, "seed \(seed) step \(step) after compaction")
-            try queue.close()
+            try closeChecked(queue)
             let number = migrations.count + 1
             migrations.append(JobMigration(number: number, name: "review \(number)") { job, _ in
                 var hash: UInt64 = 1469598103934665603 &+ UInt64(number)
@@ -89,7 +89,7 @@ import Testing
             leases = leases.filter { (try? queue.job($0.job.id))??.state == .running }
             try expectReplayEquals(queue, temp: temp, clock: clock, "seed \(seed) step \(step) after migration \(number)")
         }
-        try queue.close()
+        try closeChecked(queue)
     }
 
     private func expectReplayEquals(_ queue: JobQueue, temp: TemporaryDirectory, clock: ManualClock,

@@ -36,7 +36,7 @@ import Testing
                 default: break
                 }
             }
-            try queue.close()
+            try closeChecked(queue)
         }
         #expect(acknowledged.count > Self.kills, "the children acknowledged too little to prove anything")
     }

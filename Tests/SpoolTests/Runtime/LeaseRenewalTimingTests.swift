@@ -59,6 +59,6 @@ import Testing
         await runner.stop(.finishRunning)
         #expect(try queue.job(id)?.state == .succeeded)
         #expect(!events.all.contains { if case .cancelledHandler = $0 { return true } else { return false } })
-        try queue.close()
+        try closeChecked(queue)
     }
 }

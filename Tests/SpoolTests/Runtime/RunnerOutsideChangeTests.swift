@@ -18,7 +18,7 @@ import Testing
         let first = try JobQueue(directory: temp.queue, configuration: configuration)
         let id = try await first.enqueue(NewJob(kind: "work"))
         let lease = try #require(try await first.claim(kind: "work", leaseDuration: 60))
-        try first.close()
+        try closeChecked(first)
 
         let queue = try JobQueue(directory: temp.queue, configuration: configuration)
         #expect(try queue.job(id)?.state == .running, "kept at open: its lease has not expired")
@@ -42,7 +42,7 @@ import Testing
             #expect(try queue.job(id)?.state == .succeeded && queue.job(id)?.attempts == 2)
         }
         await runner.stop(.cancelRunning)
-        try queue.close()
+        try closeChecked(queue)
         temp.cleanup()
     }
 

@@ -103,7 +103,7 @@ import Testing
         #expect(job.state != .running)
         #expect(job.lastError?.hasPrefix("stopped: the runner was stopped before the handler started") == true,
                 "\(job.state): \(job.lastError ?? "")")
-        try fixture.queue.close()
+        try closeChecked(fixture.queue)
         fixture.temp.cleanup()
     }
 }

@@ -33,7 +33,7 @@ import Testing
         clock.advance(by: 30)
         #expect(try await queue.claim(kind: "a") == nil)
         #expect(try await queue.claim(kind: "b")?.job.id == "b-later")
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func aManualClockWakesASleeperWhenAdvancedToItsDeadlineNotBefore() async throws {

@@ -52,7 +52,7 @@ import Testing
         }
         #expect(seen.last == .removed("c"))
         #expect(!seen.contains { if case .updated(let job) = $0 { return job.kind != "upload" } else { return false } })
-        try queue.close()
+        try closeChecked(queue)
         #expect(await all.next() == nil, "the sequence ends when the queue closes")
     }
 
@@ -149,7 +149,7 @@ import Testing
         }
         let seen = try await reader.value
         #expect(seen == [], "a cancelled reader got \(seen)")
-        try queue.close()
+        try closeChecked(queue)
     }
 
     /// A job dropped by retention (expired by compaction) is reported as removed, by every filter
@@ -175,7 +175,7 @@ import Testing
         #expect(await all.next() == .removed("old"))
         #expect(await ofKind.next() == .removed("old"))
         #expect(await one.next() == .removed("old"))
-        try queue.close()
+        try closeChecked(queue)
     }
 
     static func id(_ change: JobChange) -> JobID {
@@ -213,6 +213,6 @@ import Testing
                                            requiresExternalPower: false, jobCount: 2, kinds: ["sync", "upload"]))
         #expect(hints[2] == SchedulingHint(earliestBeginDate: now.addingTimeInterval(60), requiresNetworkConnectivity: false,
                                            requiresExternalPower: true, jobCount: 2, kinds: ["index", "after"]))
-        try queue.close()
+        try closeChecked(queue)
     }
 }

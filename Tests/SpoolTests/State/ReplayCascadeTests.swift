@@ -16,12 +16,12 @@ import Testing
         let first = try queue.enqueue(NewJob(kind: "a"))
         _ = try queue.enqueue(NewJob(kind: "b", dependencies: [first]))
         try queue.complete(try #require(try queue.claim(kind: "a")))  // unblocks the dependent
-        try queue.close()
+        try closeChecked(queue)
         queue = try JobQueue(directory: temp.queue, configuration: testConfiguration(clock: clock))
         #expect(queue.engine.stateSnapshot.cascadedIDs.isEmpty, "replay kept \(queue.engine.stateSnapshot.cascadedIDs)")
         let subscription = queue.engine.changes.subscribe()
         let unrelated = try queue.enqueue(NewJob(kind: "c"))
         #expect(subscription.poll()?.jobIDs == [unrelated.rawValue], "only the job this record changed")
-        try queue.close()
+        try closeChecked(queue)
     }
 }
