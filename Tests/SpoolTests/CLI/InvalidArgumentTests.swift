@@ -81,7 +81,7 @@ import Testing
         let temp = TemporaryDirectory()
         defer { temp.cleanup() }
         let queue = try JobQueue(directory: temp.queue, configuration: testConfiguration())
-        defer { try? queue.close() }
+        defer { try? closeChecked(queue) }
         expectError(.invalidArgument, "\(name)") { try JobRunner(queue: queue, options: options) }
         // 10^9 s is over the claim's limit: refused here too, not at every claim.
         expectError(.invalidArgument) { try JobRunner(queue: queue, options: .init(leaseDuration: 1e9)) }
@@ -106,7 +106,7 @@ import Testing
         let temp = TemporaryDirectory()
         defer { temp.cleanup() }
         let queue = try JobQueue(directory: temp.queue, configuration: testConfiguration())
-        defer { try? queue.close() }
+        defer { try? closeChecked(queue) }
         if !kind.isEmpty, kind.utf8.count <= JobLimits.maxKindBytes { try queue.enqueue(NewJob(kind: kind, id: "waiting")) }
         let runner = try JobRunner(queue: queue)
         expectError(.invalidArgument, "\(name)") { try runner.register(kind: kind, options: options) { _, _ in } }
@@ -123,7 +123,7 @@ import Testing
         let temp = TemporaryDirectory()
         defer { temp.cleanup() }
         let queue = try JobQueue(directory: temp.queue, configuration: testConfiguration())
-        defer { try? queue.close() }
+        defer { try? closeChecked(queue) }
         let runner = try JobRunner(queue: queue)
         expectError(.invalidArgument) { try runner.register(Nameless.self) { _, _ in } }
     }

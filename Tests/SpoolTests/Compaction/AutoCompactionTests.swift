@@ -60,7 +60,7 @@ import Testing
         try closeChecked(queue)
 
         let reopened = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
-        defer { try? reopened.close() }
+        defer { try? closeChecked(reopened) }
         #expect(comparableJobs(reopened.engine.stateSnapshot) == comparableJobs(live))
         #expect(reopened.engine.stateSnapshot.nextSequence == live.nextSequence)
         #expect(reopened.history == QueueHistory(createdAt: live.summary.map { Millis.date($0.createdAt) },
@@ -75,7 +75,7 @@ import Testing
         defer { temporary.cleanup() }
         let clock = ManualClock()
         let queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock, auto: nil))
-        defer { try? queue.close() }
+        defer { try? closeChecked(queue) }
         try churn(queue, clock: clock, count: 1000, live: 20)
         #expect(queue.engine.waitForBackgroundCompaction() == nil)
         #expect(queue.engine.backgroundCompactionCount == 0)
@@ -88,7 +88,7 @@ import Testing
         defer { temporary.cleanup() }
         let clock = ManualClock()
         let queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
-        defer { try? queue.close() }
+        defer { try? closeChecked(queue) }
         // Only enqueues: every record is live, so nothing is obsolete.
         for index in 0..<1500 {
             try queue.enqueue(NewJob(kind: "live", payload: Data(repeating: UInt8(index % 256), count: 40)))
@@ -137,7 +137,7 @@ import Testing
         // Finished jobs are kept a day: a compaction cannot drop them, so each one must wait
         // until the log has doubled since the previous one.
         let queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock, retention: 86_400))
-        defer { try? queue.close() }
+        defer { try? closeChecked(queue) }
         try churn(queue, clock: clock, count: 3000, live: 20) { queue.engine.waitForBackgroundCompaction() }
         #expect(queue.engine.waitForBackgroundCompaction() == nil)
         #expect(queue.engine.backgroundCompactionCount >= 1)
@@ -181,7 +181,7 @@ import Testing
         try closeChecked(queue)
 
         let reopened = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
-        defer { try? reopened.close() }
+        defer { try? closeChecked(reopened) }
         checkInvariants(reopened.engine.stateSnapshot)
         // The snapshot never got its name: open replays the log files as they were.
         #expect(comparableJobs(reopened.engine.stateSnapshot) == comparableJobs(live))

@@ -65,7 +65,7 @@ import Testing
         try closeChecked(queue)
 
         let reopened = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
-        defer { try? reopened.close() }
+        defer { try? closeChecked(reopened) }
         #expect(comparableJobs(reopened.engine.stateSnapshot) == comparableJobs(live))
         #expect(reopened.engine.stateSnapshot.nextSequence == live.nextSequence)
         #expect(reopened.engine.stateSnapshot.uniqueKeys == live.uniqueKeys)
@@ -96,7 +96,7 @@ import Testing
         let live = queue.engine.stateSnapshot
         try closeChecked(queue)
         let reopened = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
-        defer { try? reopened.close() }
+        defer { try? closeChecked(reopened) }
         #expect(comparableJobs(reopened.engine.stateSnapshot) == comparableJobs(live))
         for (id, payload) in payloads where live.jobs[id.rawValue] != nil { #expect(try reopened.payload(of: id) == payload) }
     }
@@ -135,7 +135,7 @@ import Testing
         try closeChecked(queue)
 
         let reopened = try JobQueue(directory: temporary.queue, configuration: configuration)
-        defer { try? reopened.close() }
+        defer { try? closeChecked(reopened) }
         #expect(comparableJobs(reopened.engine.stateSnapshot) == comparableJobs(live))
         #expect(reopened.history == QueueHistory(createdAt: start, expiredJobs: 2))
         // A later compaction adds to the count.
@@ -155,7 +155,7 @@ import Testing
         let leftover = temporary.queue + "/" + QueueDirectoryLayout.snapshotTempName(sequence: 9)
         try writeFile(leftover, [1, 2, 3])
         let reopened = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
-        defer { try? reopened.close() }
+        defer { try? closeChecked(reopened) }
         #expect(!FileManager.default.fileExists(atPath: leftover))
         #expect(comparableJobs(reopened.engine.stateSnapshot) == comparableJobs(live))
     }
@@ -193,7 +193,7 @@ import Testing
         #expect(live.jobs.count == 450)
         try closeChecked(queue)
         let reopened = try JobQueue(directory: temporary.queue, configuration: configuration)
-        defer { try? reopened.close() }
+        defer { try? closeChecked(reopened) }
         #expect(comparableJobs(reopened.engine.stateSnapshot) == comparableJobs(live))
         for job in live.jobs.values { #expect(try reopened.payload(of: JobID(job.id)) == Data(job.id.utf8)) }
     }

@@ -21,7 +21,7 @@ import Testing
         defer { temporary.cleanup() }
         let fileSystem = HookedFileSystem()
         let queue = try Self.openQueue(in: temporary, fileSystem: fileSystem)
-        defer { try? queue.close() }
+        defer { try? closeChecked(queue) }
         let payload = Data("the payload".utf8)
         let id = try queue.enqueue(NewJob(kind: "k", payload: payload))
         let old = queue.engine.writer.fileSequence
@@ -53,7 +53,7 @@ import Testing
         configuration.retention = 10
         configuration.autoCompaction = nil
         let queue = try JobQueue(directory: temporary.queue, configuration: configuration)
-        defer { try? queue.close() }
+        defer { try? closeChecked(queue) }
         let id = try queue.enqueue(NewJob(kind: "k", payload: Data("bytes".utf8)))
         let lease = try #require(try queue.claim())
         _ = try queue.complete(lease)
@@ -75,7 +75,7 @@ import Testing
         var configuration = testConfiguration()
         configuration.autoCompaction = auto
         let queue = try JobQueue(directory: temporary.queue, configuration: configuration)
-        defer { try? queue.close() }
+        defer { try? closeChecked(queue) }
         _ = try queue.enqueue(NewJob(kind: "k"))
         let lease = try #require(try queue.claim())
         _ = try queue.complete(lease)
@@ -134,7 +134,7 @@ import Testing
                 "the snapshot was renamed into the log after close: \(names.sorted())")
         #expect(!names.contains(QueueDirectoryLayout.snapshotTempName(sequence: snapshot)))
         let reopened = try JobQueue(directory: temporary.queue, configuration: testConfiguration())
-        defer { try? reopened.close() }
+        defer { try? closeChecked(reopened) }
         #expect(try reopened.payload(of: id) == payload)
     }
 

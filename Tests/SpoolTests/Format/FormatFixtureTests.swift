@@ -73,7 +73,7 @@ import Testing
         var configuration = FormatFixture.configuration(clock: clock)
         configuration.createIfMissing = false
         let queue = try JobQueue(directory: copy, configuration: configuration)
-        defer { try? queue.close() }
+        defer { try? closeChecked(queue) }
         #expect(queue.recoveryReport.reclaimedJobs.isEmpty)
         #expect(queue.recoveryReport.tornTailOffset == nil)
         checkInvariants(queue.engine.stateSnapshot)

@@ -158,7 +158,7 @@ import Testing
         configuration.logFileSize = 4096
         configuration.autoCompaction = nil
         let queue = try JobQueue(directory: temp.queue, configuration: configuration)
-        defer { try? queue.close() }
+        defer { try? closeChecked(queue) }
         let before = queue.logStatistics
         for index in 0..<100 { try queue.enqueue(NewJob(kind: "k", id: JobID("job-\(index)"))) }
         let after = queue.logStatistics

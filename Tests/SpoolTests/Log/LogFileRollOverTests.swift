@@ -45,7 +45,7 @@ import Testing
         try closeChecked(queue)
 
         let reopened = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
-        defer { try? reopened.close() }
+        defer { try? closeChecked(reopened) }
         #expect(comparableJobs(reopened.engine.stateSnapshot) == comparableJobs(before))
         #expect(reopened.recoveryReport.filesRead == sequences.count)
         for (id, payload) in payloads { #expect(try reopened.payload(of: id) == payload) }
@@ -64,7 +64,7 @@ import Testing
         try closeChecked(queue)
         #expect(try logSequences(temporary.queue) == [1, 2])
         let reopened = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
-        defer { try? reopened.close() }
+        defer { try? closeChecked(reopened) }
         let second = try reopened.enqueue(NewJob(kind: "k", payload: Data("two".utf8)))
         #expect(try reopened.payload(of: first) == Data("one".utf8))
         #expect(try reopened.payload(of: second) == Data("two".utf8))
@@ -82,7 +82,7 @@ import Testing
         let torn = temporary.queue + "/" + QueueDirectoryLayout.logFileName(sequence: 2)
         try writeFile(torn, Array(readFile(logFilePath(temporary.queue)).prefix(17)))
         let reopened = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
-        defer { try? reopened.close() }
+        defer { try? closeChecked(reopened) }
         #expect(try logSequences(temporary.queue) == [1])
         #expect(try reopened.payload(of: id) == Data("kept".utf8))
     }
@@ -95,7 +95,7 @@ import Testing
         configuration.fileSystem = disk
         configuration.logFileSize = 300
         let queue = try JobQueue(directory: "/q", configuration: configuration)
-        defer { try? queue.close() }
+        defer { try? closeChecked(queue) }
         for index in 0..<40 {
             let id = try queue.enqueue(NewJob(kind: "k", payload: Data("payload \(index)".utf8)))
             var imageConfiguration = configuration

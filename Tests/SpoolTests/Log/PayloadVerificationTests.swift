@@ -56,7 +56,7 @@ import Testing
             try closeChecked(queue)
         }
         let queue = try JobQueue(directory: temp.queue, configuration: testConfiguration())
-        defer { try? queue.close() }
+        defer { try? closeChecked(queue) }
         let place = try damagePayload(of: "damaged", in: queue)
         #expect(place.path == logFilePath(temp.queue))
         expectCorruption(at: place, "payload(of:)") { try queue.payload(of: "damaged") }
@@ -74,7 +74,7 @@ import Testing
         var configuration = testConfiguration()
         configuration.logFileSize = 4096
         let queue = try JobQueue(directory: temp.queue, configuration: configuration)
-        defer { try? queue.close() }
+        defer { try? closeChecked(queue) }
         try queue.enqueue(NewJob(kind: "k", payload: Self.payload, id: "old"))
         for index in 0..<60 { try queue.enqueue(NewJob(kind: "k", payload: Self.payload, id: JobID("filler-\(index)"))) }
         try queue.enqueue(NewJob(kind: "k", payload: Self.payload, id: "live"))
@@ -96,7 +96,7 @@ import Testing
         let temp = TemporaryDirectory()
         defer { temp.cleanup() }
         let queue = try JobQueue(directory: temp.queue, configuration: testConfiguration())
-        defer { try? queue.close() }
+        defer { try? closeChecked(queue) }
         try queue.enqueue(NewJob(kind: "k", payload: Self.payload, id: "damaged"))
         let place = try damagePayload(of: "damaged", in: queue)
         expectCorruption(at: place, "compact") { try queue.compact() }

@@ -88,7 +88,7 @@ import Testing
         var configuration = testConfiguration(clock: ManualClock())
         configuration.fileSystem = fileSystem
         let queue = try JobQueue(directory: temp.queue, configuration: configuration)
-        defer { try? queue.close() }
+        defer { try? closeChecked(queue) }
         var outcome = HeldSyncOutcome()
         let subscribed = DispatchSemaphore(value: 0), observedOne = DispatchSemaphore(value: 0)
         // Signalled by whichever comes first: the observer returning, or the observer waiting behind the held sync.
