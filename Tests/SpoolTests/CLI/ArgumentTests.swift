@@ -35,7 +35,7 @@ import Testing
         expectError(.invalidArgument) { try queue.claim(leaseDuration: -5) }
         expectError(.invalidArgument) { try queue.claim(kind: "") }
         #expect(try readFile(logFilePath(temp.queue)) == before, "a rejected call wrote to the log")
-        try queue.close()
+        try closeChecked(queue)
         expectError(.closed) { try queue.enqueue(NewJob(kind: "k")) }
         expectError(.closed) { try queue.jobs() }
     }
@@ -53,7 +53,7 @@ import Testing
         expectError(.leaseLost) { try queue.complete("done", token: LeaseToken(rawValue: 7)) }
         expectError(.invalidArgument) { try queue.enqueue(NewJob(kind: "")) }
         #expect(try readFile(logFilePath(temp.queue)) == before)
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func directoriesThatAreNotQueues() throws {
@@ -77,16 +77,16 @@ import Testing
         defer { temp.cleanup() }
         let first = try JobQueue(directory: temp.queue, configuration: testConfiguration())
         expectError(.locked) { _ = try JobQueue(directory: temp.queue, configuration: testConfiguration()) }
-        try first.close()
+        try closeChecked(first)
         let second = try JobQueue(directory: temp.queue, configuration: testConfiguration())
-        try second.close()
+        try closeChecked(second)
     }
 
     @Test func filesAreCreatedPrivateAndLinksAreNotFollowed() throws {
         let temp = TemporaryDirectory()
         defer { temp.cleanup() }
         let queue = try JobQueue(directory: temp.queue, configuration: testConfiguration())
-        try queue.close()
+        try closeChecked(queue)
         var info = stat()
         #expect(stat(temp.queue, &info) == 0)
         #expect(info.st_mode & 0o777 == 0o700)

@@ -12,7 +12,7 @@ import Testing
         let queue = try JobQueue(directory: temporary.queue, configuration: Configuration())
         for index in 0..<20 { _ = try queue.enqueue(NewJob(kind: "k", payload: Data("job \(index)".utf8))) }
         _ = try queue.complete(try #require(try queue.claim()))
-        try queue.close()
+        try closeChecked(queue)
 
         let compacted = try ChildProcess.run(binary, ["compact", temporary.queue])
         #expect(compacted.status == 0)

@@ -54,7 +54,7 @@ import Testing
         let opened = try JobQueue(directory: queue, configuration: testConfiguration())
         #expect(try opened.payload(of: "binary") == Data(bytes))
         #expect(try opened.payload(of: "long") == Data(long))
-        try opened.close()
+        try closeChecked(opened)
 
         let both = try spool(["enqueue", queue, "--kind", "k", "--payload", "x", "--payload-file", path])
         #expect(both.status == 2, "\(both.error)")
@@ -164,7 +164,7 @@ import Testing
         let lease = try #require(try opened.claim())
         let backingOff = try opened.fail(lease, error: "boom")
         #expect(backingOff.state == .enqueued && backingOff.nextRetryAt != nil)
-        try opened.close()
+        try closeChecked(opened)
         let retryHelp = try spool(["retry", "--help"])
         #expect(retryHelp.output.contains("failed, cancelled or enqueued job"), "\(retryHelp.output)")
         let retried = try spool(["retry", queue, "waiting", "--json"])

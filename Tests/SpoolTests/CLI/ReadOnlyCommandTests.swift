@@ -28,7 +28,7 @@ import Testing
         try queue.enqueue(NewJob(kind: "k", payload: Data("p".utf8), id: "running"))
         try queue.enqueue(NewJob(kind: "k", id: "waiting"))
         _ = try #require(try queue.claim(leaseDuration: 60))
-        try queue.close()
+        try closeChecked(queue)
         // A torn tail on the last log file, and a snapshot leftover.
         let log = try #require(try FileManager.default.contentsOfDirectory(atPath: temporary.queue)
             .filter { $0.hasPrefix("wal-") }.max())

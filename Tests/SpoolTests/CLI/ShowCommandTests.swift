@@ -15,7 +15,7 @@ import Testing
         try queue.enqueue(NewJob(kind: "sync", payload: Data("p".utf8), id: "second", dependencies: ["first"],
                                  constraints: constraints))
         try queue.enqueue(NewJob(kind: "refresh", id: "third", periodic: PeriodicSchedule(interval: 3600, flex: 600)))
-        try queue.close()
+        try closeChecked(queue)
 
         let json = try ChildProcess.run(binary, ["show", temporary.queue, "second", "--json"])
         #expect(json.status == 0, "\(json.output)")

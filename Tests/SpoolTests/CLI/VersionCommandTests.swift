@@ -35,10 +35,10 @@ import Testing
         configuration.autoCompaction = nil
         var queue = try JobQueue(directory: temporary.queue, configuration: configuration)
         for index in 0..<3 { _ = try queue.enqueue(NewJob(kind: "mail", payload: Data("job \(index)".utf8))) }
-        try queue.close()
+        try closeChecked(queue)
         configuration.migrations = [.renameKind("mail", to: "email", number: 1), .dropKind("none", number: 2)]
         queue = try JobQueue(directory: temporary.queue, configuration: configuration)
-        try queue.close()
+        try closeChecked(queue)
 
         let stats = try ChildProcess.run(binary, ["stats", temporary.queue])
         #expect(stats.status == 0)

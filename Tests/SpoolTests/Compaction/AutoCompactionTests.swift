@@ -57,10 +57,10 @@ import Testing
         checkInvariants(live)
         #expect(live.enqueuedCount == 20)
         #expect(live.jobs.count < 100)  // plus the jobs finished since the last compaction
-        try queue.close()
+        try closeChecked(queue)
 
         let reopened = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
-        defer { try? reopened.close() }
+        defer { try? closeChecked(reopened) }
         #expect(comparableJobs(reopened.engine.stateSnapshot) == comparableJobs(live))
         #expect(reopened.engine.stateSnapshot.nextSequence == live.nextSequence)
         #expect(reopened.history == QueueHistory(createdAt: live.summary.map { Millis.date($0.createdAt) },
@@ -75,7 +75,7 @@ import Testing
         defer { temporary.cleanup() }
         let clock = ManualClock()
         let queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock, auto: nil))
-        defer { try? queue.close() }
+        defer { try? closeChecked(queue) }
         try churn(queue, clock: clock, count: 1000, live: 20)
         #expect(queue.engine.waitForBackgroundCompaction() == nil)
         #expect(queue.engine.backgroundCompactionCount == 0)
@@ -88,7 +88,7 @@ import Testing
         defer { temporary.cleanup() }
         let clock = ManualClock()
         let queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
-        defer { try? queue.close() }
+        defer { try? closeChecked(queue) }
         // Only enqueues: every record is live, so nothing is obsolete.
         for index in 0..<1500 {
             try queue.enqueue(NewJob(kind: "live", payload: Data(repeating: UInt8(index % 256), count: 40)))
@@ -114,7 +114,7 @@ import Testing
         let bytes = queue.engine.currentLogBytes
         #expect(queue.engine.lock.withLock { queue.engine.recordsSinceSnapshot } == 10)
         #expect(queue.engine.lock.withLock { queue.engine.replayCost } == bytes + 10 * AutoCompaction.bytesPerRecord)
-        try queue.close()
+        try closeChecked(queue)
         // Replay counts what the live path counted.
         queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock, auto: quiet))
         #expect(queue.engine.lock.withLock { queue.engine.recordsSinceSnapshot } == 10)
@@ -124,10 +124,10 @@ import Testing
         let lease = try #require(try queue.claim())
         try queue.complete(lease)
         #expect(queue.engine.lock.withLock { queue.engine.recordsSinceSnapshot } == 2)
-        try queue.close()
+        try closeChecked(queue)
         queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock, auto: quiet))
         #expect(queue.engine.lock.withLock { queue.engine.recordsSinceSnapshot } == 2)
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func retainedFinishedJobsDoNotMakeItCompactOverAndOver() throws {
@@ -137,7 +137,7 @@ import Testing
         // Finished jobs are kept a day: a compaction cannot drop them, so each one must wait
         // until the log has doubled since the previous one.
         let queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock, retention: 86_400))
-        defer { try? queue.close() }
+        defer { try? closeChecked(queue) }
         try churn(queue, clock: clock, count: 3000, live: 20) { queue.engine.waitForBackgroundCompaction() }
         #expect(queue.engine.waitForBackgroundCompaction() == nil)
         #expect(queue.engine.backgroundCompactionCount >= 1)
@@ -178,10 +178,10 @@ import Testing
         if let refused { #expect(refused.code == .needsReopen || refused.errno == EIO) }
         expectError(.needsReopen) { try queue.enqueue(NewJob(kind: "late", payload: Data())) }
         let live = queue.engine.stateSnapshot
-        try queue.close()
+        try closeChecked(queue)
 
         let reopened = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
-        defer { try? reopened.close() }
+        defer { try? closeChecked(reopened) }
         checkInvariants(reopened.engine.stateSnapshot)
         // The snapshot never got its name: open replays the log files as they were.
         #expect(comparableJobs(reopened.engine.stateSnapshot) == comparableJobs(live))

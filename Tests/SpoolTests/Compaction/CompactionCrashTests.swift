@@ -50,7 +50,7 @@ import Testing
         #expect(try queue.compact().jobsExpired == 6)
         let after = try Self.jobs(queue)
         let steps = dry.steps - start
-        try queue.close()
+        try closeChecked(queue)
         #expect(before.count == 11 && after.count == 5)
         var explored = 0
         var sawBefore = false
@@ -76,7 +76,7 @@ import Testing
                 // It takes new work and compacts again.
                 _ = try recovered.enqueue(NewJob(kind: "k", id: "new"))
                 _ = try recovered.compact()
-                try recovered.close()
+                try closeChecked(recovered)
                 explored += 1
             }
         }

@@ -62,10 +62,10 @@ import Testing
         let late = try queue.enqueue(NewJob(kind: "a", payload: Data("late".utf8)))
         #expect(queue.engine.stateSnapshot.jobs[late.rawValue]!.sequence == before.nextSequence)
         let live = queue.engine.stateSnapshot
-        try queue.close()
+        try closeChecked(queue)
 
         let reopened = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
-        defer { try? reopened.close() }
+        defer { try? closeChecked(reopened) }
         #expect(comparableJobs(reopened.engine.stateSnapshot) == comparableJobs(live))
         #expect(reopened.engine.stateSnapshot.nextSequence == live.nextSequence)
         #expect(reopened.engine.stateSnapshot.uniqueKeys == live.uniqueKeys)
@@ -94,9 +94,9 @@ import Testing
         let third = try queue.compact()
         #expect(try logSequences(temporary.queue) == [third.snapshotFile, third.snapshotFile + 1])
         let live = queue.engine.stateSnapshot
-        try queue.close()
+        try closeChecked(queue)
         let reopened = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
-        defer { try? reopened.close() }
+        defer { try? closeChecked(reopened) }
         #expect(comparableJobs(reopened.engine.stateSnapshot) == comparableJobs(live))
         for (id, payload) in payloads where live.jobs[id.rawValue] != nil { #expect(try reopened.payload(of: id) == payload) }
     }
@@ -132,10 +132,10 @@ import Testing
         #expect(queue.history.expiredJobs == 2)
         #expect(queue.history.createdAt == start)
         let live = queue.engine.stateSnapshot
-        try queue.close()
+        try closeChecked(queue)
 
         let reopened = try JobQueue(directory: temporary.queue, configuration: configuration)
-        defer { try? reopened.close() }
+        defer { try? closeChecked(reopened) }
         #expect(comparableJobs(reopened.engine.stateSnapshot) == comparableJobs(live))
         #expect(reopened.history == QueueHistory(createdAt: start, expiredJobs: 2))
         // A later compaction adds to the count.
@@ -151,11 +151,11 @@ import Testing
         let queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
         _ = try populate(queue, clock: clock, count: 10)
         let live = queue.engine.stateSnapshot
-        try queue.close()
+        try closeChecked(queue)
         let leftover = temporary.queue + "/" + QueueDirectoryLayout.snapshotTempName(sequence: 9)
         try writeFile(leftover, [1, 2, 3])
         let reopened = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
-        defer { try? reopened.close() }
+        defer { try? closeChecked(reopened) }
         #expect(!FileManager.default.fileExists(atPath: leftover))
         #expect(comparableJobs(reopened.engine.stateSnapshot) == comparableJobs(live))
     }
@@ -191,9 +191,9 @@ import Testing
         #expect(failures.withLock { $0.isEmpty }, "\(failures.withLock { $0.prefix(3) })")
         let live = queue.engine.stateSnapshot
         #expect(live.jobs.count == 450)
-        try queue.close()
+        try closeChecked(queue)
         let reopened = try JobQueue(directory: temporary.queue, configuration: configuration)
-        defer { try? reopened.close() }
+        defer { try? closeChecked(reopened) }
         #expect(comparableJobs(reopened.engine.stateSnapshot) == comparableJobs(live))
         for job in live.jobs.values { #expect(try reopened.payload(of: JobID(job.id)) == Data(job.id.utf8)) }
     }

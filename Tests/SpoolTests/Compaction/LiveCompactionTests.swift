@@ -2,60 +2,6 @@ import Foundation
 import Testing
 @testable import Spool
 
-/// The real file system, with a one-shot hook run just after a log file is opened
-/// read-only, and a count of the handles of each path still alive (not closed or released).
-final class HookedFileSystem: RealFileSystemWrapper, @unchecked Sendable {
-    // @unchecked: `afterReadOnlyOpen` and `liveHandles` are guarded by their `Locked`.
-    let real = POSIXFileSystem()
-    /// Run (once, then cleared) after a read-only open of a path ending with `suffix`, the
-    /// `skip` such opens before it let through.
-    let afterReadOnlyOpen = Locked<(suffix: String, skip: Int, body: () -> Void)?>(nil)
-    let liveHandles = Locked<[String: Int]>([:])
-
-    func openFile(at path: String, mode: FileOpenMode) throws -> any StorageFile {
-        let file = TrackedFile(try real.openFile(at: path, mode: mode), owner: self)
-        if case .readOnly = mode {
-            let hook = afterReadOnlyOpen.withLock { hook -> (() -> Void)? in
-                guard let found = hook, path.hasSuffix(found.suffix) else { return nil }
-                if found.skip > 0 { hook!.skip -= 1; return nil }
-                hook = nil
-                return found.body
-            }
-            hook?()
-        }
-        return file
-    }
-
-    func live(_ path: String) -> Int { liveHandles.withLock { $0[path, default: 0] } }
-}
-
-final class TrackedFile: StorageFile, @unchecked Sendable {
-    // @unchecked: `closed` is guarded by `lock`; the rest is immutable.
-    let inner: any StorageFile
-    let owner: HookedFileSystem
-    private let lock = Lock()
-    private var closed = false
-    init(_ inner: any StorageFile, owner: HookedFileSystem) {
-        self.inner = inner
-        self.owner = owner
-        owner.liveHandles.withLock { $0[inner.path, default: 0] += 1 }
-    }
-    private func markClosed() {
-        let first = lock.withLock { () -> Bool in defer { closed = true }; return !closed }
-        if first { owner.liveHandles.withLock { $0[inner.path, default: 0] -= 1 } }
-    }
-    deinit { markClosed() }
-    var path: String { inner.path }
-    func read(at offset: Int64, count: Int) throws -> [UInt8] { try inner.read(at: offset, count: count) }
-    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws { try inner.write(bytes, at: offset) }
-    func size() throws -> Int64 { try inner.size() }
-    func syncData() throws { try inner.syncData() }
-    func fullSync() throws { try inner.fullSync() }
-    func truncate(to size: Int64) throws { try inner.truncate(to: size) }
-    func preallocate(offset: Int64, length: Int64) throws { try inner.preallocate(offset: offset, length: length) }
-    func close() { markClosed(); inner.close() }
-}
-
 /// Compaction while the queue is live: payload reads racing the deletion of old files, and the trigger's arithmetic.
 @Suite struct LiveCompactionTests {
     /// A queue on `fileSystem`, compacting only when a test says so.
@@ -75,7 +21,7 @@ final class TrackedFile: StorageFile, @unchecked Sendable {
         defer { temporary.cleanup() }
         let fileSystem = HookedFileSystem()
         let queue = try Self.openQueue(in: temporary, fileSystem: fileSystem)
-        defer { try? queue.close() }
+        defer { try? closeChecked(queue) }
         let payload = Data("the payload".utf8)
         let id = try queue.enqueue(NewJob(kind: "k", payload: payload))
         let old = queue.engine.writer.fileSequence
@@ -107,7 +53,7 @@ final class TrackedFile: StorageFile, @unchecked Sendable {
         configuration.retention = 10
         configuration.autoCompaction = nil
         let queue = try JobQueue(directory: temporary.queue, configuration: configuration)
-        defer { try? queue.close() }
+        defer { try? closeChecked(queue) }
         let id = try queue.enqueue(NewJob(kind: "k", payload: Data("bytes".utf8)))
         let lease = try #require(try queue.claim())
         _ = try queue.complete(lease)
@@ -129,7 +75,7 @@ final class TrackedFile: StorageFile, @unchecked Sendable {
         var configuration = testConfiguration()
         configuration.autoCompaction = auto
         let queue = try JobQueue(directory: temporary.queue, configuration: configuration)
-        defer { try? queue.close() }
+        defer { try? closeChecked(queue) }
         _ = try queue.enqueue(NewJob(kind: "k"))
         let lease = try #require(try queue.claim())
         _ = try queue.complete(lease)
@@ -159,7 +105,7 @@ final class TrackedFile: StorageFile, @unchecked Sendable {
         fileSystem.afterReadOnlyOpen.withLock { hook in
             hook = (QueueDirectoryLayout.logFileName(sequence: old), 1, {
                 Thread {
-                    do { try queue.close() } catch { outcome.withLock { $0.close = error } }
+                    do { try closeChecked(queue) } catch { outcome.withLock { $0.close = error } }
                     closed.signal()
                 }.start()
                 while !queue.engine.lock.withLock({ queue.engine.isClosed }) {}
@@ -188,7 +134,7 @@ final class TrackedFile: StorageFile, @unchecked Sendable {
                 "the snapshot was renamed into the log after close: \(names.sorted())")
         #expect(!names.contains(QueueDirectoryLayout.snapshotTempName(sequence: snapshot)))
         let reopened = try JobQueue(directory: temporary.queue, configuration: testConfiguration())
-        defer { try? reopened.close() }
+        defer { try? closeChecked(reopened) }
         #expect(try reopened.payload(of: id) == payload)
     }
 
@@ -203,7 +149,7 @@ final class TrackedFile: StorageFile, @unchecked Sendable {
         let old = queue.engine.writer.fileSequence
         try queue.engine.lockedRollOver()
         #expect(try queue.payload(of: id) == Data("bytes".utf8))
-        try queue.close()
+        try closeChecked(queue)
         let oldPath = temporary.queue + "/" + QueueDirectoryLayout.logFileName(sequence: old)
         #expect(fileSystem.live(oldPath) == 0, "a closed queue still holds \(oldPath) open")
         withExtendedLifetime(queue) {}

@@ -73,7 +73,7 @@ import Testing
         var configuration = FormatFixture.configuration(clock: clock)
         configuration.createIfMissing = false
         let queue = try JobQueue(directory: copy, configuration: configuration)
-        defer { try? queue.close() }
+        defer { try? closeChecked(queue) }
         #expect(queue.recoveryReport.reclaimedJobs.isEmpty)
         #expect(queue.recoveryReport.tornTailOffset == nil)
         checkInvariants(queue.engine.stateSnapshot)
@@ -236,14 +236,14 @@ import Testing
         #expect(try queue.job("batch-1") == nil && queue.job("batch-1/2")?.uniqueKey == "item:batch-1")
         #expect(try queue.job("flaky-1")?.state == .cancelled)
         checkInvariants(queue.engine.stateSnapshot)
-        try queue.close()
+        try closeChecked(queue)
         // An older build of the app (fewer migrations) refuses it, and changes nothing.
         configuration.migrations.removeLast()
         expectError(.newerMigrations) { try JobQueue(directory: copy, configuration: configuration) }
         configuration.migrations = FormatFixture.migrations
         queue = try JobQueue(directory: copy, configuration: configuration)
         #expect(queue.recoveryReport.appliedMigrations.isEmpty && queue.appliedMigration == 3)
-        try queue.close()
+        try closeChecked(queue)
     }
 
     /// Writes a new fixture; runs only with `SPOOL_WRITE_FIXTURE=<name>` (see ``FormatFixture``).

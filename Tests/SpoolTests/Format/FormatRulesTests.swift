@@ -259,7 +259,7 @@ import Testing
         let queue = try Self.open(try Self.disk([first, damaged, above]))
         #expect(queue.recoveryReport.tornTailOffset == Int64(LogFormat.fileHeaderSize + first.count))
         #expect(try queue.jobs().map(\.id.rawValue) == ["a"])
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func aStaleOrDuplicatedFrameIsCorruptionInStrictModeWhateverItsBodyVersion() throws {
@@ -282,7 +282,7 @@ import Testing
         // Salvage passes over a stale frame it could read, and refuses one of a newer body version.
         let salvaged = try Self.open(try Self.disk([first, second, second, third]), mode: .salvage)
         #expect(try salvaged.jobs().map(\.id.rawValue) == ["a", "b", "d"])
-        try salvaged.close()
+        try closeChecked(salvaged)
         let disk = try Self.disk([first, second, staleNewer, third])
         expectError(.newerFormat) { try Self.open(disk, mode: .salvage) }
     }

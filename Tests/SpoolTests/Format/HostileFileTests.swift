@@ -37,7 +37,7 @@ import Testing
         for directory in [temp.queue, other] {
             let queue = try JobQueue(directory: directory, configuration: testConfiguration())
             try queue.enqueue(NewJob(kind: "k"))
-            try queue.close()
+            try closeChecked(queue)
         }
         // Another queue's first file, placed as this queue's second file.
         let stranger = try readFile(logFilePath(other))

@@ -14,7 +14,7 @@ import Testing
         _ = try queue.enqueue(NewJob(kind: "a", payload: Data("one".utf8), id: "one"))
         try queue.engine.lockedRollOver()
         _ = try queue.enqueue(NewJob(kind: "a", payload: Data("two".utf8), id: "two"))
-        try queue.close()
+        try closeChecked(queue)
         try writeFile(temporary.queue + "/" + QueueDirectoryLayout.snapshotTempName(sequence: 9), [1, 2, 3])
         return temporary.queue + "/" + QueueDirectoryLayout.logFileName(sequence: 2)
     }
@@ -92,7 +92,7 @@ import Testing
         let first = logFilePath(temporary.queue)
         var bytes = try readFile(first)
         _ = try queue.compact()                  // file 1 replaced by snapshot 2
-        try queue.close()
+        try closeChecked(queue)
         let newer = FileHeader(version: LogFormat.currentVersion + 1, instanceID: Array(bytes[12..<28]), sequence: 1, firstLSN: 1)
         bytes.replaceSubrange(0..<LogFormat.fileHeaderSize, with: newer.encoded())
         try writeFile(first, bytes)              // as if a newer build had left it over

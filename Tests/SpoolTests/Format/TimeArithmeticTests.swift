@@ -39,7 +39,7 @@ import Testing
         #expect(try queue.claim() == nil, "not due a millisecond early")
         clock.setWallClock(runAt)
         #expect(try queue.claim()?.job.id == id)
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func hugeBackoffDelaysDoNotTrap() throws {
@@ -61,7 +61,7 @@ import Testing
             clock.setWallClock(retryAt)
         }
         #expect(try queue.job(id)?.attempts == 40)
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func backoffStaysInItsDocumentedRange() {
@@ -123,6 +123,6 @@ import Testing
         clock.advance(by: 1e11)
         let lease = try #require(try queue.claim(leaseDuration: 9e8))
         #expect(lease.job.id == id)
-        try queue.close()
+        try closeChecked(queue)
     }
 }

@@ -265,6 +265,6 @@ import Testing
 
         let reopened = try JobQueue(directory: temp.queue, configuration: testConfiguration())
         #expect(try reopened.jobs().map(\.id.rawValue) == ["safe"])
-        try reopened.close()
+        try closeChecked(reopened)
     }
 }

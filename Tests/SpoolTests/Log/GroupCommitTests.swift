@@ -120,10 +120,10 @@ import Testing
         #expect(outcomes.count == 20 && outcomes.allSatisfy { $0 == nil }, "\(outcomes)")
         // Two syncs: the leader's, then one (by the flusher) for all 20 that waited through it.
         #expect(queue.logStatistics.dataSyncs - syncsBefore == 2)
-        try queue.close()
+        try closeChecked(queue)
         let reopened = try JobQueue(directory: setup.temp.queue, configuration: testConfiguration())
         #expect(try reopened.jobs().count == 22)
-        try reopened.close()
+        try closeChecked(reopened)
     }
 
     @Test(arguments: Callers.allCases)
@@ -146,7 +146,7 @@ import Testing
         let reopened = try JobQueue(directory: setup.temp.queue, configuration: testConfiguration())
         let ids = Set(try reopened.jobs().map(\.id.rawValue))
         #expect(ids.contains("leader-0") && ids.contains("warm-up"))
-        try reopened.close()
+        try closeChecked(reopened)
     }
 
     /// The benchmark's acknowledgements per sync divide by these counts: a roll-over (or a
@@ -158,7 +158,7 @@ import Testing
         configuration.logFileSize = 4096
         configuration.autoCompaction = nil
         let queue = try JobQueue(directory: temp.queue, configuration: configuration)
-        defer { try? queue.close() }
+        defer { try? closeChecked(queue) }
         let before = queue.logStatistics
         for index in 0..<100 { try queue.enqueue(NewJob(kind: "k", id: JobID("job-\(index)"))) }
         let after = queue.logStatistics
@@ -209,7 +209,7 @@ import Testing
         let outcomes = others()
         #expect(outcomes.count == 5 && outcomes.allSatisfy { $0 == nil }, "\(outcomes)")
         #expect(first() == [nil])
-        try queue.close()
+        try closeChecked(queue)
     }
 
     /// What the test runs while the flusher's sync (the followers') is held.
@@ -238,7 +238,7 @@ import Testing
         Thread {
             let result = Result { () throws -> Void in
                 switch during {
-                case .close: try queue.close()
+                case .close: try closeChecked(queue)
                 case .rollOver: try queue.engine.lockedRollOver()
                 }
             }
@@ -257,28 +257,10 @@ import Testing
         #expect(outcomes.count == 20 && outcomes.allSatisfy { $0 == nil }, "\(outcomes)")
         if during == .rollOver {
             try queue.enqueue(NewJob(kind: "k", id: "after-the-roll-over"))
-            try queue.close()
+            try closeChecked(queue)
         }
         let reopened = try JobQueue(directory: setup.temp.queue, configuration: testConfiguration())
         #expect(try reopened.jobs().count == (during == .rollOver ? 23 : 22))
-        try reopened.close()
-    }
-}
-
-/// A task executor that runs its jobs, one at a time, on a dispatch queue a test can keep busy.
-@available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
-final class HoldableTaskExecutor: TaskExecutor {
-    let queue = DispatchQueue(label: "spool.test.holdable-executor")
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
-    }
-}
-
-/// Runs `body` on a new thread and returns (or throws) what it did.
-func onOwnThread(_ body: @escaping @Sendable () throws -> Void) async throws {
-    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-        Thread { continuation.resume(with: Result { try body() }) }.start()
+        try closeChecked(reopened)
     }
 }

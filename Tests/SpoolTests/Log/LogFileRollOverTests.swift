@@ -42,10 +42,10 @@ import Testing
         }
         for (id, payload) in payloads { #expect(try queue.payload(of: id) == payload) }
         let before = queue.engine.stateSnapshot
-        try queue.close()
+        try closeChecked(queue)
 
         let reopened = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
-        defer { try? reopened.close() }
+        defer { try? closeChecked(reopened) }
         #expect(comparableJobs(reopened.engine.stateSnapshot) == comparableJobs(before))
         #expect(reopened.recoveryReport.filesRead == sequences.count)
         for (id, payload) in payloads { #expect(try reopened.payload(of: id) == payload) }
@@ -61,10 +61,10 @@ import Testing
         let queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
         let first = try queue.enqueue(NewJob(kind: "k", payload: Data("one".utf8)))
         try queue.engine.lockedRollOver()
-        try queue.close()
+        try closeChecked(queue)
         #expect(try logSequences(temporary.queue) == [1, 2])
         let reopened = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
-        defer { try? reopened.close() }
+        defer { try? closeChecked(reopened) }
         let second = try reopened.enqueue(NewJob(kind: "k", payload: Data("two".utf8)))
         #expect(try reopened.payload(of: first) == Data("one".utf8))
         #expect(try reopened.payload(of: second) == Data("two".utf8))
@@ -77,12 +77,12 @@ import Testing
         let clock = ManualClock()
         let queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
         let id = try queue.enqueue(NewJob(kind: "k", payload: Data("kept".utf8)))
-        try queue.close()
+        try closeChecked(queue)
         // A crash while file 2 was being created: fewer bytes than a header.
         let torn = temporary.queue + "/" + QueueDirectoryLayout.logFileName(sequence: 2)
         try writeFile(torn, Array(readFile(logFilePath(temporary.queue)).prefix(17)))
         let reopened = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
-        defer { try? reopened.close() }
+        defer { try? closeChecked(reopened) }
         #expect(try logSequences(temporary.queue) == [1])
         #expect(try reopened.payload(of: id) == Data("kept".utf8))
     }
@@ -95,7 +95,7 @@ import Testing
         configuration.fileSystem = disk
         configuration.logFileSize = 300
         let queue = try JobQueue(directory: "/q", configuration: configuration)
-        defer { try? queue.close() }
+        defer { try? closeChecked(queue) }
         for index in 0..<40 {
             let id = try queue.enqueue(NewJob(kind: "k", payload: Data("payload \(index)".utf8)))
             var imageConfiguration = configuration
@@ -103,7 +103,7 @@ import Testing
             let recovered = try JobQueue(directory: "/q", configuration: imageConfiguration)
             #expect(try recovered.counts()[.enqueued] == index + 1, "after enqueue \(index)")
             #expect(try recovered.payload(of: id) == Data("payload \(index)".utf8))
-            try recovered.close()
+            try closeChecked(recovered)
         }
         #expect(queue.engine.writer.fileSequence > 5)
     }

@@ -14,12 +14,12 @@ import Testing
         for index in 0..<3 {
             try queue.enqueue(NewJob(kind: "k", payload: Data("payload \(index)".utf8), id: JobID("job-\(index)")))
         }
-        try queue.close()
+        try closeChecked(queue)
         let oldPath = logFilePath(temp.queue)
         let oldBytes = try readFile(oldPath)
         let compacting = try JobQueue(directory: temp.queue, configuration: testConfiguration())
         _ = try compacting.compact()
-        try compacting.close()
+        try closeChecked(compacting)
         // As if the compaction had crashed before step 4: the replaced file is back.
         try writeFile(oldPath, oldBytes)
         let snapshotPath = temp.queue + "/" + QueueDirectoryLayout.logFileName(sequence: 2)
@@ -33,7 +33,7 @@ import Testing
         let salvaged = try JobQueue(directory: temp.queue, configuration: configuration)
         #expect(!salvaged.recoveryReport.skipped.isEmpty)
         #expect(salvaged.recoveryReport.skipped.allSatisfy { $0.path == snapshotPath })
-        try salvaged.close()
+        try closeChecked(salvaged)
         #expect(FileManager.default.fileExists(atPath: oldPath),
                 "salvage deleted the only intact copy of the jobs the damaged snapshot held")
         #expect(try readFile(oldPath) == oldBytes)
@@ -68,11 +68,11 @@ import Testing
         let real = temp.path + "/real"
         let queue = try JobQueue(directory: real, configuration: testConfiguration())
         try queue.enqueue(NewJob(kind: "k", id: "a"))
-        try queue.close()
+        try closeChecked(queue)
         try FileManager.default.createSymbolicLink(atPath: temp.queue, withDestinationPath: real)
         let linked = try JobQueue(directory: temp.queue + "/", configuration: testConfiguration())
         #expect(try linked.jobs().map(\.id.rawValue) == ["a"])
         expectError(.locked) { try JobQueue(directory: real, configuration: testConfiguration()) }
-        try linked.close()
+        try closeChecked(linked)
     }
 }

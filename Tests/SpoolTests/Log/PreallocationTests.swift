@@ -23,12 +23,12 @@ import Testing
         #expect(size % (64 << 10) == 0 && size > 128 << 10)
         #expect(statistics.fullSyncs == Int(size / (64 << 10)) || statistics.fullSyncs == Int(size / (64 << 10)) - 1,
                 "\(statistics) for a file of \(size) bytes")
-        try queue.close()
+        try closeChecked(queue)
         let bytes = try readFile(logFilePath(temp.queue))
         #expect(bytes.last != 0, "close cuts the reserved zeroes off")
         let reopened = try JobQueue(directory: temp.queue, configuration: configuration)
         #expect(try reopened.jobs().count == 1001)
-        try reopened.close()
+        try closeChecked(reopened)
     }
 
     @Test func reservationsStartSmallAndDoubleWithTheFileUpToTheChunk() throws {
@@ -48,7 +48,7 @@ import Testing
         let first = LogWriter.firstReservation
         #expect(sizes == [first, 2 * first, 4 * first, 8 * first, 12 * first], "file sizes \(sizes)")
         #expect(queue.engine.writer.currentStatistics.fullSyncs == 5)
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func theFirstReservationAfterAnOpenIsSmallWhateverTheFilesSize() throws {
@@ -60,7 +60,7 @@ import Testing
         for index in 0..<40 {
             try queue.enqueue(NewJob(kind: "k", payload: Data(repeating: 1, count: 60_000), id: JobID("j\(index)")))
         }
-        try queue.close()
+        try closeChecked(queue)
         let end = try fileSize(logFilePath(temp.queue))
         let first = LogWriter.firstReservation
         // Between two whole chunks and a quarter chunk below the next: a chunk-sized step would reserve more.
@@ -70,7 +70,7 @@ import Testing
         // On Linux a reservation writes its zeroes: the first after an open stays small (one
         // first reservation, rounded), not as large as the file or a whole chunk.
         #expect(try fileSize(logFilePath(temp.queue)) == (end / first + 1) * first)
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func aCrashImageWithAZeroedTailOpensAndTheWriterReservesAgainAfterATornTail() throws {
@@ -83,14 +83,14 @@ import Testing
         var image = try readFile(logFilePath(temp.queue))
         let records = queue.engine.writer.currentStatistics.records
         #expect(records == 2 && image.count == Int(LogWriter.firstReservation))
-        try queue.close()
+        try closeChecked(queue)
         let closedSize = try readFile(logFilePath(temp.queue)).count
 
         try writeFile(logFilePath(temp.queue), image)
         let clean = try JobQueue(directory: temp.queue, configuration: testConfiguration())
         #expect(try clean.jobs().map(\.id.rawValue) == ["a", "b"])
         #expect(clean.recoveryReport.tornTailBytes == 0)
-        try clean.close()
+        try closeChecked(clean)
 
         // A torn write inside the reserved space: cut off, then the writer reserves a chunk again.
         for index in closedSize..<(closedSize + 10) { image[index] = 0x5A }
@@ -101,10 +101,10 @@ import Testing
         try repaired.enqueue(NewJob(kind: "k", id: "c"))
         #expect(repaired.engine.writer.currentStatistics.fullSyncs == 1)
         #expect(try fileSize(logFilePath(temp.queue)) == LogWriter.firstReservation)
-        try repaired.close()
+        try closeChecked(repaired)
         let reopened = try JobQueue(directory: temp.queue, configuration: testConfiguration())
         #expect(try reopened.jobs().map(\.id.rawValue) == ["a", "b", "c"])
-        try reopened.close()
+        try closeChecked(reopened)
     }
 
     @Test func withoutPreallocationEveryWriteExtendsTheFile() throws {
@@ -116,6 +116,6 @@ import Testing
         try queue.enqueue(NewJob(kind: "k", id: "a"))
         #expect(try fileSize(logFilePath(temp.queue)) < 200)
         #expect(queue.engine.writer.currentStatistics.fullSyncs == 0)
-        try queue.close()
+        try closeChecked(queue)
     }
 }

@@ -106,7 +106,7 @@ import Testing
                         #expect(prefixes.contains(jobs), "round \(round): strict open recovered a state that is no prefix of the log")
                     }
                     checkInvariants(state)
-                    try queue.close()
+                    try closeChecked(queue)
                     outcomes["\(mode) opened" + (queue.recoveryReport.skipped.isEmpty ? "" : " with skips"), default: 0] += 1
                 } catch let error as SpoolError {
                     let typed: [SpoolError.Code] = [.corruption, .notAQueue, .newerFormat]

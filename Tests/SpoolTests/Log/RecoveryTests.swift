@@ -12,7 +12,7 @@ import Testing
         for index in 0..<count {
             try queue.enqueue(NewJob(kind: "k", payload: Data("payload \(index)".utf8), id: JobID("job-\(index)")))
         }
-        try queue.close()
+        try closeChecked(queue)
         // While the queue is open the file is preallocated; close cuts it back to the last record.
         let bytes = try readFile(logFilePath(directory))
         var starts: [Int] = []
@@ -43,11 +43,11 @@ import Testing
             #expect(try queue.payload(of: "job-2") == Data("payload 2".utf8))
             // The queue accepts new work after the repair, and it survives another reopen.
             try queue.enqueue(NewJob(kind: "k", id: "after"))
-            try queue.close()
+            try closeChecked(queue)
             let reopened = try JobQueue(directory: temp.queue, configuration: testConfiguration())
             #expect(try reopened.jobs().map(\.id.rawValue) == ["job-0", "job-1", "job-2", "after"])
             #expect(reopened.recoveryReport.tornTailBytes == 0)
-            try reopened.close()
+            try closeChecked(reopened)
         }
     }
 
@@ -59,10 +59,10 @@ import Testing
         let queue = try JobQueue(directory: temp.queue, configuration: testConfiguration())
         #expect(try queue.jobs().count == 2)
         try queue.enqueue(NewJob(kind: "k", id: "third"))
-        try queue.close()
+        try closeChecked(queue)
         let reopened = try JobQueue(directory: temp.queue, configuration: testConfiguration())
         #expect(try reopened.jobs().map(\.id.rawValue) == ["job-0", "job-1", "third"])
-        try reopened.close()
+        try closeChecked(reopened)
     }
 
     @Test func aLaterSectorSurvivingWithoutTheEarlierOneIsATornTail() throws {
@@ -86,7 +86,7 @@ import Testing
         #expect(try queue.job("job-0")?.state == .enqueued)
         #expect(queue.recoveryReport.tornTailOffset == Int64(bytes.count))
         _ = starts
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func aBitFlippedInAMiddleRecordIsCorruptionAndChangesNothing() throws {
@@ -124,7 +124,7 @@ import Testing
         #expect(queue.recoveryReport.skipped.count == 1)
         #expect(queue.recoveryReport.skipped.first?.offset == Int64(starts[2]))
         #expect(queue.recoveryReport.skipped.first?.length == Int64(starts[3] - starts[2]))
-        try queue.close()
+        try closeChecked(queue)
     }
 
     /// Replay applies each operation as it decodes it in strict mode; a record whose first operation
@@ -160,7 +160,7 @@ import Testing
         let queue = try JobQueue(directory: temp.queue, configuration: configuration)
         #expect(try queue.job("job-0")?.state == .enqueued, "the cancel of the skipped record was applied")
         #expect(queue.recoveryReport.skipped.map(\.offset) == [Int64(bytes.count)])
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func aFileFromANewerFormatIsRefusedAndLeftAlone() throws {
@@ -201,7 +201,7 @@ import Testing
         let queue = try JobQueue(directory: temp.queue, configuration: testConfiguration())
         #expect(try queue.jobs().isEmpty)
         try queue.enqueue(NewJob(kind: "k"))
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func randomDamageNeverTrapsAndEitherRecoversAPrefixOrFailsTyped() throws {
@@ -234,7 +234,7 @@ import Testing
                 let ids = try queue.jobs().map(\.id.rawValue)
                 #expect(ids == Array(allIDs.prefix(ids.count)), "round \(round): not a prefix: \(ids)")
                 checkInvariants(queue.engine.stateSnapshot)
-                try queue.close()
+                try closeChecked(queue)
             } catch let error as SpoolError {
                 #expect(error.code == .corruption, "round \(round): \(error)")
             }

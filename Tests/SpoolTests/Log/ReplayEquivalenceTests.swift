@@ -92,6 +92,6 @@ import Testing
                         == replayedCopy.bestReadyJob(at: Millis.from(clock.now()), kind: nil)?.id)
             }
         }
-        try queue.close()
+        try closeChecked(queue)
     }
 }

@@ -77,7 +77,7 @@ import Testing
         #expect(queue.recoveryReport.tornTailOffset == nil && queue.recoveryReport.tornTailBytes == 0)
         let jobs = try queue.jobs()
         #expect(!queue.recoveryReport.skipped.isEmpty && jobs.isEmpty)
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func twoDamagedGroupsAtTheEndAreCorruption() throws {
@@ -99,14 +99,14 @@ import Testing
             let queue = try Self.open(disk)
             #expect(queue.recoveryReport.tornTailOffset == Int64(offsets[damaged[0]]), "damaged \(damaged)")
             #expect(try queue.jobs().count == damaged[0], "damaged \(damaged)")
-            try queue.close()
+            try closeChecked(queue)
         }
         // A write torn short: the last group's last record cut in its body.
         let (bytes, offsets) = Self.log(count: 6, groupSize: 3)
         let queue = try Self.open(try Self.disk(Array(bytes[..<(offsets[5] + 40)])))
         let jobs = try queue.jobs()
         #expect(queue.recoveryReport.tornTailOffset == Int64(offsets[5]) && jobs.count == 5)
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func theChainOfDamagedFramesIsCountedByGroupStarts() throws {

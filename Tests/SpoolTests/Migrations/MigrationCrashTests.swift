@@ -44,7 +44,7 @@ import Testing
                                          priority: index % 3, uniqueKey: index == 1 ? "u" : nil))
         }
         _ = try queue.claim(kind: "upload", leaseDuration: 3600)
-        try queue.close()
+        try closeChecked(queue)
         return disk
     }
 
@@ -62,13 +62,13 @@ import Testing
         let dry = try Self.setUp()
         let plain = try JobQueue(directory: "/q", configuration: Self.configuration(dry.crashImage(), migrations: []))
         let before = try Self.jobs(plain)
-        try plain.close()
+        try closeChecked(plain)
         let start = dry.steps
         let migrated = try JobQueue(directory: "/q", configuration: Self.configuration(dry, migrations: [Self.migration]))
         let steps = dry.steps - start
         let after = try Self.jobs(migrated)
         #expect(migrated.appliedMigration == 1)
-        try migrated.close()
+        try closeChecked(migrated)
         #expect(before != after && after.count == before.count + 4)
         var migrationRecords = 0
         var files = Set<String>()
@@ -114,17 +114,17 @@ import Testing
                 // Records of the migration were durable, its commit was not: the interesting case.
                 sawAbandoned = sawAbandoned || tool.recoveryReport.abandonedMigrations > 0
                 checkInvariants(tool.engine.stateSnapshot)
-                try tool.close()
+                try closeChecked(tool)
                 // The app's build completes the migration, exactly once.
                 let app = try JobQueue(directory: "/q", configuration: Self.configuration(image, migrations: [Self.migration]))
                 #expect(try Self.jobs(app) == after, "crash at step \(step) of \(steps), \(survival)")
                 #expect(app.recoveryReport.appliedMigrations == (state == after ? [] : [1]))
                 _ = try app.compact()
-                try app.close()
+                try closeChecked(app)
                 let compacted = try JobQueue(directory: "/q", configuration: Self.configuration(image, migrations: [Self.migration]))
                 #expect(try Self.jobs(compacted) == after)
                 #expect(compacted.appliedMigration == 1 && compacted.recoveryReport.appliedMigrations.isEmpty)
-                try compacted.close()
+                try closeChecked(compacted)
                 explored += 1
             }
         }

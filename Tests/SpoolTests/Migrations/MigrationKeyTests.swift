@@ -11,6 +11,20 @@ import Testing
         migrationTestConfiguration(clock, migrations)
     }
 
+    /// ``closeChecked(_:sourceLocation:)`` for a queue whose log revives a finished carrier of a unique key
+    /// (``writeRevival(of:in:number:)``). Such a state breaks the unique-key index invariant: the revived job
+    /// carries the key unfinished but is neither its holder nor one of its `earlierKeyCarriers`, so `spool
+    /// verify` reports it. A real disagreement between replay and the invariant check, found by the teardown
+    /// check and left open (issue #14 item 6): recorded here as a known issue, matched to that invariant
+    /// only, so that the rest of the check (the replay comparison) still counts and a fix shows up.
+    private func closeCheckedWithRevivedCarrier(_ queue: JobQueue, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        try withKnownIssue("a revived carrier of a unique key breaks the unique-key index invariant") {
+            try closeChecked(queue, sourceLocation: sourceLocation)
+        } matching: { issue in
+            String(describing: issue).contains("uniqueKeyIndex")
+        }
+    }
+
     /// Records, in `queue`, a migration giving finished job `id` an enqueued image: a record the planner
     /// never leaves in place (the chain rule cancels such a job again), but the format allows and
     /// every build accepted.
@@ -41,7 +55,7 @@ import Testing
         _ = try queue.enqueue(NewJob(kind: "a", id: "a"))
         _ = try queue.enqueue(NewJob(kind: "d", id: "d"))
         _ = try queue.enqueue(NewJob(kind: "c", id: "c", uniqueKey: "k", dependencies: ["a"]))
-        try queue.close()
+        try closeChecked(queue)
         let migration = JobMigration(number: 1) { job, payload in
             switch job.kind {
             case "a": return .invalid(reason: "no")
@@ -56,12 +70,12 @@ import Testing
         #expect(queue.engine.stateSnapshot.uniqueKeys["k"] == "d/1")
         checkInvariants(queue.engine.stateSnapshot)
         #expect(try queue.enqueue(NewJob(kind: "e", uniqueKey: "k")) == "d/1")
-        try queue.close()
+        try closeChecked(queue)
         queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock, [migration]))
         #expect(try queue.jobs() == after)
         #expect(queue.engine.stateSnapshot.uniqueKeys["k"] == "d/1")
         checkInvariants(queue.engine.stateSnapshot)
-        try queue.close()
+        try closeChecked(queue)
     }
 
     /// The engine: a replacement whose key an unfinished job holds (and keeps, the migration not ending
@@ -73,7 +87,7 @@ import Testing
         var queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
         _ = try queue.enqueue(NewJob(kind: "holder", id: "h", uniqueKey: "k"))
         _ = try queue.enqueue(NewJob(kind: "batch", id: "b"))
-        try queue.close()
+        try closeChecked(queue)
         let log = try readFile(logFilePath(temporary.queue))
         let migration = JobMigration(number: 1) { job, payload in
             job.kind == "batch" ? .split([.init(kind: "item", payload: payload, uniqueKey: "k")]) : .keep
@@ -88,7 +102,7 @@ import Testing
         #expect(try readFile(logFilePath(temporary.queue)) == log, "a refused migration wrote")
         queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
         #expect(queue.appliedMigration == 0)
-        try queue.close()
+        try closeChecked(queue)
     }
 
     /// Replay of a log holding a revival while another job holds the key (as an older build accepted
@@ -104,12 +118,12 @@ import Testing
         _ = try queue.enqueue(NewJob(kind: "k", id: "x", uniqueKey: "k"))
         try writeRevival(of: "y", in: queue, number: 1)
         #expect(queue.engine.stateSnapshot.uniqueKeys["k"] == "x")
-        try queue.close()
+        try closeCheckedWithRevivedCarrier(queue)
         queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
         #expect(try queue.job("y")?.state == .enqueued)
         #expect(queue.engine.stateSnapshot.uniqueKeys["k"] == "x")
         #expect(try queue.enqueue(NewJob(kind: "k", uniqueKey: "k")) == "x")
-        try queue.close()
+        try closeCheckedWithRevivedCarrier(queue)
     }
 
     /// Replay of a log holding a revival of a job whose key is free: it opens, the revived job does not
@@ -124,12 +138,12 @@ import Testing
         _ = try queue.cancel("y")
         try writeRevival(of: "y", in: queue, number: 1)
         _ = try queue.enqueue(NewJob(kind: "k", id: "z", uniqueKey: "k"))
-        try queue.close()
+        try closeCheckedWithRevivedCarrier(queue)
         queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
         #expect(try queue.job("y")?.state == .enqueued)
         #expect(try queue.job("z")?.state == .enqueued)
         #expect(queue.engine.stateSnapshot.uniqueKeys["k"] == "z")
-        try queue.close()
+        try closeCheckedWithRevivedCarrier(queue)
     }
 
     // MARK: The command line
@@ -159,7 +173,7 @@ import Testing
         let queue = try JobQueue(directory: temporary.queue, configuration: testConfiguration())
         _ = try queue.enqueue(NewJob(kind: "k", id: "first", uniqueKey: "k"))
         _ = try queue.enqueue(NewJob(kind: "k", id: "second", uniqueKey: "k", uniquePolicy: .append))
-        try queue.close()
+        try closeChecked(queue)
         let kept = try spool(["enqueue", temporary.queue, "--kind", "k", "--unique-key", "k"])
         #expect(kept.status == 0 && kept.out == "second\n", "\(kept)")
         #expect(kept.err.contains("held by unfinished job second") && kept.err.contains("kept it, enqueued nothing"), "\(kept.err)")
@@ -178,13 +192,13 @@ import Testing
         _ = try queue.enqueue(NewJob(kind: "k", id: "y", uniqueKey: "k"))
         _ = try queue.cancel("y")
         try writeRevival(of: "y", in: queue, number: 1)
-        try queue.close()
+        try closeCheckedWithRevivedCarrier(queue)
         let result = try spool(["enqueue", temporary.queue, "--kind", "k", "--id", "new", "--unique-key", "k"])
         #expect(result.status == 0 && result.out == "new\n", "\(result)")
         #expect(!result.err.contains("kept it"), "\(result.err)")
         queue = try JobQueue(directory: temporary.queue, configuration: testConfiguration())
         #expect(try queue.job("new")?.state == .enqueued)
-        try queue.close()
+        try closeCheckedWithRevivedCarrier(queue)
     }
 
     /// After a log revived a job while another holds its key, `spool enqueue --unique-key` names the holder
@@ -197,7 +211,7 @@ import Testing
         _ = try queue.cancel("y")
         _ = try queue.enqueue(NewJob(kind: "k", id: "x", uniqueKey: "k"))
         try writeRevival(of: "y", in: queue, number: 1)
-        try queue.close()
+        try closeCheckedWithRevivedCarrier(queue)
         let result = try spool(["enqueue", temporary.queue, "--kind", "k", "--unique-key", "k"])
         #expect(result.status == 0 && result.out == "x\n", "\(result)")
         #expect(result.err.contains("held by unfinished job x "), "\(result.err)")

@@ -21,7 +21,7 @@ import Testing
         _ = try queue.enqueue(NewJob(kind: "known", id: "b", dependencies: ["a"]))
         _ = try queue.enqueue(NewJob(kind: "gone", id: "c", dependencies: ["b"]))
         _ = try queue.enqueue(NewJob(kind: "gone", id: "d"))
-        try queue.close()
+        try closeChecked(queue)
         var known = configuration(clock)
         known.knownKinds = ["known"]
         queue = try JobQueue(directory: temporary.queue, configuration: known)
@@ -31,12 +31,12 @@ import Testing
         #expect(try queue.job("c")?.state == .cancelled)
         #expect(try queue.job("d")?.isPermanentlyFailed == true)
         checkInvariants(queue.engine.stateSnapshot)
-        try queue.close()
+        try closeChecked(queue)
         // The log replays.
         queue = try JobQueue(directory: temporary.queue, configuration: known)
         #expect(queue.recoveryReport.unrunnableJobs.isEmpty)
         #expect(try queue.job("c")?.state == .cancelled)
-        try queue.close()
+        try closeChecked(queue)
     }
 
     /// A split running job's lease ends: its worker's result is refused with leaseLost, whether the
@@ -52,7 +52,7 @@ import Testing
         let sameLease = try #require(try queue.claim(kind: "batch2"))
         let splitLease = try #require(try queue.claim(kind: "batch"))
         let droppedLease = try #require(try queue.claim(kind: "old"))
-        try queue.close()
+        try closeChecked(queue)
         let migration = JobMigration(number: 1) { job, payload in
             switch job.kind {
             case "batch": return .split([.init(kind: "item", payload: payload)])
@@ -72,7 +72,7 @@ import Testing
         }
         #expect(try queue.job("same")?.state == .enqueued)
         expectError(.leaseLost) { try queue.complete(sameLease) }
-        try queue.close()
+        try closeChecked(queue)
     }
 
     /// A migration ends a prerequisite (invalid) and rewrites the job waiting for it, which holds a unique
@@ -85,7 +85,7 @@ import Testing
         _ = try queue.enqueue(NewJob(kind: "a", id: "a"))
         _ = try queue.enqueue(NewJob(kind: "c", id: "c", uniqueKey: "k", dependencies: ["a"]))
         _ = try queue.enqueue(NewJob(kind: "d", id: "d"))
-        try queue.close()
+        try closeChecked(queue)
         let migration = JobMigration(number: 1) { job, payload in
             switch job.kind {
             case "a": return .invalid(reason: "no")
@@ -99,11 +99,11 @@ import Testing
         #expect(try queue.job("c")?.state == .cancelled)
         #expect(try queue.job("d/1")?.state == .enqueued)
         checkInvariants(queue.engine.stateSnapshot)
-        try queue.close()
+        try closeChecked(queue)
         queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock, [migration]))
         #expect(try queue.jobs() == after)
         checkInvariants(queue.engine.stateSnapshot)
         #expect(queue.engine.stateSnapshot.uniqueKeys["k"] == "d/1")
-        try queue.close()
+        try closeChecked(queue)
     }
 }

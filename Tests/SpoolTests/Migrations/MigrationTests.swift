@@ -38,7 +38,7 @@ func migrationTestConfiguration(_ clock: ManualClock, _ migrations: [JobMigratio
         _ = try queue.enqueue(NewJob(kind: "upload", payload: Data("c.jpg".utf8), id: "running"))
         let lease = try #require(try queue.claim(kind: "upload"))
         #expect(lease.job.id == "running" || lease.job.id == "done")
-        try queue.close()
+        try closeChecked(queue)
         #expect(queue.appliedMigration == 0)
 
         clock.advance(by: 10)
@@ -81,7 +81,7 @@ func migrationTestConfiguration(_ clock: ManualClock, _ migrations: [JobMigratio
         #expect(byID["charge"]?.finishedAt == clock.now())
         checkInvariants(queue.engine.stateSnapshot)
         let migrated = try queue.jobs()
-        try queue.close()
+        try closeChecked(queue)
 
         // Never twice: not on reopen, not after a compaction.
         queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock, [split, Self.uploadV2]))
@@ -92,12 +92,12 @@ func migrationTestConfiguration(_ clock: ManualClock, _ migrations: [JobMigratio
             return job
         })
         _ = try queue.compact()
-        try queue.close()
+        try closeChecked(queue)
         queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock, [split, Self.uploadV2]))
         #expect(queue.appliedMigration == 2)
         #expect(queue.recoveryReport.appliedMigrations.isEmpty)
         #expect(try queue.payload(of: lease.job.id) == rewritten)
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func aQueueMigratedByANewerBuildIsRefusedByOneWithMigrationsAndOpensInTools() throws {
@@ -111,12 +111,12 @@ func migrationTestConfiguration(_ clock: ManualClock, _ migrations: [JobMigratio
         #expect(try readFile(logFilePath(temporary.queue)) == log)
         let tool = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
         #expect(tool.appliedMigration == 2)
-        try tool.close()
+        try closeChecked(tool)
         // A lower number than the applied one is skipped, a higher one applies.
         let third = JobMigration.renameKind("c", to: "d", number: 3)
         let queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock, [third, second]))
         #expect(queue.recoveryReport.appliedMigrations == [3])
-        try queue.close()
+        try closeChecked(queue)
         expectError(.invalidArgument) {
             try JobQueue(directory: temporary.queue, configuration: configuration(clock, [third, .dropKind("x", number: 3)]))
         }
@@ -129,7 +129,7 @@ func migrationTestConfiguration(_ clock: ManualClock, _ migrations: [JobMigratio
         var queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
         _ = try queue.enqueue(NewJob(kind: "a", id: "one"))
         _ = try queue.enqueue(NewJob(kind: "a", id: "two"))
-        try queue.close()
+        try closeChecked(queue)
         let log = try readFile(logFilePath(temporary.queue))
         let clash = JobMigration(number: 1) { job, _ in .split([.init(kind: "b", payload: Data(), id: "two")]) }
         expectError(.invalidArgument) { try JobQueue(directory: temporary.queue, configuration: configuration(clock, [clash])) }
@@ -138,7 +138,7 @@ func migrationTestConfiguration(_ clock: ManualClock, _ migrations: [JobMigratio
         #expect(try readFile(logFilePath(temporary.queue)) == log)
         queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
         #expect(queue.appliedMigration == 0)
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func jobsOfKindsTheBuildCannotRunEndFailedForGoodWithTheReason() throws {
@@ -152,7 +152,7 @@ func migrationTestConfiguration(_ clock: ManualClock, _ migrations: [JobMigratio
         _ = try queue.claim(kind: "gone")
         _ = try queue.enqueue(NewJob(kind: "gone", id: "g3"))
         _ = try queue.cancel("g3")
-        try queue.close()
+        try closeChecked(queue)
         var known = configuration(clock)
         known.knownKinds = ["known"]
         queue = try JobQueue(directory: temporary.queue, configuration: known)
@@ -166,12 +166,12 @@ func migrationTestConfiguration(_ clock: ManualClock, _ migrations: [JobMigratio
         expectError(.invalidArgument) { try queue.enqueue(NewJob(kind: "gone")) }
         expectError(.invalidArgument) { try queue.retry("g1") }
         checkInvariants(queue.engine.stateSnapshot)
-        try queue.close()
+        try closeChecked(queue)
         // Recorded: an open without the restriction sees the same, and retries work again.
         queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
         #expect(try queue.job("g2")?.isPermanentlyFailed == true)
         #expect(try queue.retry("g2").state == .enqueued)
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func anEnqueuedJobOverItsAttemptBudgetAtMigrationEndsFailed() throws {
@@ -181,14 +181,14 @@ func migrationTestConfiguration(_ clock: ManualClock, _ migrations: [JobMigratio
         var queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
         _ = try queue.enqueue(NewJob(kind: "a", id: "last", maxAttempts: 1))
         _ = try queue.claim()
-        try queue.close()
+        try closeChecked(queue)
         // A split of the running job at its last attempt: the replacement cannot run again.
         let split = JobMigration(number: 1) { job, _ in .split([.init(kind: "b", payload: Data("p".utf8))]) }
         queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock, [split]))
         let job = try #require(try queue.job("last/1"))
         #expect(job.isPermanentlyFailed && job.attempts == 1)
         #expect(job.lastError == "attempts spent (1 of 1) at migration 1")
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func aDamagedRecordInsideAMigrationFailsStrictOpenAndSalvageDropsTheWholeMigration() throws {
@@ -199,13 +199,13 @@ func migrationTestConfiguration(_ clock: ManualClock, _ migrations: [JobMigratio
         plain.preallocationChunk = 0
         var queue = try JobQueue(directory: temporary.queue, configuration: plain)
         for index in 0..<8 { _ = try queue.enqueue(NewJob(kind: "a", payload: Data("job \(index)".utf8), id: JobID("j\(index)"))) }
-        try queue.close()
+        try closeChecked(queue)
         var migrating = plain
         migrating.migrations = [JobMigration(number: 1) { _, payload in .rewrite(kind: "b", payload: payload + Data("!".utf8)) }]
         migrating.migrationRecordBytes = 100
         queue = try JobQueue(directory: temporary.queue, configuration: migrating)
         _ = try queue.enqueue(NewJob(kind: "b", payload: Data("later".utf8), id: "later"))
-        try queue.close()
+        try closeChecked(queue)
         let records = try LogInspector.records(directory: temporary.queue)
         let steps = records.filter { $0.operations.first?.name == "migrateJob" }
         #expect(steps.count >= 2 && records.last?.operations.first?.name == "enqueue")
@@ -223,7 +223,7 @@ func migrationTestConfiguration(_ clock: ManualClock, _ migrations: [JobMigratio
         #expect(try queue.jobs().map(\.kind) == Array(repeating: "a", count: 8) + ["b"])
         #expect(try queue.payload(of: "j3") == Data("job 3".utf8))
         checkInvariants(queue.engine.stateSnapshot)
-        try queue.close()
+        try closeChecked(queue)
     }
 
     /// A split of a job whose id is near the 200-byte limit: the replacement ids `<id>/<n>` would be over
@@ -254,7 +254,7 @@ func migrationTestConfiguration(_ clock: ManualClock, _ migrations: [JobMigratio
         var queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
         _ = try queue.enqueue(NewJob(kind: "batch", payload: Data("x,y".utf8), id: JobID(long)))
         _ = try queue.enqueue(NewJob(kind: "batch", payload: Data("x,y".utf8), id: JobID(other)))
-        try queue.close()
+        try closeChecked(queue)
         let split = JobMigration(number: 1, name: "split batches") { job, payload in
             guard job.kind == "batch" else { return .keep }
             return .split(String(decoding: payload, as: UTF8.self).split(separator: ",").map {
@@ -267,6 +267,6 @@ func migrationTestConfiguration(_ clock: ManualClock, _ migrations: [JobMigratio
         #expect(ids == [a, MigrationPlanner.replacementID(of: long, position: 2), b,
                         MigrationPlanner.replacementID(of: other, position: 2)])
         #expect(ids.allSatisfy { $0.utf8.count <= JobLimits.maxIDBytes })
-        try queue.close()
+        try closeChecked(queue)
     }
 }

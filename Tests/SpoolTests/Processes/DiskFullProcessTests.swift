@@ -49,6 +49,6 @@ import Testing
         }
         checkInvariants(queue.engine.stateSnapshot)
         try queue.enqueue(NewJob(kind: "after-the-disk-filled"))
-        try queue.close()
+        try closeChecked(queue)
     }
 }

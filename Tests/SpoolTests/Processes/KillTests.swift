@@ -36,7 +36,7 @@ import Testing
                 default: break
                 }
             }
-            try queue.close()
+            try closeChecked(queue)
         }
         #expect(acknowledged.count > Self.kills, "the children acknowledged too little to prove anything")
     }
@@ -59,62 +59,5 @@ extension KillTests {
         #expect(outcome == .locked)
         // Once the child is gone, the lock is free.
         try JobQueue(directory: temp.queue, configuration: testConfiguration()).close()
-    }
-}
-
-/// Runs the built `spool` tool as a child process.
-enum ChildProcess {
-    /// The `spool` executable next to the test bundle.
-    static func spoolExecutable() -> String? {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<5 {
-            let candidate = directory.appendingPathComponent("spool").path
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-            directory = directory.deletingLastPathComponent()
-        }
-        return nil
-    }
-
-    /// Starts `binary` with its standard output on a pipe and its standard error discarded.
-    private static func launch(_ binary: String, _ arguments: [String]) throws -> (Process, Pipe) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        return (process, output)
-    }
-
-    /// Runs `binary` to its end; returns its exit status and what it printed on standard output.
-    static func run(_ binary: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let (process, output) = try launch(binary, arguments)
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-    }
-
-    /// Starts `binary`, reads its output until it has printed `count` lines, kills
-    /// it with SIGKILL, and returns every complete line it printed.
-    static func runAndKill(_ binary: String, _ arguments: [String], afterLines count: Int,
-                           whileRunning: () -> Void = {}) throws -> [String] {
-        let (process, output) = try launch(binary, arguments)
-        var buffer = Data()
-        let reader = output.fileHandleForReading
-        while buffer.filter({ $0 == UInt8(ascii: "\n") }).count < count {
-            let chunk = reader.availableData
-            if chunk.isEmpty { break }
-            buffer.append(chunk)
-        }
-        whileRunning()
-        kill(process.processIdentifier, SIGKILL)
-        buffer.append(reader.readDataToEndOfFile())
-        process.waitUntilExit()
-        let text = String(decoding: buffer, as: UTF8.self)
-        // A line without its newline may have been cut by the kill; it is not an acknowledgement.
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        lines.removeLast()
-        return lines
     }
 }

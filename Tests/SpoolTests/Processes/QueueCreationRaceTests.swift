@@ -48,7 +48,7 @@ import Darwin
             let queue = try JobQueue(directory: directory, configuration: testConfiguration())
             let ids = Set(try queue.jobs().map(\.id.rawValue))
             #expect(ids == Set((0..<Self.creators).map { "job-\($0)" }), "trial \(trial): the queue holds \(ids.sorted())")
-            try queue.close()
+            try closeChecked(queue)
         }
     }
 }

@@ -38,10 +38,10 @@ import Testing
         let next = try await fixture.queue.enqueue(NewJob(kind: "next"))
         await fixture.events.wait { $0 == .succeeded(next) }
         await fixture.runner.stop()
-        try fixture.queue.close()
+        try closeChecked(fixture.queue)
         let reopened = try JobQueue(directory: fixture.temp.queue, configuration: testConfiguration(clock: fixture.clock))
         #expect(try reopened.job(id)?.state == .cancelled, "durably")
-        try reopened.close()
+        try closeChecked(reopened)
         fixture.temp.cleanup()
     }
 
@@ -89,7 +89,7 @@ import Testing
         #expect(fixture.events.all.last == .stopped)
         #expect(try fixture.job(first).state == .succeeded)
         #expect(try fixture.job(second).state == .enqueued && fixture.job(second).attempts == 0, "not claimed")
-        try fixture.queue.close()
+        try closeChecked(fixture.queue)
         fixture.temp.cleanup()
     }
 
@@ -138,7 +138,7 @@ import Testing
         try fixture.runner.register(kind: "ping") { _, _ in }
         fixture.runner.start()
         await fixture.waitForIdle(after: 0)
-        try fixture.queue.close()
+        try closeChecked(fixture.queue)
         await fixture.events.wait { $0 == .stopped }
         #expect(!fixture.runner.isRunning)
         #expect(fixture.runner.failure?.code == .closed)

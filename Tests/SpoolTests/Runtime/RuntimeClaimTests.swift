@@ -33,7 +33,7 @@ import Testing
         clock.advance(by: 30)
         #expect(try await queue.claim(kind: "a") == nil)
         #expect(try await queue.claim(kind: "b")?.job.id == "b-later")
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func aManualClockWakesASleeperWhenAdvancedToItsDeadlineNotBefore() async throws {
@@ -87,15 +87,4 @@ import Testing
         sleeper.cancel()
         await #expect(throws: CancellationError.self) { try await sleeper.value }
     }
-}
-
-/// Waits until `count` tasks sleep on `clock` (they register from their own tasks).
-func waitForSleepers(_ clock: ManualClock, count: Int) async {
-    while clock.sleepingDeadlines.count < count { await Task.yield() }
-}
-
-/// Waits until the tasks sleeping on `clock` are exactly those with `deadlines` (a runner's
-/// sleeper registers from its own task, just after the runner reports it is waiting).
-func waitForSleep(_ clock: ManualClock, until deadlines: [Date]) async {
-    while clock.sleepingDeadlines != deadlines { await Task.yield() }
 }

@@ -30,12 +30,12 @@ import Testing
         let dry = try Self.setUp()
         let plain = try JobQueue(directory: "/q", configuration: Self.configuration(dry.crashImage(), migrations: []))
         let before = try Self.jobs(plain)
-        try plain.close()
+        try closeChecked(plain)
         let start = dry.steps
         let migrated = try JobQueue(directory: "/q", configuration: Self.configuration(dry, migrations: [migration]))
         let steps = dry.steps - start
         let after = try Self.jobs(migrated)
-        try migrated.close()
+        try closeChecked(migrated)
 
         var explored = 0
         var maximumBegins = 0
@@ -67,14 +67,14 @@ import Testing
                     }
                 }
                 checkInvariants(tool.engine.stateSnapshot)
-                try tool.close()
+                try closeChecked(tool)
                 let app = try JobQueue(directory: "/q", configuration: Self.configuration(twice, migrations: [migration]))
                 #expect(try Self.jobs(app) == after, "crashes at \(first), \(second)")
                 let live = comparableJobs(app.engine.stateSnapshot)
-                try app.close()
+                try closeChecked(app)
                 let replayed = try JobQueue(directory: "/q", configuration: Self.configuration(twice, migrations: [migration]))
                 #expect(comparableJobs(replayed.engine.stateSnapshot) == live, "live and replay differ at \(first), \(second)")
-                try replayed.close()
+                try closeChecked(replayed)
                 explored += 1
             }
         }

@@ -70,7 +70,7 @@ import Testing
         try writeFile(logFilePath(temp.queue), bytes)
         let whole = try open(temp.queue)
         #expect(try whole.jobs().count == 302)
-        try whole.close()
+        try closeChecked(whole)
     }
 
     @Test func anInvalidJobFailsTheWholeBatchAndWritesNothing() throws {

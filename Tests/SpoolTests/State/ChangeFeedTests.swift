@@ -18,7 +18,7 @@ import Testing
         // Read late: the three changes arrive as one union, not a backlog.
         #expect(await subscription.next()?.jobIDs == ["one", "two"])
         #expect(subscription.poll()?.isEmpty == true)
-        try queue.close()
+        try closeChecked(queue)
     }
 
     @Test func closingTheQueueEndsAWaitingSubscription() async throws {
@@ -27,7 +27,7 @@ import Testing
         let queue = try JobQueue(directory: temp.queue, configuration: testConfiguration())
         let subscription = queue.engine.changes.subscribe()
         async let ended = subscription.next()
-        try queue.close()
+        try closeChecked(queue)
         #expect(await ended == nil)
         #expect(subscription.poll() == nil)
     }

@@ -11,7 +11,7 @@ import Testing
         let temp = TemporaryDirectory()
         defer { temp.cleanup() }
         let queue = try JobQueue(directory: temp.queue, configuration: testConfiguration())
-        defer { try? queue.close() }
+        defer { try? closeChecked(queue) }
         try await queue.enqueue(NewJob(kind: "k", id: "deleted"))
         let lease = try #require(try await queue.claim())
         try await queue.delete("deleted")
@@ -30,7 +30,7 @@ import Testing
         let temp = TemporaryDirectory()
         defer { temp.cleanup() }
         let queue = try JobQueue(directory: temp.queue, configuration: testConfiguration())
-        defer { try? queue.close() }
+        defer { try? closeChecked(queue) }
         try await queue.enqueue(NewJob(kind: "upload-photo", id: "photo"))
         let lease = try #require(try await queue.claim(kind: "upload-photo"))
         var failed = false
@@ -57,7 +57,7 @@ import Testing
         var configuration = testConfiguration(clock: clock)
         configuration.retention = 60
         let queue = try JobQueue(directory: temp.queue, configuration: configuration)
-        defer { try? queue.close() }
+        defer { try? closeChecked(queue) }
         try queue.enqueue(NewJob(kind: "k", id: "expired"))
         let first = try #require(try queue.claim(leaseDuration: 10))
         clock.advance(by: 11)

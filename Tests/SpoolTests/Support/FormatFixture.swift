@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 @_spi(Benchmarks) @testable import Spool
 
 /// Checked-in queue directories: the compatibility promise of `FORMAT.md`.
@@ -109,7 +110,7 @@ enum FormatFixture {
         _ = try queue.enqueue(NewJob(kind: "email", payload: Data(#"{"to":"bo@example.com"}"#.utf8), id: "email-2",
                                      priority: 3, delay: 60))
 
-        try queue.close()
+        try closeChecked(queue)
 
         // Job migrations (since format-1-migrations): two applied, then a snapshot holding the applied
         // number, then a third after it and jobs of a kind the build no longer runs abandoned.
@@ -123,7 +124,7 @@ enum FormatFixture {
         step()
         _ = try queue.enqueue(NewJob(kind: "thumbnail", payload: Data("t-1".utf8), id: "thumb-1", priority: 1))
         _ = try queue.enqueue(NewJob(kind: "fax", payload: Data("+1 555 0100".utf8), id: "fax-1"))
-        try queue.close()
+        try closeChecked(queue)
         step()
         migrating.migrations = migrations
         migrating.knownKinds = ["email.v2", "upload", "report", "charge", "resize", "sync", "index", "item", "flaky",
@@ -132,14 +133,14 @@ enum FormatFixture {
         step()
         _ = try queue.enqueue(NewJob(kind: "email.v2", payload: Data(#"{"to":["cy@example.com"]}"#.utf8), id: "email-3"))
 
-        try queue.close()
+        try closeChecked(queue)
         try generateOptionsAndMigrations(queuePath: queuePath, clock: clock)
         migrating.migrations = migrations + laterMigrations
         migrating.knownKinds = nil
         queue = try JobQueue(directory: queuePath, configuration: migrating)
 
         let expected = try FixtureState(queue: queue, clockAdvance: clock.now().timeIntervalSince(start))
-        try queue.close()
+        try closeChecked(queue)
         try? FileManager.default.removeItem(atPath: queuePath + "/" + QueueDirectoryLayout.lockFileName)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -190,7 +191,7 @@ extension FormatFixture {
         }
         step()
         _ = try queue.complete(digest)
-        try queue.close()
+        try closeChecked(queue)
 
         // Migration 4, after the snapshot (never compacted away), in records of at most ~160 bytes.
         step()
@@ -199,13 +200,13 @@ extension FormatFixture {
         queue = try JobQueue(directory: queuePath, configuration: options)
         step()
         _ = try queue.enqueue(NewJob(kind: "sync", payload: Data("outbox".utf8), id: "sync-3"))
-        try queue.close()
+        try closeChecked(queue)
 
         // Migration 5, cut short: the crash tore its last record (the one holding the commit).
         step()
         options.migrations = migrations + laterMigrations
         queue = try JobQueue(directory: queuePath, configuration: options)
-        try queue.close()
+        try closeChecked(queue)
         var commit: LogRecordSummary?
         for record in try LogInspector.records(directory: queuePath)
         where record.operations.contains(where: { $0.name == "migrationCommit" }) { commit = record }
@@ -221,7 +222,7 @@ extension FormatFixture {
         guard queue.recoveryReport.abandonedMigrations == 1 else { throw FixtureError("migration 5 was not abandoned") }
         step()
         _ = try queue.enqueue(NewJob(kind: "thumbnail", payload: Data("t-2".utf8), id: "thumb-2"))
-        try queue.close()
+        try closeChecked(queue)
         step()
     }
 

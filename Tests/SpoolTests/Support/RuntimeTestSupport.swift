@@ -26,10 +26,11 @@ final class RuntimeFixture: Sendable {
         runner = try JobRunner(queue: queue, options: options, events: events)
     }
 
-    /// Stops the runner (cancelling), closes the queue, removes the directory.
-    func tearDown() async throws {
+    /// Stops the runner (cancelling), closes the queue through ``closeChecked(_:replay:sourceLocation:)``
+    /// (`replay: false` for a queue whose log the test damaged), removes the directory.
+    func tearDown(replay: Bool = true, sourceLocation: SourceLocation = #_sourceLocation) async throws {
         await runner.stop(.cancelRunning)
-        try queue.close()
+        try closeChecked(queue, replay: replay, sourceLocation: sourceLocation)
         temp.cleanup()
     }
 

@@ -19,12 +19,12 @@ func reopenedTwice(_ queue: JobQueue, clock: ManualClock,
     let state = queue.engine.stateSnapshot
     checkInvariants(state, sourceLocation: sourceLocation)
     let ready = try queue.readyJobs(at: clock.now()).map(\.id)
-    try queue.close()
+    try closeChecked(queue)
     var current = try JobQueue(directory: directory, configuration: semanticsConfiguration(clock))
     for round in 0..<2 {
         if round == 1 {
             _ = try current.compact()
-            try current.close()
+            try closeChecked(current)
             current = try JobQueue(directory: directory, configuration: semanticsConfiguration(clock))
         }
         try current.updateDeviceConditions(conditions)

@@ -93,12 +93,21 @@ let runsUnderThreadSanitizer: Bool = dlsym(UnsafeMutableRawPointer(bitPattern: 0
 /// The check at every queue's teardown: the live state holds its invariants, then the queue is
 /// closed and the state a fresh read-only replay of its directory builds holds them too and
 /// equals the live one (every job, field by field, and the unique-key and dependents indexes).
-func closeChecked(_ queue: JobQueue, sourceLocation: SourceLocation = #_sourceLocation) throws {
+/// The replay reads in the queue's own recovery mode (a queue opened in salvage over damage is
+/// replayed in salvage); a queue on a ``SimulatedDisk`` is replayed from that disk, any other from
+/// the real one (not through a fault-injecting wrapper, whose faults are the test's, not the replay's).
+/// Not for a queue whose writer failed (its live state may hold what never reached the disk) nor
+/// for one opened from a hostile file (its state may break invariants no writer breaks): those
+/// tests close the queue themselves and say why. `replay: false` checks the live state only, for a
+/// queue whose directory the test damaged on purpose (a replay of it must refuse).
+func closeChecked(_ queue: JobQueue, replay: Bool = true, sourceLocation: SourceLocation = #_sourceLocation) throws {
     let live = queue.engine.stateSnapshot
     checkInvariants(live, sourceLocation: sourceLocation)
     try queue.close()
-    let replayed = try QueueDirectory(path: queue.directory, fileSystem: POSIXFileSystem())
-        .inspect(mode: .strict) { $0.state }
+    guard replay else { return }
+    let fileSystem: any FileSystem = (queue.engine.configuration.fileSystem as? SimulatedDisk) ?? POSIXFileSystem()
+    let replayed = try QueueDirectory(path: queue.directory, fileSystem: fileSystem)
+        .inspect(mode: queue.engine.configuration.recoveryMode) { $0.state }
     checkInvariants(replayed, sourceLocation: sourceLocation)
     #expect(comparableJobs(replayed) == comparableJobs(live), "replay differs from the live state", sourceLocation: sourceLocation)
     #expect(replayed.uniqueKeys == live.uniqueKeys && replayed.earlierKeyCarriers == live.earlierKeyCarriers,

@@ -2,9 +2,9 @@ import Foundation
 import Testing
 @_spi(RunnerEvents) @testable import Spool
 
-/// Bad arguments that trapped the process (precondition) now give a typed `invalidArgument`:
-/// retry policies (refused by the open that uses them), a runner's options and its registrations.
-@Suite struct ArgumentTrapTests {
+/// Bad arguments never trap the process: each is a typed `invalidArgument` — retry policies (refused by
+/// the open that uses them), configuration values, a runner's options and its registrations.
+@Suite struct InvalidArgumentTests {
     /// Policies the factories trapped on, each refused by the open, before the directory is touched.
     static let trappingPolicies: [(String, RetryPolicy)] = [
         ("empty table", .table([])),
@@ -81,7 +81,7 @@ import Testing
         let temp = TemporaryDirectory()
         defer { temp.cleanup() }
         let queue = try JobQueue(directory: temp.queue, configuration: testConfiguration())
-        defer { try? queue.close() }
+        defer { try? closeChecked(queue) }
         expectError(.invalidArgument, "\(name)") { try JobRunner(queue: queue, options: options) }
         // 10^9 s is over the claim's limit: refused here too, not at every claim.
         expectError(.invalidArgument) { try JobRunner(queue: queue, options: .init(leaseDuration: 1e9)) }
@@ -106,7 +106,7 @@ import Testing
         let temp = TemporaryDirectory()
         defer { temp.cleanup() }
         let queue = try JobQueue(directory: temp.queue, configuration: testConfiguration())
-        defer { try? queue.close() }
+        defer { try? closeChecked(queue) }
         if !kind.isEmpty, kind.utf8.count <= JobLimits.maxKindBytes { try queue.enqueue(NewJob(kind: kind, id: "waiting")) }
         let runner = try JobRunner(queue: queue)
         expectError(.invalidArgument, "\(name)") { try runner.register(kind: kind, options: options) { _, _ in } }
@@ -123,7 +123,7 @@ import Testing
         let temp = TemporaryDirectory()
         defer { temp.cleanup() }
         let queue = try JobQueue(directory: temp.queue, configuration: testConfiguration())
-        defer { try? queue.close() }
+        defer { try? closeChecked(queue) }
         let runner = try JobRunner(queue: queue)
         expectError(.invalidArgument) { try runner.register(Nameless.self) { _, _ in } }
     }

@@ -6,7 +6,7 @@ import Testing
 /// A commit group of at least ``LogWriter/directWriteMinimum`` bytes (a batch) that does not fit the
 /// reserved space is written past it, extending the file, and made durable with a full sync: no zeroes
 /// are written ahead of it.
-@Suite struct LargeGroupTests {
+@Suite struct ExtendingWriteTests {
     /// A batch whose record is about `bytes` long: jobs with 200-byte payloads (~225 bytes each).
     private func batch(_ prefix: String, bytes: Int) -> [NewJob] {
         (0..<(bytes / 225)).map { NewJob(kind: "k", payload: Data(repeating: 7, count: 200), id: JobID("\(prefix)\($0)")) }
@@ -63,11 +63,11 @@ import Testing
         statistics = queue.engine.writer.currentStatistics
         #expect(statistics.fullSyncs == 2 && statistics.extendingWrites == 2, "\(statistics)")
         #expect(audit.violations.isEmpty, "\(audit.violations)")
-        try queue.close()
+        try closeChecked(queue)
 
         let reopened = try JobQueue(directory: temp.queue, configuration: testConfiguration())
         #expect(try reopened.jobs().count == 2 + 2000 + 1333 + 2666)
-        try reopened.close()
+        try closeChecked(reopened)
     }
 
     @Test func aLargeRecordIsWrittenAndSyncedBeforeItsCallerWaits() throws {
@@ -90,10 +90,10 @@ import Testing
         let ids = try queue.engine.durably { _ in pending }
         let after = queue.engine.writer.currentStatistics
         #expect(after.dataSyncs == before.dataSyncs + 1 && after.extendingWrites == before.extendingWrites, "\(after)")
-        try queue.close()
+        try closeChecked(queue)
         let reopened = try JobQueue(directory: temp.queue, configuration: testConfiguration())
         #expect(try reopened.jobs().count == 2 + 2000 + ids.count)
-        try reopened.close()
+        try closeChecked(reopened)
     }
 
     @Test func groupsBelowTheMinimumStillGoIntoReservedSpace() throws {
@@ -108,7 +108,7 @@ import Testing
         #expect(statistics.extendingWrites == 0 && statistics.fullSyncs == 2, "\(statistics)")
         #expect(try fileSize(logFilePath(temp.queue)) == 2 * LogWriter.firstReservation)
         #expect(audit.violations.isEmpty, "\(audit.violations)")
-        try queue.close()
+        try closeChecked(queue)
     }
 
     /// Power lost at each I/O step of a large group written past the reservation, with the unsynced
@@ -139,70 +139,11 @@ import Testing
                 #expect(fromBatch == 0 || fromBatch == jobs.count, "crash in \(crashIn), \(survival): \(fromBatch) jobs")
                 if acknowledged { #expect(fromBatch == jobs.count, "crash in \(crashIn), \(survival)") }
                 outcomes.insert(fromBatch == 0 ? "lost" : "kept")
-                try reopened.close()
+                try closeChecked(reopened)
             }
             if queue.engine.writer.currentStatistics.extendingWrites == 1 { outcomes.insert("extended") }
         }
         // The crashes hit the group itself: some images lose it, some keep it, and it was written past the reservation.
         #expect(outcomes == ["lost", "kept", "extended"], "\(outcomes)")
     }
-}
-
-/// The real file system, watching the log files' syncs: a data sync may only follow writes
-/// inside space whose allocation a full sync made durable (reserved, or written and fully
-/// synced). The log file's header, written and data-synced when the file is made, is exempt.
-final class SyncAuditFileSystem: RealFileSystemWrapper, @unchecked Sendable {
-    // @unchecked: `state` is guarded by its lock.
-    let real = POSIXFileSystem()
-    private let state = Locked<[String]>([])
-
-    var violations: [String] { state.withLock { $0 } }
-    fileprivate func report(_ violation: String) { state.withLock { $0.append(violation) } }
-
-    func openFile(at path: String, mode: FileOpenMode) throws -> any StorageFile {
-        let file = try real.openFile(at: path, mode: mode)
-        guard path.hasSuffix(".log") else { return file }
-        return AuditedFile(file, owner: self, durableSize: try file.size())
-    }
-}
-
-private final class AuditedFile: StorageFile, @unchecked Sendable {
-    // @unchecked: the counters are guarded by `lock`.
-    let inner: any StorageFile
-    let owner: SyncAuditFileSystem
-    private let lock = Locked<(durableSize: Int64, unsyncedEnd: Int64)>((0, 0))
-    init(_ inner: any StorageFile, owner: SyncAuditFileSystem, durableSize: Int64) {
-        self.inner = inner
-        self.owner = owner
-        lock.withLock { $0 = (durableSize, 0) }
-    }
-    var path: String { inner.path }
-    func read(at offset: Int64, count: Int) throws -> [UInt8] { try inner.read(at: offset, count: count) }
-    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws {
-        try inner.write(bytes, at: offset)
-        guard offset >= Int64(LogFormat.fileHeaderSize) else { return }
-        lock.withLock { $0.unsyncedEnd = max($0.unsyncedEnd, offset + Int64(bytes.count)) }
-    }
-    func size() throws -> Int64 { try inner.size() }
-    func syncData() throws {
-        try inner.syncData()
-        let (durableSize, unsyncedEnd) = lock.withLock { state in
-            defer { state.unsyncedEnd = 0 }
-            return (state.durableSize, state.unsyncedEnd)
-        }
-        if unsyncedEnd > durableSize {
-            owner.report("\(path): a data sync of a write to \(unsyncedEnd), past the durable size \(durableSize)")
-        }
-    }
-    func fullSync() throws {
-        try inner.fullSync()
-        let size = try inner.size()
-        lock.withLock { $0 = (size, 0) }
-    }
-    func truncate(to size: Int64) throws {
-        try inner.truncate(to: size)
-        lock.withLock { $0.durableSize = min($0.durableSize, size) }
-    }
-    func preallocate(offset: Int64, length: Int64) throws { try inner.preallocate(offset: offset, length: length) }
-    func close() { inner.close() }
 }

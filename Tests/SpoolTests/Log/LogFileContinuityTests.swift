@@ -4,7 +4,7 @@ import Testing
 
 /// The boundaries between log files (FORMAT.md, *File numbers*, *Continuity across files*, and the file
 /// after a snapshot): what a reader can tell is missing there, judged alike by read-only inspection and by open.
-@Suite struct FileBoundaryTests {
+@Suite struct LogFileContinuityTests {
     /// Every name in `directory` with its bytes.
     static func contents(of directory: String) throws -> [String: [UInt8]] {
         var files: [String: [UInt8]] = [:]
@@ -67,7 +67,7 @@ import Testing
         let queue = try Self.newQueue(in: temporary)
         try queue.enqueue(NewJob(kind: "k", id: "a"))
         _ = try queue.compact()
-        try queue.close()
+        try closeChecked(queue)
         // A compacted queue (a snapshot, then a log file) renamed to the two highest numbers, each
         // header rewritten to match its name.
         let sequences = try FileManager.default.contentsOfDirectory(atPath: directory)
@@ -96,7 +96,7 @@ import Testing
         let queue = try Self.newQueue(in: temporary)
         for index in 0..<9 { _ = try queue.enqueue(NewJob(kind: "k", payload: Data("job \(index)".utf8))) }
         let report = try queue.compact()
-        try queue.close()
+        try closeChecked(queue)
         #expect(report.snapshotFile == 2)
         let after = Self.path(temporary.queue, 3)
         #expect(try readFile(after).count == LogFormat.fileHeaderSize)
@@ -126,7 +126,7 @@ import Testing
         _ = try queue.compact()
         _ = try queue.enqueue(NewJob(kind: "k", payload: Data(repeating: 7, count: 400)))
         let steps = dry.steps - start
-        try queue.close()
+        try closeChecked(queue)
         var snapshots = 0
         for step in 1...steps {
             let disk = SimulatedDisk()
@@ -166,7 +166,7 @@ import Testing
         let queue = try JobQueue(directory: directory, configuration: configuration)
         for index in 0..<8 { _ = try queue.enqueue(NewJob(kind: "k", payload: Data(repeating: UInt8(index), count: 60), id: JobID("j\(index)"))) }
         try queue.engine.lockedRollOver()
-        try queue.close()
+        try closeChecked(queue)
         let files = try LogReplay.logFiles(in: directory, fileSystem: POSIXFileSystem())
         #expect(files.count >= 3)
         return files.last!.sequence
@@ -202,15 +202,15 @@ import Testing
         #expect(skipped.reason.contains("records \(lastLSN) to \(lastLSN) are missing"), "\(skipped)")
         #expect(try queue.jobs().count == 7 && queue.job("j7") == nil)
         _ = try queue.enqueue(NewJob(kind: "k", id: "after"))
-        try queue.close()
+        try closeChecked(queue)
         expectError(.corruption) { try JobQueue(directory: temporary.queue, configuration: Self.configuration()) }
         queue = try JobQueue(directory: temporary.queue, configuration: Self.configuration(.salvage))
         #expect(try queue.job("after") != nil)
         _ = try queue.compact()
-        try queue.close()
+        try closeChecked(queue)
         queue = try JobQueue(directory: temporary.queue, configuration: Self.configuration())
         #expect(try queue.jobs().count == 8 && queue.job("after") != nil)
-        try queue.close()
+        try closeChecked(queue)
         #expect(try LogInspector.verify(directory: temporary.queue).lastLSN == lastLSN + 1)
     }
 
@@ -223,7 +223,7 @@ import Testing
         _ = try queue.compact()                       // snapshot 2, then file 3
         for index in 0..<3 { _ = try queue.enqueue(NewJob(kind: "k", id: JobID("b\(index)"))) }
         try queue.engine.lockedRollOver()             // file 4, header only
-        try queue.close()
+        try closeChecked(queue)
         #expect(try LogInspector.verify(directory: temporary.queue).fileVersions == [2: 3])
         try Self.cutLastRecord(of: 3, in: temporary.queue)
         try Self.expectRefusedAlike(temporary.queue) { $0.path == Self.path(temporary.queue, 3) }
@@ -247,12 +247,12 @@ import Testing
         var queue = try JobQueue(directory: copy, configuration: configuration)
         _ = try queue.enqueue(NewJob(kind: "k", id: "new-1"))      // into the old version 1 file
         try queue.engine.lockedRollOver()                          // a version 2 file, header only
-        try queue.close()
+        try closeChecked(queue)
         let summary = try LogInspector.verify(directory: copy)
         #expect(summary.fileVersions == [1: old.count, 2: 1])
         queue = try JobQueue(directory: copy, configuration: configuration)
         #expect(try queue.job("new-1") != nil && queue.jobs().count == expected.jobs.count + 1)
-        try queue.close()
+        try closeChecked(queue)
         try Self.cutLastRecord(of: lastOld, in: copy)              // new-1's record, in the version 1 file
         try Self.expectRefusedAlike(copy) { $0.path == Self.path(copy, lastOld) }
     }
@@ -284,7 +284,7 @@ import Testing
         try queue.engine.lockedRollOver(skipping: 1)   // file 3, as a compaction cut short leaves it
         _ = try queue.enqueue(NewJob(kind: "k", id: "b"))
         try queue.engine.lockedRollOver(skipping: 1)   // file 5: a second one
-        try queue.close()
+        try closeChecked(queue)
         #expect(try LogReplay.logFiles(in: temporary.queue, fileSystem: POSIXFileSystem()).map(\.sequence) == [1, 3, 5])
         #expect(try LogInspector.verify(directory: temporary.queue).records == 2)
         let five = Self.path(temporary.queue, 5)
@@ -311,7 +311,7 @@ import Testing
         defer { temporary.cleanup() }
         let queue = try Self.newQueue(in: temporary)
         _ = try queue.enqueue(NewJob(kind: "k", payload: Data("kept".utf8), id: "a"))
-        try queue.close()
+        try closeChecked(queue)
         try FileManager.default.removeItem(atPath: temporary.queue + "/" + QueueDirectoryLayout.lockFileName)
         // Root ignores the mode, so the mode alone proves nothing; the listing compare below does.
         try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: temporary.queue)
@@ -331,7 +331,7 @@ import Testing
         defer { temporary.cleanup() }
         let queue = try Self.newQueue(in: temporary)
         _ = try queue.enqueue(NewJob(kind: "k", id: "a"))
-        try queue.close()
+        try closeChecked(queue)
         let before = try Self.contents(of: temporary.queue)
         #expect(before[QueueDirectoryLayout.lockFileName] != nil)
         try LogInspector.withJobs(directory: temporary.queue) { inspected in
@@ -363,7 +363,7 @@ import Testing
         defer { temporary.cleanup() }
         let queue = try Self.newQueue(in: temporary)
         _ = try queue.enqueue(NewJob(kind: "k"))
-        try queue.close()
+        try closeChecked(queue)
         let file = logFilePath(temporary.queue)
         var bytes = try readFile(file)
         let header = try bytes.withUnsafeBytes { try FileHeader.decode($0).get() }

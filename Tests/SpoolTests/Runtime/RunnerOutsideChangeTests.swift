@@ -2,9 +2,9 @@ import Foundation
 import Testing
 @_spi(RunnerEvents) @testable import Spool
 
-/// The runner in cases the other runtime suites do not reach: a lease it does not hold expiring, a
-/// running job's unique key replaced.
-@Suite struct RuntimeEdgeCaseTests {
+/// The runner meeting a change it did not make: a lease it does not hold expiring, a running job's
+/// unique key replaced by an enqueue.
+@Suite struct RunnerOutsideChangeTests {
     /// A job left running under a lease the runner does not hold — another process's claim kept at
     /// open by `runningJobsAtOpen = .keepUnexpiredLeases`, or a manual `claim` — can only come back by
     /// a claim after that lease expires. The runner must wake then: nothing else will (no record
@@ -18,7 +18,7 @@ import Testing
         let first = try JobQueue(directory: temp.queue, configuration: configuration)
         let id = try await first.enqueue(NewJob(kind: "work"))
         let lease = try #require(try await first.claim(kind: "work", leaseDuration: 60))
-        try first.close()
+        try closeChecked(first)
 
         let queue = try JobQueue(directory: temp.queue, configuration: configuration)
         #expect(try queue.job(id)?.state == .running, "kept at open: its lease has not expired")
@@ -42,7 +42,7 @@ import Testing
             #expect(try queue.job(id)?.state == .succeeded && queue.job(id)?.attempts == 2)
         }
         await runner.stop(.cancelRunning)
-        try queue.close()
+        try closeChecked(queue)
         temp.cleanup()
     }
 
