@@ -49,7 +49,7 @@ import Testing
             // would write any; `nil` for requests whose records are not judged here (claims, reclaims).
             var written: [Spool.LogOperation]?
             var issuedLease = false
-            let choice = random(0..<110)
+            let choice = random(0..<125)
             let outcome: Result<Void, SpoolError>
             do {
                 switch choice {
@@ -154,7 +154,7 @@ import Testing
                     oldLeases += leases
                     leases = []
                     checkInvariants(queue.engine.stateSnapshot)
-                case 100..<110:
+                case 100..<125:
                     // A raw transaction, as a planner hands it to the commit: two to four operations,
                     // of which a later one may meet what an earlier one did (a job it cancelled, the
                     // id it enqueued, the dependent it left) and be refused.
