@@ -79,7 +79,7 @@ struct MigrationPlanner {
         return steps
     }
 
-    /// Tries the migration's `steps` on a copy of `state` exactly as replay applies them (a begin, the
+    /// Tries the migration's `steps` on a trial of `state` (``QueueState/trial()``) exactly as replay applies them (a begin, the
     /// steps, the commit), so that nothing is written that replay would refuse. The steps apply in order
     /// at the commit, each judged in the state the steps before it leave (a unique key that an earlier
     /// step's cascade freed may be taken by a later replacement): a unique key is judged by the state's
@@ -87,19 +87,11 @@ struct MigrationPlanner {
     ///
     /// - Throws: ``SpoolError/Code/invalidArgument`` naming the migration and the step that does not fit.
     func check(_ steps: [PlannedOperation], on state: QueueState) throws {
-        var scratch = state
+        var scratch = state.trial()
         let number = UInt64(migration.number)
         do {
             try scratch.apply(.migrationBegin(number: number, at: now))
-            for step in steps {
-                switch step {
-                case .migrateJob(var job, let payload):
-                    if payload != nil { job.payload = PayloadLocation(fileSequence: 0, offset: 0, length: 0, checksum: 0) }
-                    try scratch.apply(.migrateJob(job))
-                case .other(let operation): try scratch.apply(operation)
-                case .enqueue: preconditionFailure("a migration step is never an enqueue")
-                }
-            }
+            for step in steps { try scratch.apply(QueueState.trialForm(of: step)) }
             try scratch.apply(.migrationCommit(number: number))
         } catch {
             throw failure("\(error)")

@@ -2,10 +2,25 @@
 extension QueueEngine {
     /// Records `operations` as one transaction and applies it. Call with `lock` held.
     ///
+    /// Every operation is judged by apply's own rules before anything is written, each in the state
+    /// the ones before it leave (``QueueState/refusal(ofTransaction:)``): a refused request leaves no record.
+    func commit(_ operations: [PlannedOperation]) throws -> UInt64 {
+        if let writeFailure { throw writeFailure }
+        if let refusal = state.refusal(ofTransaction: operations) { throw refusal.error }
+        return try append(operations)
+    }
+
+    /// Records operations that an ``EnqueuePlan`` judged by the same rules, as it planned them. Call with `lock` held.
+    func commit(_ checked: CheckedOperations) throws -> UInt64 {
+        try append(checked.operations)
+    }
+
+    /// Appends operations the rules take, as one record, and applies them.
+    ///
     /// The operations applied are the planned ones, each enqueue pointing at
     /// where the encoder put its payload: exactly what decoding the record
     /// gives, which debug builds check on every commit.
-    func commit(_ operations: [PlannedOperation]) throws -> UInt64 {
+    private func append(_ operations: [PlannedOperation]) throws -> UInt64 {
         var payloadRanges: [Range<Int>] = []
         if let writeFailure { throw writeFailure }
         // Encoded behind room for the frame header, so that the writer does not copy the body again.
@@ -13,22 +28,6 @@ extension QueueEngine {
         // The body as encoded, for the check below (debug builds only: the frame moves into the writer).
         var encodedBody: [UInt8] = []
         assert({ encodedBody = Array(frame[LogFormat.frameHeaderSize...]); return true }())
-        // The first operation meets the state as it is: judged by apply's own rules before anything is
-        // written (a refused request leaves no record). Each later one was planned against what the
-        // operations before it do (EnqueuePlan, the cancel and reclaim lists, the migration check).
-        switch operations.first {
-        case .other(let operation):
-            if let refusal = state.refusal(of: operation) { throw refusal.error }
-        case .enqueue(let new):
-            do {
-                _ = try state.checkEnqueue(id: new.id, idHash: JobTable.hash(of: new.id), dependencies: new.options.dependencies,
-                                           isPeriodic: new.options.periodic != nil, uniqueKey: new.uniqueKey)
-            } catch {
-                throw error.error
-            }
-        case .migrateJob, nil:
-            break
-        }
         if activeWriter.appendedEnd >= configuration.logFileSize { try rollOver() }
         let writer = activeWriter
         let (lsn, bodyOffset) = try writer.append(frame: consume frame)
@@ -69,7 +68,8 @@ extension QueueEngine {
             do {
                 try state.apply(operation)
             } catch {
-                // A planner and apply disagree: the record is appended and replay will refuse it. No trap:
+                // The last defence (the rules judged the whole transaction before the append, so this
+                // means they and apply disagree): the record is appended and replay will refuse it. No trap:
                 // the queue refuses every later write (the record must not become durable beside more),
                 // and the caller gets the refusal.
                 let failure = SpoolError(.needsReopen, "record \(lsn) was written but does not apply (\(error)): "

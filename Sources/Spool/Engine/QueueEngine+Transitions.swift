@@ -7,10 +7,11 @@ extension QueueEngine {
     func enqueue(_ request: NewJob) throws -> Pending<JobID> {
         let planned = try validate(request, now: nowMillis)
         return try withOpenState {
-            var plan = EnqueuePlan()
-            let id = try plan.add(request, planned, to: state)
-            guard !plan.operations.isEmpty else { return Pending(id, writer.lastAppendedLSN) }
-            return Pending(id, try commit(plan.operations))
+            var plan = EnqueuePlan(over: state)
+            let id = try plan.add(request, planned)
+            let checked = plan.finish()
+            guard !checked.operations.isEmpty else { return Pending(id, writer.lastAppendedLSN) }
+            return Pending(id, try commit(checked))
         }
     }
 
@@ -44,9 +45,9 @@ extension QueueEngine {
             }
         }
         return try withOpenState {
-            let (plan, ids) = try Self.plan(requests, &planned, against: state)
-            guard !plan.operations.isEmpty else { return Pending(ids, writer.lastAppendedLSN) }
-            return Pending(ids, try commit(plan.operations))
+            let (checked, ids) = try Self.plan(requests, &planned, against: state)
+            guard !checked.operations.isEmpty else { return Pending(ids, writer.lastAppendedLSN) }
+            return Pending(ids, try commit(checked))
         }
     }
 
@@ -54,14 +55,14 @@ extension QueueEngine {
     /// `state` is borrowed once for the whole batch (not copied for each job) and let go before
     /// the commit changes it. Each job of `planned` moves into the plan uncopied, leaving nil.
     private static func plan(_ requests: [NewJob], _ planned: inout [NewEnqueue?],
-                             against state: QueueState) throws -> (EnqueuePlan, [JobID]) {
-        var plan = EnqueuePlan(jobs: requests.count)
+                             against state: QueueState) throws -> (CheckedOperations, [JobID]) {
+        var plan = EnqueuePlan(jobs: requests.count, over: state)
         var ids: [JobID] = []
         ids.reserveCapacity(requests.count)
         for index in requests.indices {
-            ids.append(try plan.add(requests[index], planned[index].take()!, to: state))
+            ids.append(try plan.add(requests[index], planned[index].take()!))
         }
-        return (plan, ids)
+        return (plan.finish(), ids)
     }
 
     /// Checks a request and makes its enqueue; `generatedID` is its id when it names none (a fresh UUID by default).

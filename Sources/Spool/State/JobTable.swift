@@ -13,23 +13,50 @@
 ///
 /// It reads like the dictionary it replaced: `table[id]` gets, sets and (with
 /// `nil`) removes a job.
+///
+/// A table may be a trial (``startTrial()``, for ``QueueState/trial()``): its changes then go to an
+/// overlay of the jobs changed, added or removed, and the table it was copied from stays shared,
+/// uncopied. Positions past the array's end are the overlay's.
 struct JobTable: Sendable {
     private var slots: [StoredJob] = []
     private var index = HashIndex()
+    /// A trial's changes (`nil` for a table of its own, as every table but a trial is).
+    private var overlay: Overlay?
 
-    var count: Int { slots.count }
+    /// What a trial changed over the table it shares: the jobs changed or added (in a table of
+    /// their own, shadowing `slots`) and the ids removed.
+    fileprivate struct Overlay: Sendable {
+        var slots: [StoredJob] = []
+        var index = HashIndex()
+        /// The ids removed since the trial began (an id added again leaves the set).
+        var removed: Set<String> = []
+        /// Jobs added less jobs removed.
+        var countChange = 0
+    }
+
+    var count: Int { slots.count + (overlay?.countChange ?? 0) }
     /// Jobs the index holds room for.
     var indexCapacity: Int { index.capacity }
     /// Jobs the array holds room for.
     var arrayCapacity: Int { slots.capacity }
-    var isEmpty: Bool { slots.isEmpty }
+    var isEmpty: Bool { count == 0 }
 
     /// Every job, in no particular order.
-    var values: [StoredJob] { slots }
+    var values: [StoredJob] {
+        guard let overlay else { return slots }
+        return slots.filter { !overlay.removed.contains($0.id) && overlay.find($0.id, hash: HashIndex.hash($0.id)) == nil }
+            + overlay.slots.filter { !overlay.removed.contains($0.id) }
+    }
+
+    /// Makes this copy a trial: its changes go to an overlay, leaving the table it shares as it is.
+    /// A trial's copy is a trial too.
+    mutating func startTrial() {
+        if overlay == nil { overlay = Overlay() }
+    }
 
     /// Whether a job has this id (without copying the job out, as `table[id] != nil` would).
     func contains(_ id: String) -> Bool {
-        find(id, hash: HashIndex.hash(id)) != nil
+        locate(id, hash: HashIndex.hash(id)) != nil
     }
 
     /// The hash the index files `id` under, for a ``contains(_:hash:)`` then ``insertNew(_:hash:)``
@@ -38,13 +65,13 @@ struct JobTable: Sendable {
 
     /// Whether a job has this id, whose ``hash(of:)`` is `hash`.
     func contains(_ id: String, hash: UInt32) -> Bool {
-        find(id, hash: hash) != nil
+        locate(id, hash: hash) != nil
     }
 
     /// Where the job with this id sits, for reading it with ``subscript(position:)`` and writing
     /// it back with ``replace(at:with:)`` on one probe (the subscript probes once per get and set).
     func position(of id: String) -> Int? {
-        find(id, hash: HashIndex.hash(id))?.position
+        locate(id, hash: HashIndex.hash(id))
     }
 
     /// Reads the index bucket where the lookup of an id with this ``hash(of:)`` starts, so that
@@ -53,22 +80,30 @@ struct JobTable: Sendable {
     func readBucket(hash: UInt32) -> UInt64 { index.readBucket(hash: hash) }
 
     /// The job at a ``position(of:)``.
-    subscript(position position: Int) -> StoredJob { slots[position] }
+    subscript(position position: Int) -> StoredJob {
+        position < slots.count ? slots[position] : overlay!.slots[position - slots.count]
+    }
 
     /// Replaces the job at a ``position(of:)`` with a new value of the same job.
     mutating func replace(at position: Int, with job: StoredJob) {
-        precondition(slots[position].id == job.id, "a job stored under another id")
-        slots[position] = job
+        precondition(self[position: position].id == job.id, "a job stored under another id")
+        guard overlay != nil else { return slots[position] = job }
+        if position < slots.count {
+            overlay!.put(job, hash: HashIndex.hash(job.id))
+        } else {
+            overlay!.slots[position - slots.count] = job
+        }
     }
 
     /// The job with this id; setting `nil` removes it.
     subscript(id: String) -> StoredJob? {
         get {
-            guard let position = find(id, hash: HashIndex.hash(id))?.position else { return nil }
-            return slots[position]
+            guard let position = locate(id, hash: HashIndex.hash(id)) else { return nil }
+            return self[position: position]
         }
         set {
             let hash = HashIndex.hash(id)
+            if overlay != nil { return setInTrial(id, hash: hash, to: newValue) }
             if let job = newValue {
                 precondition(job.id == id, "a job stored under another id")
                 if let position = find(id, hash: hash)?.position {
@@ -94,9 +129,34 @@ struct JobTable: Sendable {
     /// one probe fewer than setting it through the subscript, which looks for the id first.
     /// `hash`, when given, is the id's ``hash(of:)``.
     mutating func insertNew(_ job: consuming StoredJob, hash: UInt32? = nil) {
+        if overlay != nil { return overlay!.add(job, hash: hash ?? HashIndex.hash(job.id)) }
         precondition(slots.count < Int(UInt32.max - 1), "more jobs than a job table holds")
         index.insert(hash: hash ?? HashIndex.hash(job.id), position: slots.count, growingFor: slots.count + 1)
         slots.append(job)
+    }
+
+    /// The ``position(of:)`` of the job with `id`: in a trial, its overlay's, unless removed, or else the shared table's.
+    @inline(__always)
+    private func locate(_ id: String, hash: UInt32) -> Int? {
+        if overlay != nil { return locateInTrial(id, hash: hash) }
+        return find(id, hash: hash)?.position
+    }
+
+    private func locateInTrial(_ id: String, hash: UInt32) -> Int? {
+        if !overlay!.removed.isEmpty, overlay!.removed.contains(id) { return nil }
+        if let position = overlay!.find(id, hash: hash) { return slots.count + position }
+        return find(id, hash: hash)?.position
+    }
+
+    private mutating func setInTrial(_ id: String, hash: UInt32, to job: StoredJob?) {
+        let exists = locateInTrial(id, hash: hash) != nil
+        if let job {
+            precondition(job.id == id, "a job stored under another id")
+            if exists { overlay!.put(job, hash: hash) } else { overlay!.add(job, hash: hash) }
+        } else if exists {
+            overlay!.removed.insert(id)
+            overlay!.countChange -= 1
+        }
     }
 
     /// The bucket and position of the job with `id`; with `at`, the entry
@@ -120,6 +180,11 @@ struct JobTable: Sendable {
     /// and never filled stays untouched address space, not resident memory (a large allocation
     /// is mapped lazily); ``shrinkIndexIfSparse()`` gives it back when it is far too large.
     mutating func reserveCapacity(_ count: Int) {
+        if overlay != nil {
+            // A trial's own jobs: room for `count` more (a batch's size).
+            overlay!.index.reserve(count)
+            return overlay!.slots.reserveCapacity(count)
+        }
         index.reserve(count)
         slots.reserveCapacity(count)
     }
@@ -127,6 +192,7 @@ struct JobTable: Sendable {
     /// Rebuilds the index, and packs the array, at the size of the jobs they hold when
     /// they were sized for over four times as many (a log of mostly obsolete records, after replay).
     mutating func shrinkIndexIfSparse() {
+        guard overlay == nil else { return }
         if slots.capacity > 4 * Swift.max(slots.count, 1024) {
             var packed: [StoredJob] = []
             packed.reserveCapacity(slots.count)
@@ -145,9 +211,30 @@ struct JobTable: Sendable {
     /// The jobs' values transformed, by id.
     func mapValues<T>(_ transform: (StoredJob) throws -> T) rethrows -> [String: T] {
         var result: [String: T] = [:]
-        result.reserveCapacity(slots.count)
-        for job in slots { result[job.id] = try transform(job) }
+        result.reserveCapacity(count)
+        for job in values { result[job.id] = try transform(job) }
         return result
+    }
+}
+
+extension JobTable.Overlay {
+    /// The position in `slots` of the job with `id`, removed or not.
+    func find(_ id: String, hash: UInt32) -> Int? {
+        index.firstMatch(hash: hash) { slots[$0].id == id }?.position
+    }
+
+    /// Writes a job that exists (in the shared table or here) here.
+    mutating func put(_ job: StoredJob, hash: UInt32) {
+        if let position = find(job.id, hash: hash) { return slots[position] = job }
+        index.insert(hash: hash, position: slots.count, growingFor: slots.count + 1)
+        slots.append(job)
+    }
+
+    /// Adds a job that does not exist (or was removed).
+    mutating func add(_ job: StoredJob, hash: UInt32) {
+        if !removed.isEmpty { removed.remove(job.id) }
+        countChange += 1
+        put(job, hash: hash)
     }
 }
 
@@ -161,7 +248,7 @@ extension JobTable: Sequence {
         }
     }
 
-    func makeIterator() -> Iterator { Iterator(jobs: slots.makeIterator()) }
+    func makeIterator() -> Iterator { Iterator(jobs: values.makeIterator()) }
 }
 
 /// An open-addressing hash table (linear probing, backward-shift removal) of

@@ -104,11 +104,44 @@ extension QueueState {
         return (waitingFor, cancelledAtBirth)
     }
 
+    // MARK: Removal and migrations
+
+    /// The delete rule: the job exists and no unfinished job waits for it.
+    func checkDelete(_ id: String) throws(Refusal) -> StoredJob {
+        guard let job = jobs[id] else { throw .noSuchJob(id: id, action: .delete) }
+        try checkNotAwaited(id, for: .delete)
+        return job
+    }
+
+    /// The expiry rule: a succeeded or cancelled job for which no unfinished job waits.
+    func checkExpire(_ id: String) throws(Refusal) -> StoredJob {
+        let job = try located(id, in: Self.expirableStates, for: .expire).job
+        try checkNotAwaited(id, for: .expire)
+        return job
+    }
+
+    /// A migration begins with a number above the last one applied.
+    func checkMigrationBegin(_ number: UInt64) throws(Refusal) {
+        guard number > appliedMigration else { throw .migrationNotNewer(number: number, applied: appliedMigration) }
+    }
+
+    /// A migration step comes inside a begun migration.
+    func checkMigrationStep(_ step: LogOperation) throws(Refusal) {
+        guard pendingMigration != nil else { throw .stepOutsideMigration(id: step.jobID) }
+    }
+
+    /// A commit ends the migration begun; returns it.
+    func checkMigrationCommit(_ number: UInt64) throws(Refusal) -> PendingMigration {
+        guard let pending = pendingMigration, pending.number == number else { throw .commitNotBegun(number: number) }
+        return pending
+    }
+
     // MARK: Any operation
 
     /// The rule `operation` must meet in the state as it is, without changing it: what
-    /// ``apply(_:)`` would refuse it for, or `nil` when apply takes it. The engine checks the first
-    /// operation of every record with it before the record is written.
+    /// ``apply(_:)`` would refuse it for, or `nil` when apply takes it. The engine checks every
+    /// operation of a record with it before the record is written (each later one of a transaction in a
+    /// trial of the ones before it, see ``refusal(ofTransaction:)``).
     func refusal(of operation: LogOperation) -> Refusal? {
         do {
             try check(operation)
@@ -131,20 +164,16 @@ extension QueueState {
         case .cancel(let id, _): _ = try located(id, in: Self.cancellableStates, for: .cancel)
         case .retry(let id, _): _ = try checkRetry(id)
         case .reschedule(let id, _, _): _ = try located(id, in: Self.reschedulableStates, for: .reschedule)
-        case .expire(let id):
-            _ = try located(id, in: Self.expirableStates, for: .expire)
-            try checkNotAwaited(id, for: .expire)
+        case .expire(let id): _ = try checkExpire(id)
         case .nextOccurrence(let id, _, _): _ = try checkNextOccurrence(id)
-        case .delete(let id):
-            guard jobs[id] != nil else { throw .noSuchJob(id: id, action: .delete) }
-            try checkNotAwaited(id, for: .delete)
+        case .delete(let id): _ = try checkDelete(id)
         case .abandon(let id, _, _): _ = try located(id, in: Self.cancellableStates, for: .abandon)
-        case .migrationBegin(let number, _):
-            guard number > appliedMigration else { throw .migrationNotNewer(number: number, applied: appliedMigration) }
-        case .migrateJob, .migrationRemove:
-            guard pendingMigration != nil else { throw .stepOutsideMigration(id: operation.jobID) }
-        case .migrationCommit(let number):
-            guard let pending = pendingMigration, pending.number == number else { throw .commitNotBegun(number: number) }
+        case .migrationBegin(let number, _): try checkMigrationBegin(number)
+        case .migrateJob, .migrationRemove: try checkMigrationStep(operation)
+        case .migrationCommit:
+            // Its rule is that of each of its steps, judged as the commit applies them: in a trial.
+            var trial = self.trial()
+            try trial.apply(operation)
         case .restore, .snapshot, .migrationsApplied:
             // Written by compaction into a new snapshot file only, judged by apply there.
             break

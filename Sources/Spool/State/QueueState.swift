@@ -137,8 +137,7 @@ struct QueueState: Sendable {
             self.summary = summary
             nextSequence = summary.nextSequence
         case .expire(let id):
-            let job = try located(id, in: Self.expirableStates, for: .expire).job
-            try checkNotAwaited(id, for: .expire)
+            let job = try checkExpire(id)
             forgetPrerequisites(of: job)
             count(job.state, by: -1)
             jobs[id] = nil
@@ -155,28 +154,20 @@ struct QueueState: Sendable {
             if let key = job.uniqueKey { takeUniqueKey(key, for: id) }
             store(job)
         case .delete(let id):
-            guard let job = jobs[id] else { throw .noSuchJob(id: id, action: .delete) }
-            try checkNotAwaited(id, for: .delete)
-            remove(job)
+            remove(try checkDelete(id))
         case .abandon(let id, let at, let reason):
             var job = try located(id, in: Self.cancellableStates, for: .abandon).job
             job.lastError = reason
             finish(&job, as: .failed, at: at)
             store(job)
         case .migrationBegin(let number, _):
-            guard number > appliedMigration else {
-                throw .migrationNotNewer(number: number, applied: appliedMigration)
-            }
+            try checkMigrationBegin(number)
             pendingMigration = PendingMigration(number: number, steps: [])
         case .migrateJob, .migrationRemove:
-            guard pendingMigration != nil else {
-                throw .stepOutsideMigration(id: operation.jobID)
-            }
+            try checkMigrationStep(operation)
             pendingMigration!.steps.append(operation)
         case .migrationCommit(let number):
-            guard let pending = pendingMigration, pending.number == number else {
-                throw .commitNotBegun(number: number)
-            }
+            let pending = try checkMigrationCommit(number)
             // All or nothing: the steps go to a copy, which replaces the state once every one applied.
             var next = self
             next.pendingMigration = nil

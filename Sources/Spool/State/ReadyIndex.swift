@@ -45,6 +45,9 @@ struct ReadyIndex: Sendable {
     /// What holds on the device now (not durable: the app reports it). Buckets
     /// whose constraints these do not satisfy are skipped by ``best(dueAt:kind:isCurrent:)``.
     var conditions = DeviceConditions.unknown
+    /// Set in a trial's copy (``QueueState/trial()``), which no claim reads: inserts and rebuilds do
+    /// nothing, so that the copy never copies the heaps it shares.
+    var isSuspended = false
 
     /// Whether the jobs of a bucket may start under the current conditions.
     @inline(__always)
@@ -53,6 +56,7 @@ struct ReadyIndex: Sendable {
     }
 
     mutating func insert(_ job: StoredJob) {
+        guard !isSuspended else { return }
         let constraints = job.constraints
         if !hasPending || job.kind != pendingKey.kind || job.priority != pendingKey.priority
             || constraints != pendingKey.constraints {
@@ -143,7 +147,7 @@ struct ReadyIndex: Sendable {
 
     /// Rebuilds the heaps from the live jobs when stale entries dominate.
     mutating func compactIfNeeded(liveCount: Int, jobs: () -> [StoredJob]) {
-        guard entryCount > 2 * liveCount + 1024 else { return }
+        guard !isSuspended, entryCount > 2 * liveCount + 1024 else { return }
         buckets = [:]
         pending = []
         hasPending = false

@@ -9,6 +9,9 @@ import Testing
 /// refuse them for the same reason (the same code and message of ``Refusal``'s table); each request
 /// it accepts, those operations apply to the copy; the state replayed at each reopen equals the live one.
 ///
+/// Batches and raw transactions (operations committed as a planner would) include operations that
+/// refuse mid-transaction: a refused request appends nothing (the log's end does not move).
+///
 /// `SPOOL_RULE_STEPS` sets the requests per seed (default 300), `SPOOL_RULE_SEED` runs one seed only.
 @Suite struct RuleAgreementTests {
     static let steps = Int(ProcessInfo.processInfo.environment["SPOOL_RULE_STEPS"] ?? "") ?? 300
@@ -40,12 +43,13 @@ import Testing
 
         for step in 0..<Self.steps {
             let before = queue.engine.stateSnapshot
+            let endBefore = queue.engine.writer.appendedEnd
             let now = Millis.from(clock.now())
             // The operations the request would write, built from the state before it, when the engine
             // would write any; `nil` for requests whose records are not judged here (claims, reclaims).
             var written: [Spool.LogOperation]?
             var issuedLease = false
-            let choice = random(0..<100)
+            let choice = random(0..<125)
             let outcome: Result<Void, SpoolError>
             do {
                 switch choice {
@@ -70,11 +74,12 @@ import Testing
                                                  uniquePolicy: policy, dependencies: dependencies.map { JobID($0) },
                                                  periodic: periodic))
                 case 24..<32:
-                    // A batch whose later jobs wait for earlier ones (or for jobs that may not exist).
+                    // A batch whose later jobs wait for earlier ones (or for jobs that may not exist), and
+                    // sometimes take an id that an earlier job of the batch or of the queue has.
                     var jobs: [NewJob] = []
                     var operations: [Spool.LogOperation] = []
                     for _ in 0..<random(1..<5) {
-                        let id = newID()
+                        let id = random(0..<6) == 0 && !ids.isEmpty ? ids[random(0..<ids.count)] : newID()
                         let dependencies = random(0..<2) == 0 ? [someID()] : []
                         var options = EnqueueOptions()
                         options.dependencies = dependencies
@@ -149,6 +154,42 @@ import Testing
                     oldLeases += leases
                     leases = []
                     checkInvariants(queue.engine.stateSnapshot)
+                case 100..<125:
+                    // A raw transaction, as a planner hands it to the commit: two to four operations,
+                    // of which a later one may meet what an earlier one did (a job it cancelled, the
+                    // id it enqueued, the dependent it left) and be refused.
+                    var operations: [Spool.LogOperation] = []
+                    for _ in 0..<random(2..<5) {
+                        let id = someID()
+                        switch random(0..<8) {
+                        case 0: operations.append(.cancel(id: id, at: now))
+                        case 1: operations.append(.retry(id: id, at: now))
+                        case 2: operations.append(.reschedule(id: id, runAt: now + 1000, at: now))
+                        case 3: operations.append(.delete(id: id))
+                        case 4: operations.append(.expire(id: id))
+                        case 5: operations.append(.abandon(id: id, at: now, reason: "r"))
+                        case 6:
+                            guard let lease = (leases + oldLeases).randomElement(using: &generator) else { continue }
+                            operations.append(.complete(id: lease.job.id.rawValue, token: lease.token.rawValue, at: now))
+                        default:
+                            let new = random(0..<2) == 0 ? newID() : id
+                            if !ids.contains(new) { ids.append(new) }
+                            var options = EnqueueOptions()
+                            if random(0..<2) == 0 { options.dependencies = [someID()] }
+                            operations.append(.enqueue(.init(id: new, kind: "a", payload: placeholder, priority: 0,
+                                                             createdAt: now, runAt: now, maxAttempts: 3, uniqueKey: nil,
+                                                             options: options)))
+                        }
+                    }
+                    written = operations
+                    let planned = operations.map { operation -> PlannedOperation in
+                        guard case .enqueue(let op) = operation else { return .other(operation) }
+                        return .enqueue(NewEnqueue(id: op.id, kind: op.kind, payload: Data([3]), priority: op.priority,
+                                                   createdAt: op.createdAt, runAt: op.runAt, maxAttempts: op.maxAttempts,
+                                                   uniqueKey: op.uniqueKey, options: op.options))
+                    }
+                    let engine = queue.engine
+                    try engine.lock.withLock { _ = try engine.commit(planned) }
                 default:
                     clock.advance(by: Double(random(1..<5)))
                 }
@@ -172,6 +213,7 @@ import Testing
                 break
             case (.failure(let error), let refusal?):
                 refusals += 1
+                #expect(queue.engine.writer.appendedEnd == endBefore, "seed \(seed) step \(step): a refused request appended")
                 let expected = (issuedLease ? refusal.forIssuedLease : refusal).error
                 #expect(error.code == expected.code && error.message == expected.message,
                         "seed \(seed) step \(step): the engine said \(error), apply \(expected)")
