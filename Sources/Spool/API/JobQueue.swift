@@ -366,10 +366,15 @@ public final class JobQueue: Sendable {
         try engine.earliestDue(kind: kind).map(Millis.date)
     }
 
-    /// Jobs that failed for good: state failed, no deadline, waiting for a person.
-    public func permanentlyFailedJobs() throws -> [Job] {
+    /// The ``JobState/failed`` jobs, in enqueue order: each failed terminally or spent its attempts,
+    /// has no deadline, and waits for a person (``retry(_:)-(JobID)`` or ``delete(_:)-(JobID)``).
+    public func failedJobs() throws -> [Job] {
         try engine.jobs { $0.state == .failed }.map(Job.init)
     }
+
+    /// The former name of ``failedJobs()``: there is no "temporarily failed" state.
+    @available(*, deprecated, renamed: "failedJobs()")
+    public func permanentlyFailedJobs() throws -> [Job] { try failedJobs() }
 
     /// How many jobs are in each state.
     public func counts() throws -> QueueCounts {

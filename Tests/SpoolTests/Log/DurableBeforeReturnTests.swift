@@ -99,7 +99,7 @@ import Testing
         "updateDeviceConditions(_:)": "memory only", "follow(_:) async": "memory only",
         "job(_:)": "read", "payload(of:)": "read", "jobs(state:kind:)": "read", "readyJobs(at:kind:)": "read",
         "nextDeadline(kind:)": "read", "nextDeadline(kind:constraints:)": "read", "nextDeadlines()": "read",
-        "permanentlyFailedJobs()": "read", "counts()": "read", "schedulingHints()": "read", "changes(_:)": "read",
+        "failedJobs()": "read", "permanentlyFailedJobs()": "read (the deprecated name of failedJobs())", "counts()": "read", "schedulingHints()": "read", "changes(_:)": "read",
         "enqueueWithoutWaiting(_:)": "benchmarks only: documented as not durable",
         "waitUntilDurable()": "benchmarks only: waits", "waitForBackgroundCompaction()": "benchmarks only: waits",
     ]
@@ -255,7 +255,7 @@ import Testing
         expectError(.needsReopen) { try queue.nextDeadline() }
         expectError(.needsReopen) { try queue.nextDeadline(kind: "k", constraints: .none) }
         expectError(.needsReopen) { try queue.nextDeadlines() }
-        expectError(.needsReopen) { try queue.permanentlyFailedJobs() }
+        expectError(.needsReopen) { try queue.failedJobs() }
         expectError(.needsReopen) { try queue.schedulingHints() }
         await expectError(.needsReopen) { try await queue.enqueue(NewJob(kind: "k", id: "after")) }
         var observation = queue.changes().makeAsyncIterator()
