@@ -97,6 +97,30 @@ import Testing
         #expect(Self.unbalancedTags(in: page) == [], "the markup is not well nested")
     }
 
+    /// As `list` (ReadOnlyCommandTests): a torn tail, a snapshot a compaction left unfinished and an
+    /// expired lease, which an open would cut, delete and reclaim, stay as they are.
+    @Test func whatAnOpenWouldRepairIsLeftAlone() throws {
+        let temp = TemporaryDirectory("spool-report")
+        defer { temp.cleanup() }
+        var configuration = Configuration()
+        configuration.clock = ManualClock(start: Date(timeIntervalSince1970: 1_000_000))
+        let queue = try JobQueue(directory: temp.queue, configuration: configuration)
+        try queue.enqueue(NewJob(kind: "k", payload: Data("p".utf8), id: "running"))
+        _ = try #require(try queue.claim(leaseDuration: 60))
+        try queue.close()
+        let log = try #require(try FileManager.default.contentsOfDirectory(atPath: temp.queue).filter { $0.hasPrefix("wal-") }.max())
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: temp.queue + "/" + log))
+        handle.seekToEndOfFile()
+        handle.write(Data([0x2A, 0, 0, 0, 0x11, 0x22, 0x33]))
+        handle.closeFile()
+        try Data("unfinished".utf8).write(to: URL(fileURLWithPath: temp.queue + "/snap-0000000000000009.tmp"))
+        let before = try Self.contents(of: temp.queue)
+        let (status, output, page) = try Self.report(temp.queue, to: temp.path + "/report.html")
+        #expect(status == ExitStatus.success, "\(output)")
+        #expect(try Self.contents(of: temp.queue) == before, "spool report changed the queue")
+        #expect(page.contains("<div class=\"count running\"><b>1</b>running</div>"), "the expired lease is shown running")
+    }
+
     @Test func anEmptyQueueGivesAPageToo() throws {
         let temp = TemporaryDirectory("spool-report")
         defer { temp.cleanup() }

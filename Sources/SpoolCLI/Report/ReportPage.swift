@@ -110,7 +110,7 @@ enum ReportPage {
             html += "<tr><td><code>\(HTMLText.escape(file.name))</code></td><td class=\"num\">\(file.bytes)</td></tr>\n"
         }
         let total = report.logFiles.reduce(0) { $0 + $1.bytes }
-        html += "<tr><th>\(report.logFiles.count) files</th><th class=\"num\">\(total)</th></tr>\n</table>\n"
+        html += "<tr><th>\(report.logFiles.count) " + (report.logFiles.count == 1 ? "file" : "files") + "</th><th class=\"num\">\(total)</th></tr>\n</table>\n"
         switch report.compaction {
         case .measured(let before, let after, let expired):
             let reclaimed = max(0, before - after)
