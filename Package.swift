@@ -16,6 +16,8 @@ let package = Package(
         .testTarget(name: "SpoolTests", dependencies: ["Spool", "SpoolCLI"],
                     // Checked-in queue directories, read through #filePath (see FormatFixture.swift).
                     exclude: ["Fixtures"]),
+        // Tests written as an app writes them: `import Spool`, public API only, no @testable.
+        .testTarget(name: "AppStyleTests", dependencies: ["Spool"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -34,7 +34,7 @@ enum SpoolCommandLine {
     static let commands: [Command] = [
         EnqueueCommand.command, ClaimCommand.command, CompleteCommand.command, FailCommand.command,
         CancelCommand.command, RetryCommand.command, ListCommand.command, ShowCommand.command,
-        VerifyCommand.command, DumpCommand.command, CompactCommand.command, StatsCommand.command,
+        VerifyCommand.command, DumpCommand.command, CompactCommand.command, StatsCommand.command, ReportCommand.command,
         DemoCommand.command, ExerciseCommand.command,
     ]
 

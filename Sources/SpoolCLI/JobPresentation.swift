@@ -138,7 +138,7 @@ enum JobPresentation {
         var rows: [(String, String)] = [
             ("id", job.id.rawValue.escapingControlCharacters),
             ("kind", job.kind.escapingControlCharacters),
-            ("state", job.state.rawValue + (job.isPermanentlyFailed ? " (permanently; spool retry to run it again)" : "")),
+            ("state", job.state.rawValue + (job.isFailed ? " (permanently; spool retry to run it again)" : "")),
             ("attempts", "\(job.attempts) of \(job.maxAttempts)"),
             ("priority", String(job.priority)),
             ("created", Formatting.instant(job.createdAt, relativeTo: now)),

@@ -27,7 +27,7 @@ public enum JobFilter: Sendable, Equatable {
 ///
 /// ```swift
 /// for await change in queue.changes(.id(uploadID)) {
-///     if case .updated(let job) = change, job.isPermanentlyFailed { showRetryButton(job) }
+///     if case .updated(let job) = change, job.isFailed { showRetryButton(job) }
 /// }
 /// ```
 public struct JobChanges: AsyncSequence, Sendable {

@@ -59,7 +59,16 @@ public final class JobQueue: Sendable {
         try await Self.offload { try JobQueue(directory: directory, configuration: configuration) }
     }
 
-    /// Waits for every change to be durable, then releases the directory. Later calls throw ``SpoolError/Code/closed``.
+    /// Waits for every change to be durable, then releases the directory.
+    ///
+    /// Closing a closed queue returns at once, without error. After `close()`, every call that reads
+    /// or changes jobs throws ``SpoolError/Code/closed`` — enqueue, claim, renew, complete, fail,
+    /// cancel, retry, reschedule, delete, compact, the queries (``job(_:)``, ``jobs(state:kind:)``,
+    /// ``counts()``, ``payload(of:)``, ``nextDeadline(kind:)``, ``schedulingHints()``…) and
+    /// ``updateDeviceConditions(_:)``; a ``changes(_:)`` sequence ends, and a started ``JobRunner``
+    /// stops by itself with ``JobRunner/failure`` `closed`. The properties (``directory``,
+    /// ``configuration``, ``recoveryReport``, ``history``, ``deviceConditions``) keep their last values.
+    ///
     /// A compaction under way (automatic, or another caller's ``compact()-9yby2``) gives its snapshot up and
     /// throws ``SpoolError/Code/closed``; the directory is released only once it has stopped.
     public func close() throws { try engine.close() }
@@ -137,6 +146,35 @@ public final class JobQueue: Sendable {
     /// Takes the best due job under a lease. See ``claim(kind:leaseDuration:)-71nvp``.
     public func claim(kind: String? = nil, leaseDuration: TimeInterval? = nil) async throws -> Lease? {
         try await engine.durably { try $0.claim(kind: kind, leaseDuration: leaseDuration) }.map(makeLease)
+    }
+
+    /// Takes the best due job among the jobs of any of `kinds` — highest priority, then earliest due,
+    /// then earliest enqueued, across all of them — under a lease, as a ``JobRunner`` claims for the
+    /// kinds it has handlers for (the same claim). Returns `nil` when none is due (always, for an empty set).
+    ///
+    /// ```swift
+    /// if let lease = try queue.claim(kinds: ["upload-photo", "send-message"]) {
+    ///     try queue.complete(lease)
+    /// }
+    /// ```
+    ///
+    /// - Throws: ``SpoolError/Code/invalidArgument`` when a kind is not 1 to 200 UTF-8 bytes or the
+    ///   lease duration is out of range; the errors of ``claim(kind:leaseDuration:)-(String?,TimeInterval?)``.
+    public func claim(kinds: Set<String>, leaseDuration: TimeInterval? = nil) throws -> Lease? {
+        let kinds = try Self.claimable(kinds)
+        return try engine.durably { try $0.claim(kinds: kinds, leaseDuration: leaseDuration) }.map(makeLease)
+    }
+
+    /// Takes the best due job among the jobs of any of `kinds` under a lease.
+    /// See ``claim(kinds:leaseDuration:)-(Set<String>,TimeInterval?)``.
+    public func claim(kinds: Set<String>, leaseDuration: TimeInterval? = nil) async throws -> Lease? {
+        try await claim(kinds: Self.claimable(kinds), leaseDuration: leaseDuration)
+    }
+
+    /// The kind set of a public multi-kind claim, each kind checked as a job's kind is.
+    private static func claimable(_ kinds: Set<String>) throws -> KindSet {
+        for kind in kinds { try QueueEngine.checkText(kind, name: "kind", maxBytes: JobLimits.maxKindBytes) }
+        return .only(kinds)
     }
 
     /// Takes the best due job among the jobs of `kinds` under a lease: the worker runtime's one claim.
@@ -368,10 +406,15 @@ public final class JobQueue: Sendable {
         try engine.earliestDue(kind: kind).map(Millis.date)
     }
 
-    /// Jobs that failed for good: state failed, no deadline, waiting for a person.
-    public func permanentlyFailedJobs() throws -> [Job] {
+    /// The ``JobState/failed`` jobs, in enqueue order: each failed terminally or spent its attempts,
+    /// has no deadline, and waits for a person (``retry(_:)-(JobID)`` or ``delete(_:)-(JobID)``).
+    public func failedJobs() throws -> [Job] {
         try engine.jobs { $0.state == .failed }.map(Job.init)
     }
+
+    /// The former name of ``failedJobs()``: there is no "temporarily failed" state.
+    @available(*, deprecated, renamed: "failedJobs()")
+    public func permanentlyFailedJobs() throws -> [Job] { try failedJobs() }
 
     /// How many jobs are in each state.
     public func counts() throws -> QueueCounts {

@@ -13,6 +13,17 @@ public struct SchedulingHint: Sendable, Equatable {
     public var jobCount: Int
     /// Their kinds.
     public var kinds: Set<String>
+
+    /// Builds a hint, as ``JobQueue/schedulingHints()`` would return it: for an app's tests of the
+    /// code that turns hints into the platform's requests.
+    public init(earliestBeginDate: Date, requiresNetworkConnectivity: Bool = false, requiresExternalPower: Bool = false,
+                jobCount: Int = 1, kinds: Set<String> = []) {
+        self.earliestBeginDate = earliestBeginDate
+        self.requiresNetworkConnectivity = requiresNetworkConnectivity
+        self.requiresExternalPower = requiresExternalPower
+        self.jobCount = jobCount
+        self.kinds = kinds
+    }
 }
 
 extension JobQueue {

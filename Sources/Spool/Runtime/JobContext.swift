@@ -15,15 +15,53 @@ public struct JobContext: Sendable {
     public var id: JobID { job.id }
     /// Which attempt this is, from 1.
     public var attempt: Int { job.attempts }
-    /// The lease this attempt runs under.
-    let token: LeaseToken
-    let runner: JobRunner
+    /// Where the answers come from: the runner running the attempt, or an app's test.
+    private let source: Source
+
+    private enum Source: Sendable {
+        /// The runner running the attempt under this lease.
+        case runner(JobRunner, LeaseToken)
+        /// Built by ``JobContext/init(job:cancellationReason:renewLease:)``.
+        case detached(cancellationReason: @Sendable () -> CancellationReason?,
+                      renewLease: @Sendable (TimeInterval?) async throws -> Void)
+    }
+
+    /// The context of an attempt that `runner` runs under the lease `token`.
+    init(job: Job, token: LeaseToken, runner: JobRunner) {
+        self.job = job
+        source = .runner(runner, token)
+    }
+
+    /// Builds a context for calling a handler outside a runner: in an app's unit tests and previews.
+    ///
+    /// ```swift
+    /// let job = Job(kind: UploadPhoto.kind, state: .running, attempts: 1)
+    /// let context = JobContext(job: job, cancellationReason: { .jobCancelled })
+    /// await #expect(throws: CancellationError.self) { try await uploadHandler(UploadPhoto(path: "/p"), context) }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - job: The job as claimed: a runner gives its handler a `running` job with this attempt counted.
+    ///   - cancellationReason: Asked each time the handler reads ``cancellationReason``,
+    ///     ``isCancelled`` or calls ``checkCancellation()``; never cancelled by default.
+    ///   - renewLease: Called by ``renewLease(for:)`` with its argument; succeeds by default. Throw
+    ///     ``SpoolError/Code/leaseLost`` from it to test a handler's reaction to a lost lease.
+    public init(job: Job, cancellationReason: @escaping @Sendable () -> CancellationReason? = { nil },
+                renewLease: @escaping @Sendable (TimeInterval?) async throws -> Void = { _ in }) {
+        self.job = job
+        source = .detached(cancellationReason: cancellationReason, renewLease: renewLease)
+    }
 
     /// Why the runner cancelled this attempt's task, or `nil` while it has not.
     ///
     /// The handler's task is cancelled too, so `Task.isCancelled`,
     /// `Task.checkCancellation()` and cancellation handlers observe it as well.
-    public var cancellationReason: CancellationReason? { runner.cancellationReason(of: token) }
+    public var cancellationReason: CancellationReason? {
+        switch source {
+        case .runner(let runner, let token): return runner.cancellationReason(of: token)
+        case .detached(let reason, _): return reason()
+        }
+    }
 
     /// Whether the runner cancelled this attempt, or the handler's task was cancelled otherwise.
     public var isCancelled: Bool { cancellationReason != nil || Task.isCancelled }
@@ -40,7 +78,10 @@ public struct JobContext: Sendable {
     ///
     /// - Throws: ``SpoolError/Code/leaseLost`` when the job was cancelled or reclaimed.
     public func renewLease(for duration: TimeInterval? = nil) async throws {
-        try await runner.renewLease(token, for: duration)
+        switch source {
+        case .runner(let runner, let token): try await runner.renewLease(token, for: duration)
+        case .detached(_, let renew): try await renew(duration)
+        }
     }
 
     /// Why a runner cancelled a handler's task.

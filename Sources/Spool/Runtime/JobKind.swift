@@ -50,12 +50,16 @@ extension NewJob {
     /// Describes a job of a ``JobKind``: its kind, and its parameters encoded as the payload.
     ///
     /// Use it to enqueue typed jobs in a batch with ``JobQueue/enqueue(contentsOf:)-84e97``;
-    /// the other arguments are those of ``init(kind:payload:id:priority:runAt:delay:maxAttempts:uniqueKey:uniquePolicy:dependencies:constraints:periodic:)``.
+    /// the other arguments are those of
+    /// ``init(kind:payload:id:priority:runAt:delay:maxAttempts:uniqueKey:uniquePolicy:dependencies:constraints:periodic:)``,
+    /// every one of them.
     ///
     /// - Throws: ``SpoolError/Code/invalidArgument`` when the parameters cannot be encoded.
     public init<Parameters: JobKind>(_ parameters: Parameters, id: JobID? = nil, priority: Int = 0,
                                      runAt: Date? = nil, delay: TimeInterval = 0, maxAttempts: Int? = nil,
-                                     uniqueKey: String? = nil, uniquePolicy: UniquePolicy = .keep) throws {
+                                     uniqueKey: String? = nil, uniquePolicy: UniquePolicy = .keep,
+                                     dependencies: [JobID] = [], constraints: JobConstraints = .none,
+                                     periodic: PeriodicSchedule? = nil) throws {
         let payload: Data
         do {
             payload = try Parameters.encode(parameters)
@@ -63,7 +67,8 @@ extension NewJob {
             throw SpoolError.invalidArgument("the parameters of a \(Parameters.kind) job could not be encoded: \(error)")
         }
         self.init(kind: Parameters.kind, payload: payload, id: id, priority: priority, runAt: runAt, delay: delay,
-                  maxAttempts: maxAttempts, uniqueKey: uniqueKey, uniquePolicy: uniquePolicy)
+                  maxAttempts: maxAttempts, uniqueKey: uniqueKey, uniquePolicy: uniquePolicy,
+                  dependencies: dependencies, constraints: constraints, periodic: periodic)
     }
 }
 
@@ -74,27 +79,36 @@ extension JobQueue {
     /// let id = try queue.enqueue(UploadPhoto(path: path))
     /// ```
     ///
-    /// The other arguments and the errors are those of ``JobQueue/enqueue(_:)-6of7x``,
-    /// plus ``SpoolError/Code/invalidArgument`` when the parameters cannot be encoded.
+    /// Every option of ``NewJob`` is an argument here, with the same default and meaning
+    /// (see ``NewJob/init(_:id:priority:runAt:delay:maxAttempts:uniqueKey:uniquePolicy:dependencies:constraints:periodic:)``).
+    /// The errors are those of ``JobQueue/enqueue(_:)-6of7x``, plus ``SpoolError/Code/invalidArgument``
+    /// when the parameters cannot be encoded.
     @discardableResult
     public func enqueue<Parameters: JobKind>(_ parameters: Parameters, id: JobID? = nil, priority: Int = 0,
                                              runAt: Date? = nil, delay: TimeInterval = 0, maxAttempts: Int? = nil,
-                                             uniqueKey: String? = nil, uniquePolicy: UniquePolicy = .keep) throws -> JobID {
+                                             uniqueKey: String? = nil, uniquePolicy: UniquePolicy = .keep,
+                                             dependencies: [JobID] = [], constraints: JobConstraints = .none,
+                                             periodic: PeriodicSchedule? = nil) throws -> JobID {
         try enqueue(NewJob(parameters, id: id, priority: priority, runAt: runAt, delay: delay, maxAttempts: maxAttempts,
-                           uniqueKey: uniqueKey, uniquePolicy: uniquePolicy))
+                           uniqueKey: uniqueKey, uniquePolicy: uniquePolicy, dependencies: dependencies,
+                           constraints: constraints, periodic: periodic))
     }
 
-    /// Adds a job of a ``JobKind`` and returns its id once the job is durable.
+    /// Adds a job of a ``JobKind`` and returns its id once the job is durable. The arguments are
+    /// those of the blocking form, every option of ``NewJob``.
     ///
     /// ```swift
-    /// let id = try await queue.enqueue(UploadPhoto(path: path), uniqueKey: "photo:\(photoID)")
+    /// let id = try await queue.enqueue(UploadPhoto(path: path), uniqueKey: "photo:\(photoID)",
+    ///                                  constraints: JobConstraints(requiresNetwork: true))
     /// ```
     @discardableResult
     public func enqueue<Parameters: JobKind>(_ parameters: Parameters, id: JobID? = nil, priority: Int = 0,
                                              runAt: Date? = nil, delay: TimeInterval = 0, maxAttempts: Int? = nil,
-                                             uniqueKey: String? = nil,
-                                             uniquePolicy: UniquePolicy = .keep) async throws -> JobID {
+                                             uniqueKey: String? = nil, uniquePolicy: UniquePolicy = .keep,
+                                             dependencies: [JobID] = [], constraints: JobConstraints = .none,
+                                             periodic: PeriodicSchedule? = nil) async throws -> JobID {
         try await enqueue(NewJob(parameters, id: id, priority: priority, runAt: runAt, delay: delay,
-                                 maxAttempts: maxAttempts, uniqueKey: uniqueKey, uniquePolicy: uniquePolicy))
+                                 maxAttempts: maxAttempts, uniqueKey: uniqueKey, uniquePolicy: uniquePolicy,
+                                 dependencies: dependencies, constraints: constraints, periodic: periodic))
     }
 }

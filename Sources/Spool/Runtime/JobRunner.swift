@@ -34,7 +34,7 @@ public final class JobRunner: Sendable {
     public let queue: JobQueue
     /// The options the runner was created with.
     public let options: Options
-    /// Records what the runner does, for tests; `nil` in production.
+    /// Records what the runner does, for tests; `nil` unless given at init.
     let events: RunnerEvents?
     /// Guards everything the runner changes.
     let state = Locked(RunnerState())
@@ -53,9 +53,10 @@ public final class JobRunner: Sendable {
         try self.init(queue: queue, options: options, events: nil)
     }
 
-    /// Creates a runner that records what it does in `events`.
-    @_spi(RunnerEvents)
-    public init(queue: JobQueue, options: Options, events: RunnerEvents?) throws {
+    /// Creates a runner that records what it does in `events`, for tests to wait on (see ``RunnerEvents``).
+    ///
+    /// - Throws: As ``init(queue:options:)``.
+    public init(queue: JobQueue, options: Options = Options(), events: RunnerEvents?) throws {
         guard options.maxConcurrentJobs >= 1 else {
             throw SpoolError.invalidArgument("a runner's maxConcurrentJobs must be at least 1, not \(options.maxConcurrentJobs)")
         }

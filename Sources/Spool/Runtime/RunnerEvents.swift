@@ -1,10 +1,25 @@
-/// What a runner did, in order: tests and the `spool demo` wait on these instead of sleeping.
+/// What a runner did, in order, for an app's tests to wait on instead of sleeping.
 ///
-/// Recording is off unless a runner is created with a ``RunnerEvents``
-/// (``JobRunner/init(queue:options:events:)``, SPI), so a production runner keeps no history.
-@_spi(RunnerEvents)
+/// Give a runner an event log when creating it (``JobRunner/init(queue:options:events:)``), then wait
+/// for the events a test expects; with the queue on a ``ManualClock`` nothing depends on time:
+///
+/// ```swift
+/// let events = RunnerEvents()
+/// let runner = try JobRunner(queue: queue, events: events)
+/// try runner.register(UploadPhoto.self) { photo, context in try await upload(photo) }
+/// runner.start()
+/// let id = try await queue.enqueue(UploadPhoto(path: "/p"))
+/// await events.wait { $0.contains(.succeeded(id)) }
+/// ```
+///
+/// Every event is recorded when what it names is done: `.succeeded(id)` once the success is durable.
+/// The log keeps every event for the runner's life and is meant for tests and demos; a runner created
+/// without one (``JobRunner/init(queue:options:)``) records nothing.
 public final class RunnerEvents: Sendable {
     /// One thing a runner did.
+    ///
+    /// Later versions may add cases: a `switch` over events ends with `default:`, or a test matches
+    /// the events it expects (`==`, `if case`).
     public enum Event: Sendable, Equatable {
         /// A job was claimed and its handler started (or, for an unknown kind, it is about to be failed).
         case claimed(JobID, attempt: Int)
@@ -55,6 +70,9 @@ public final class RunnerEvents: Sendable {
     }
 
     /// Returns once `predicate` holds for the events so far (at once if it does already).
+    ///
+    /// `predicate` runs on the thread recording an event, under the log's lock: keep it short, and
+    /// do not call the runner or the queue from it.
     public func wait(until predicate: @escaping @Sendable ([Event]) -> Bool) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let holds = state.withLock { state -> Bool in

@@ -124,8 +124,14 @@ public struct Job: Sendable, Equatable, Identifiable {
         return max(runAt, nextRetryAt ?? runAt)
     }
 
-    /// Whether the job failed for good: failed, with no deadline, waiting for a person.
-    public var isPermanentlyFailed: Bool { state == .failed && nextRetryAt == nil }
+    /// Whether the job is ``JobState/failed``: it failed terminally or spent its attempts, has no
+    /// deadline, and waits for a person (``JobQueue/retry(_:)-(JobID)`` or ``JobQueue/delete(_:)-(JobID)``).
+    /// A retryable failure with attempts left is not this: that job is enqueued again, with ``nextRetryAt``.
+    public var isFailed: Bool { state == .failed && nextRetryAt == nil }
+
+    /// The former name of ``isFailed``: there is no "temporarily failed" state.
+    @available(*, deprecated, renamed: "isFailed")
+    public var isPermanentlyFailed: Bool { isFailed }
 
     init(_ stored: StoredJob) {
         id = JobID(stored.id)
@@ -168,10 +174,11 @@ public struct Lease: Sendable, Equatable {
     public var attempt: Int { job.attempts }
     /// The wall-clock time the lease runs out.
     public var expiresAt: Date
-    /// The monotonic-clock reading (nanoseconds) at which the lease runs out, valid in ``bootID``.
-    public var monotonicExpiry: UInt64
+    /// The monotonic-clock reading (nanoseconds) at which the lease runs out, valid in ``bootID``:
+    /// lease mechanics, for the runner's renewals; not part of the public API.
+    var monotonicExpiry: UInt64
     /// The boot the monotonic expiry belongs to; after a reboot the lease has expired.
-    public var bootID: String
+    var bootID: String
 }
 
 /// A lease's token: a random 64-bit number, shown as 16 hex digits.
@@ -196,6 +203,11 @@ public struct LeaseToken: Hashable, Sendable, CustomStringConvertible {
 public struct QueueCounts: Sendable, Equatable {
     /// Jobs per state; states with no jobs are absent.
     public var byState: [JobState: Int]
+    /// Builds counts, as ``JobQueue/counts()`` returns them (for an app's tests and previews too):
+    /// states given 0 are left out, as the queue leaves them out.
+    public init(byState: [JobState: Int]) {
+        self.byState = byState.filter { $0.value != 0 }
+    }
     /// All jobs.
     public var total: Int { byState.values.reduce(0, +) }
     /// Jobs in `state`.

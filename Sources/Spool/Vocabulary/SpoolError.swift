@@ -13,6 +13,19 @@
 /// ```
 public struct SpoolError: Error, Sendable, CustomStringConvertible {
     /// What kind of failure this is.
+    ///
+    /// A struct with one static value per code, not an enum, so that a later version can add a code
+    /// without breaking the apps that match on codes: a `switch` over ``SpoolError/code`` cannot be
+    /// exhaustive and ends with `default:` (match the codes the app handles; treat the rest as the
+    /// failure ``SpoolError/description`` describes). `catch SpoolError.Code.leaseLost` matches one code.
+    ///
+    /// ```swift
+    /// switch error.code {
+    /// case .leaseLost, .jobNotFound: break          // the job is gone: nothing to record
+    /// case .diskFull: showStorageWarning()
+    /// default: throw error
+    /// }
+    /// ```
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         /// A stable name for the code, used in messages and by the CLI.
         public let name: String

@@ -122,9 +122,9 @@ private final class DemoScript: DemoNarration {
             }
             lease = next
         }
-        let failed = try queue.permanentlyFailedJobs()
+        let failed = try queue.failedJobs()
             .map { "\($0.id) (\($0.attempts)/\($0.maxAttempts), last error \"\($0.lastError ?? "")\")" }
-        say("permanentlyFailedJobs() → " + (failed.isEmpty ? "none" : failed.joined(separator: ", ")))
+        say("failedJobs() → " + (failed.isEmpty ? "none" : failed.joined(separator: ", ")))
     }
 
     /// Step 4: a manual retry resets the attempts; the next failure schedules a retry again.

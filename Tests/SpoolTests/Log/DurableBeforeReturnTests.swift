@@ -44,14 +44,17 @@ import Testing
         ("enqueue(_:) async", nil, { q, _, _ in try await q.enqueue(NewJob(kind: "k")) }),
         ("enqueue(contentsOf:)", nil, { q, _, _ in try q.enqueue(contentsOf: [NewJob(kind: "k"), NewJob(kind: "k")]) }),
         ("enqueue(contentsOf:) async", nil, { q, _, _ in try await q.enqueue(contentsOf: [NewJob(kind: "k")]) }),
-        ("enqueue(_:id:priority:runAt:delay:maxAttempts:uniqueKey:uniquePolicy:)", nil,
+        ("enqueue(_:id:priority:runAt:delay:maxAttempts:uniqueKey:uniquePolicy:dependencies:constraints:periodic:)", nil,
          { q, _, _ in try q.enqueue(Upload(path: "/p")) }),
-        ("enqueue(_:id:priority:runAt:delay:maxAttempts:uniqueKey:uniquePolicy:) async", nil,
+        ("enqueue(_:id:priority:runAt:delay:maxAttempts:uniqueKey:uniquePolicy:dependencies:constraints:periodic:) async", nil,
          { q, _, _ in try await q.enqueue(Upload(path: "/p")) }),
         ("claim(kind:leaseDuration:)", nil, { q, _, _ in let result = try q.claim(kind: "k"); #expect(result != nil) }),
         ("claim(kind:leaseDuration:) async", nil, { q, _, _ in let result = try await q.claim(kind: "k"); #expect(result != nil) }),
         ("claim(kinds:leaseDuration:) async", nil,
          { q, _, _ in let result = try await q.claim(kinds: KindSet("k"), leaseDuration: nil); #expect(result != nil) }),
+        ("claim(kinds:leaseDuration:)", nil, { q, _, _ in let result = try q.claim(kinds: ["k", "other"]); #expect(result != nil) }),
+        ("claim(kinds:leaseDuration:) async", nil,
+         { q, _, _ in let result = try await q.claim(kinds: ["k", "other"]); #expect(result != nil) }),
         ("renew(_:for:)", nil, { q, lease, _ in try q.renew(lease) }),
         ("renew(_:for:) async", nil, { q, lease, _ in try await q.renew(lease) }),
         ("renewRecorded(_:for:) async", nil, { q, lease, _ in _ = try await q.renewRecorded(lease, for: nil) }),
@@ -99,7 +102,7 @@ import Testing
         "updateDeviceConditions(_:)": "memory only", "follow(_:) async": "memory only",
         "job(_:)": "read", "payload(of:)": "read", "jobs(state:kind:)": "read", "readyJobs(at:kind:)": "read",
         "nextDeadline(kind:)": "read", "nextDeadline(kind:constraints:)": "read", "nextDeadlines()": "read",
-        "permanentlyFailedJobs()": "read", "counts()": "read", "schedulingHints()": "read", "changes(_:)": "read",
+        "failedJobs()": "read", "permanentlyFailedJobs()": "read (the deprecated name of failedJobs())", "counts()": "read", "schedulingHints()": "read", "changes(_:)": "read",
         "enqueueWithoutWaiting(_:)": "benchmarks only: documented as not durable",
         "waitUntilDurable()": "benchmarks only: waits", "waitForBackgroundCompaction()": "benchmarks only: waits",
     ]
@@ -255,7 +258,7 @@ import Testing
         expectError(.needsReopen) { try queue.nextDeadline() }
         expectError(.needsReopen) { try queue.nextDeadline(kind: "k", constraints: .none) }
         expectError(.needsReopen) { try queue.nextDeadlines() }
-        expectError(.needsReopen) { try queue.permanentlyFailedJobs() }
+        expectError(.needsReopen) { try queue.failedJobs() }
         expectError(.needsReopen) { try queue.schedulingHints() }
         await expectError(.needsReopen) { try await queue.enqueue(NewJob(kind: "k", id: "after")) }
         var observation = queue.changes().makeAsyncIterator()

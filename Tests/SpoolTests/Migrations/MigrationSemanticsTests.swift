@@ -26,10 +26,10 @@ import Testing
         known.knownKinds = ["known"]
         queue = try JobQueue(directory: temporary.queue, configuration: known)
         #expect(queue.recoveryReport.unrunnableJobs == ["a", "d"])
-        #expect(try queue.job("a")?.isPermanentlyFailed == true)
+        #expect(try queue.job("a")?.isFailed == true)
         #expect(try queue.job("b")?.state == .cancelled)
         #expect(try queue.job("c")?.state == .cancelled)
-        #expect(try queue.job("d")?.isPermanentlyFailed == true)
+        #expect(try queue.job("d")?.isFailed == true)
         checkInvariants(queue.engine.stateSnapshot)
         try closeChecked(queue)
         // The log replays.

@@ -76,7 +76,7 @@ func migrationTestConfiguration(_ clock: ManualClock, _ migrations: [JobMigratio
         #expect(byID["batch"]?.uniqueKey == "b" && byID["batch/1"]?.uniqueKey == nil)
         // Dropped: cancelled, kept, with the reason; invalid: failed for good with the reason.
         #expect(byID["legacy"]?.state == .cancelled && byID["legacy"]?.lastError == "dropped by migration 2 (split batches)")
-        #expect(byID["charge"]?.isPermanentlyFailed == true)
+        #expect(byID["charge"]?.isFailed == true)
         #expect(byID["charge"]?.lastError == "invalid since migration 2: negative amount")
         #expect(byID["charge"]?.finishedAt == clock.now())
         checkInvariants(queue.engine.stateSnapshot)
@@ -159,7 +159,7 @@ func migrationTestConfiguration(_ clock: ManualClock, _ migrations: [JobMigratio
         #expect(queue.recoveryReport.unrunnableJobs == ["g1", "g2"])
         for id in ["g1", "g2"] as [JobID] {
             let job = try #require(try queue.job(id))
-            #expect(job.isPermanentlyFailed && job.lastError == "this build cannot run jobs of kind gone")
+            #expect(job.isFailed && job.lastError == "this build cannot run jobs of kind gone")
         }
         #expect(try queue.job("g3")?.state == .cancelled)
         #expect(try queue.job("k")?.state == .enqueued)
@@ -169,7 +169,7 @@ func migrationTestConfiguration(_ clock: ManualClock, _ migrations: [JobMigratio
         try closeChecked(queue)
         // Recorded: an open without the restriction sees the same, and retries work again.
         queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
-        #expect(try queue.job("g2")?.isPermanentlyFailed == true)
+        #expect(try queue.job("g2")?.isFailed == true)
         #expect(try queue.retry("g2").state == .enqueued)
         try closeChecked(queue)
     }
@@ -186,7 +186,7 @@ func migrationTestConfiguration(_ clock: ManualClock, _ migrations: [JobMigratio
         let split = JobMigration(number: 1) { job, _ in .split([.init(kind: "b", payload: Data("p".utf8))]) }
         queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock, [split]))
         let job = try #require(try queue.job("last/1"))
-        #expect(job.isPermanentlyFailed && job.attempts == 1)
+        #expect(job.isFailed && job.attempts == 1)
         #expect(job.lastError == "attempts spent (1 of 1) at migration 1")
         try closeChecked(queue)
     }

@@ -101,7 +101,7 @@ import Testing
         fixture.runner.start()
         await fixture.events.wait { $0.isFailure }
         let job = try fixture.job(id)
-        #expect(job.state == .failed && job.isPermanentlyFailed)
+        #expect(job.state == .failed && job.isFailed)
         #expect(job.attempts == 1 && job.maxAttempts == 5, "terminal, with attempts left")
         #expect(job.lastError == "the card was declined")
         #expect(fixture.events.all.contains(.failed(id, error: "the card was declined", terminal: true)))

@@ -37,7 +37,7 @@ import Testing
         }
         await fixture.events.wait(for: 4) { $0.isFailure }
         let job = try fixture.job(id)
-        #expect(job.state == .failed && job.isPermanentlyFailed && job.attempts == 4)
+        #expect(job.state == .failed && job.isFailed && job.attempts == 4)
         #expect(attempts.withLock { $0 } == [1, 2, 3, 4])
         try await fixture.tearDown()
     }

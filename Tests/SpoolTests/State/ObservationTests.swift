@@ -31,7 +31,7 @@ import Testing
         #expect(running.id == "a" && running.state == .running)
         try await queue.fail(lease, error: "server said no")
         guard case .updated(let failed) = await all.next() else { Issue.record("expected an update"); return }
-        #expect(failed.id == "a" && failed.isPermanentlyFailed && failed.lastError == "server said no")
+        #expect(failed.id == "a" && failed.isFailed && failed.lastError == "server said no")
         guard case .updated(let cascaded) = await all.next() else { Issue.record("expected an update"); return }
         #expect(cascaded.id == "b" && cascaded.state == .cancelled)
         guard case .updated(let bAgain) = await onlyB.next() else { Issue.record("expected b"); return }
