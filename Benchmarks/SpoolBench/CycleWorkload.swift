@@ -2,8 +2,11 @@ import Foundation
 @_spi(Benchmarks) import Spool
 
 /// Workers claiming and completing jobs from a full queue: two durable
-/// transitions per job. Throughput in completed jobs per second; latency of
-/// one claim + complete.
+/// transitions per job (the app's own `claim` and `complete`, each its own
+/// record and sync). Throughput in completed jobs per second; latency of
+/// one claim + complete. Then the same stream worked by a ``JobRunner``
+/// (``runRunnerCycle(_:workers:)``), whose workers hand one job's outcome and
+/// the next claim to the queue together.
 ///
 /// A last row runs one worker on a queue that also holds 40,000 jobs no claim
 /// may take — 20,000 requiring a network the device does not have, 20,000
@@ -48,4 +51,51 @@ func runCycle(_ context: Context) throws {
                         figures: ["workers": Double(workers),
                                   "acks_per_fsync": Double(2 * completed) / Double(max(1, after.dataSyncs - before.dataSyncs))]))
     }
+    for workers in context.options.workers {
+        try runRunnerCycle(context, workers: workers)
+    }
+}
+
+/// A ``JobRunner`` with `workers` slots working a full queue with a handler that does nothing:
+/// the runtime's cost per job. The latency (one worker only) is the time from one handler's
+/// start to the next one's: recording the outcome, claiming the next job, starting its handler.
+/// `syncs_per_job` is the data syncs the run made per completed job.
+private func runRunnerCycle(_ context: Context, workers: Int) throws {
+    let duration = context.options.duration
+    let queue = try JobQueue(directory: context.freshPath("runner-cycle-\(workers)"), configuration: context.configuration)
+    defer { try? queue.close() }
+    let payload = Data(repeating: 0x61, count: 48)
+    for _ in 0..<max(context.options.count, Int(40_000 * max(1, duration))) {
+        try queue.enqueueWithoutWaiting(NewJob(kind: "bench", payload: payload))
+    }
+    try queue.waitUntilDurable()
+    let starts = Shared([UInt64]())
+    starts.withLock { $0.reserveCapacity(1 << 16) }
+    let runner = try JobRunner(queue: queue, options: .init(maxConcurrentJobs: workers))
+    try runner.register(kind: "bench") { _, _ in
+        starts.withLock { $0.append(Clock.nanoseconds()) }
+    }
+    let before = queue.logStatistics
+    let started = Clock.nanoseconds()
+    runner.start()
+    Thread.sleep(forTimeInterval: duration)
+    let stopped = DispatchSemaphore(value: 0)
+    Task.detached {
+        await runner.stop(.finishRunning)
+        stopped.signal()
+    }
+    stopped.wait()
+    let elapsed = Double(Clock.nanoseconds() - started) / 1e9
+    let after = queue.logStatistics
+    if let failure = runner.failure { throw BenchError("the runner failed: \(failure)") }
+    let times = starts.withLock { $0 }
+    var latencies = Latencies(capacity: times.count)
+    if workers == 1 {
+        for index in times.indices.dropFirst() { latencies.record(microseconds: Double(times[index] - times[index - 1]) / 1000) }
+    }
+    let completed = try queue.counts()[.succeeded]
+    context.add(Row(workload: "cycle", name: "cycle: runner, \(workers) worker\(workers == 1 ? "" : "s") (handler start to start)",
+                    latency: workers == 1 ? latencies.percentiles : nil, rate: Double(completed) / elapsed, unit: "jobs/s",
+                    figures: ["workers": Double(workers),
+                              "syncs_per_job": Double(after.dataSyncs - before.dataSyncs) / Double(max(1, completed))]))
 }

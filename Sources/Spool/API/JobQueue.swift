@@ -182,7 +182,8 @@ public final class JobQueue: Sendable {
         try await engine.durably { try $0.claim(kinds: kinds, leaseDuration: leaseDuration) }.map(makeLease)
     }
 
-    private func makeLease(_ claimed: QueueEngine.Claimed) throws -> Lease {
+    /// The lease of a job a claim took, with its payload read back (and checked).
+    func makeLease(_ claimed: QueueEngine.Claimed) throws -> Lease {
         let payload = try engine.payload(of: claimed.job)
         return Lease(job: Job(claimed.job), payload: Data(payload), token: LeaseToken(rawValue: claimed.lease.token),
                      expiresAt: Millis.date(claimed.lease.expiresAt), monotonicExpiry: claimed.lease.monotonicExpiry,

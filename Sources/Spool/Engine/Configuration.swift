@@ -27,6 +27,10 @@ public struct Configuration: Sendable {
 
     /// The app's job migrations, applied at open in number order (see ``JobMigration``).
     public var migrations: [JobMigration] = []
+    /// What an acknowledged change survives: power loss (``Durability/full``, the default) or a
+    /// crash of the app or the kernel, with power loss dropping at most the last changes, in order
+    /// (``Durability/ordered``, cheaper on Apple platforms; the same as `.full` on Linux).
+    public var durability: Durability = .full
     /// The kinds this build of the app can run, or `nil` (the default) for any kind. When set, open
     /// ends every enqueued or running job of another kind failed for good, the reason recorded as its
     /// last error (visible, never retried, never deleted; the unfinished jobs waiting for one end

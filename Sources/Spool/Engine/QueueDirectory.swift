@@ -52,7 +52,7 @@ struct QueueDirectory {
     /// - Parameter checkReplayed: Judges the replayed state before anything is repaired: what it
     ///   throws is thrown with the directory as it was (apart from the first file of a new queue).
     func openForWriting(mode: RecoveryMode, createIfMissing: Bool,
-                        preallocationChunk: Int64 = LogWriter.defaultPreallocationChunk,
+                        preallocationChunk: Int64 = LogWriter.defaultPreallocationChunk, durability: Durability = .full,
                         checkReplayed: (QueueState) throws -> Void = { _ in }) throws -> Opened {
         if try fileSystem.entryKind(at: path) == nil && createIfMissing {
             try createDirectories()
@@ -115,7 +115,7 @@ struct QueueDirectory {
             let writer = LogWriter(file: file, fileSequence: last.sequence,
                                    seed: RecordFrame.checksumSeed(instanceID: instanceID),
                                    end: replay.lastFileValidEnd, lastLSN: replay.lastLSN,
-                                   preallocationChunk: preallocationChunk)
+                                   preallocationChunk: preallocationChunk, durability: durability)
             return Opened(replay: replay, writer: writer, lock: lock)
         } catch {
             lock.release()

@@ -32,15 +32,24 @@ extension QueueEngine {
                 operations = []
             }
             guard let job = state.bestReadyJob(at: now, kinds: kinds) else { return Pending(nil, reclaimLSN) }
-            let monotonic = clock.monotonicNanoseconds()
-            let claim = LogOperation.Claim(id: job.id, token: RandomPool.shared.nextToken(), claimedAt: now,
-                                        expiresAt: now + Millis.from(seconds: duration),
-                                        monotonicExpiry: monotonic + UInt64(duration * 1e9),
-                                        bootID: clock.bootIdentifier())
-            let lsn = try commit([.other(.claim(claim))])
-            let claimed = state.jobs[job.id]!
-            return Pending(Claimed(job: claimed, lease: claimed.lease!), lsn)
+            let lsn = try commit([claimOperation(of: job, at: now, duration: duration)])
+            return Pending(claimed(job.id), lsn)
         }
+    }
+
+    /// The claim of `job` at `now` under a new lease of `duration` seconds.
+    func claimOperation(of job: StoredJob, at now: Int64, duration: TimeInterval) -> PlannedOperation {
+        let monotonic = clock.monotonicNanoseconds()
+        return .other(.claim(LogOperation.Claim(id: job.id, token: RandomPool.shared.nextToken(), claimedAt: now,
+                                                expiresAt: now + Millis.from(seconds: duration),
+                                                monotonicExpiry: monotonic + UInt64(duration * 1e9),
+                                                bootID: clock.bootIdentifier())))
+    }
+
+    /// Job `id` as a claim just left it: running, under its lease.
+    func claimed(_ id: String) -> Claimed {
+        let job = state.jobs[id]!
+        return Claimed(job: job, lease: job.lease!)
     }
 
     /// Extends the lease of job `id` held under `token` (see ``leasedJob(_:token:issued:)`` for `issued`).
@@ -60,24 +69,31 @@ extension QueueEngine {
     func complete(id: JobID, token: LeaseToken, issued: Bool) throws -> Pending<StoredJob> {
         try withOpenState {
             let job = try leasedJob(id, token: token, issued: issued, for: .complete)
-            let now = nowMillis
-            let lsn = try commit([.other(.complete(id: id.rawValue, token: token.rawValue, at: now))]
-                                 + nextOccurrence(of: job, endingWith: nil, at: now))
+            let lsn = try commit(completion(of: job, token: token, at: nowMillis))
             return Pending(state.jobs[id.rawValue]!, lsn)
         }
+    }
+
+    /// The operations that record the success of `job`, held under `token`, at `now`.
+    func completion(of job: StoredJob, token: LeaseToken, at now: Int64) -> [PlannedOperation] {
+        [.other(.complete(id: job.id, token: token.rawValue, at: now))] + nextOccurrence(of: job, endingWith: nil, at: now)
     }
 
     /// Records the failure of job `id` held under `token` (see ``leasedJob(_:token:issued:)`` for `issued`).
     func fail(id: JobID, token: LeaseToken, issued: Bool, error: String, terminal: Bool) throws -> Pending<StoredJob> {
         try withOpenState {
             let job = try leasedJob(id, token: token, issued: issued, for: .fail)
-            let now = nowMillis
-            let nextRetryAt = terminal ? nil : nextRetry(after: job, now: now)
-            let lsn = try commit([.other(.fail(id: id.rawValue, token: token.rawValue, at: now,
-                                               error: Self.truncated(error), nextRetryAt: nextRetryAt))]
-                                 + nextOccurrence(of: job, endingWith: nextRetryAt, at: now))
+            let lsn = try commit(failure(of: job, token: token, error: error, terminal: terminal, at: nowMillis))
             return Pending(state.jobs[id.rawValue]!, lsn)
         }
+    }
+
+    /// The operations that record the failure of `job`, held under `token`, at `now`: a retry
+    /// after the retry policy's delay unless `terminal` or its attempts are spent.
+    func failure(of job: StoredJob, token: LeaseToken, error: String, terminal: Bool, at now: Int64) -> [PlannedOperation] {
+        let nextRetryAt = terminal ? nil : nextRetry(after: job, now: now)
+        return [.other(.fail(id: job.id, token: token.rawValue, at: now, error: Self.truncated(error), nextRetryAt: nextRetryAt))]
+            + nextOccurrence(of: job, endingWith: nextRetryAt, at: now)
     }
 
     /// For a periodic job whose occurrence ends now — it succeeded, or failed with no retry

@@ -35,7 +35,8 @@ extension QueueEngine {
             throw error
         }
         let next = LogWriter(file: file, fileSequence: sequence, seed: old.seed, end: Int64(LogFormat.fileHeaderSize),
-                             lastLSN: lastLSN, preallocationChunk: configuration.preallocationChunk)
+                             lastLSN: lastLSN, preallocationChunk: configuration.preallocationChunk,
+                             durability: configuration.durability)
         writerLock.withLock {
             activeWriter = next
             retiredWriterStatistics = retiredWriterStatistics.adding(old.currentStatistics)

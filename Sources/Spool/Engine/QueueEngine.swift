@@ -100,7 +100,8 @@ final class QueueEngine: @unchecked Sendable {
         let highestMigration = try Self.checkMigrationNumbers(configuration.migrations)
         let opened = try directory
             .openForWriting(mode: configuration.recoveryMode, createIfMissing: configuration.createIfMissing,
-                            preallocationChunk: configuration.preallocationChunk) { replayed in
+                            preallocationChunk: configuration.preallocationChunk,
+                            durability: configuration.durability) { replayed in
                 try Self.refuseNewerMigrations(applied: replayed.appliedMigration, highest: highestMigration, path: path)
             }
         activeWriter = opened.writer

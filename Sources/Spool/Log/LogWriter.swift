@@ -39,6 +39,8 @@ final class LogWriter: @unchecked Sendable {
 
 
     let file: any StorageFile
+    /// The sync each commit group gets (``Durability``): a data sync, or an ordered one.
+    let durability: Durability
     let fileSequence: UInt64
     /// The checksum seed of the file's frames.
     let seed: UInt32
@@ -76,9 +78,12 @@ final class LogWriter: @unchecked Sendable {
     ///   - end: The offset after the last intact record: where the next record goes.
     ///   - lastLSN: The LSN of the last record in the log, 0 for an empty log.
     ///   - preallocationChunk: Bytes to reserve ahead of the write position at a time; 0 for none.
+    ///   - durability: The sync of each commit group that fits the reserved space (the others,
+    ///     and the reservations, get full syncs whatever it says).
     init(file: any StorageFile, fileSequence: UInt64, seed: UInt32, end: Int64, lastLSN: UInt64,
-         preallocationChunk: Int64 = LogWriter.defaultPreallocationChunk) {
+         preallocationChunk: Int64 = LogWriter.defaultPreallocationChunk, durability: Durability = .full) {
         self.file = file
+        self.durability = durability
         self.fileSequence = fileSequence
         self.seed = seed
         self.writtenEnd = end
@@ -356,7 +361,10 @@ final class LogWriter: @unchecked Sendable {
             reservation.extended(to: end)
             lock.withLock { statistics.extendingWrites += 1 }
         } else {
-            try file.syncData()
+            switch durability {
+            case .full: try file.syncData()
+            case .ordered: try file.orderedSync()
+            }
         }
         return Platform.monotonicNanoseconds() &- syncStart
     }

@@ -41,6 +41,28 @@ enum Platform {
         #endif
     }
 
+    /// Makes the writes so far reach the disk before any later one (an *ordered sync*, for
+    /// ``Durability/ordered``): they survive a crash of the app or of the kernel, and a power loss
+    /// may drop them only together with everything written after them.
+    ///
+    /// On Apple platforms `F_BARRIERFSYNC` (`fsync` plus a barrier the drive honours, without
+    /// flushing its cache); a file system that refuses it gets the same `fsync` fallback as
+    /// ``syncData(_:)``. Linux has no barrier-only sync: `fdatasync`, as ``syncData(_:)``.
+    ///
+    /// - Returns: `nil` on success, otherwise the call that failed and its errno.
+    static func orderedSync(_ fd: Int32) -> CallFailure? {
+        #if canImport(Darwin)
+        if fcntl(fd, F_BARRIERFSYNC) == 0 { return nil }
+        let barrierErrno = errno
+        guard barrierErrno == EINVAL || barrierErrno == ENOTSUP || barrierErrno == ENOTTY else {
+            return CallFailure(call: "fcntl(F_BARRIERFSYNC)", errno: barrierErrno)
+        }
+        return fsync(fd) == 0 ? nil : CallFailure(call: "fsync", errno: errno)
+        #else
+        return syncData(fd)
+        #endif
+    }
+
     /// Flushes a file's data and all of its metadata, including its block
     /// allocation (a *full sync*): `fsync` on Linux, `F_FULLFSYNC` (which already
     /// covers metadata) on Apple platforms.

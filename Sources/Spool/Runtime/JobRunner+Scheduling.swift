@@ -108,12 +108,16 @@ extension JobRunner {
 
     /// The kinds the runner may claim now: those with a handler (or every kind, when unknown
     /// kinds are failed) whose limit is not reached; `nil` when the runner claims nothing now.
-    func claimableKinds() -> KindSet? {
+    /// With `freeing`, as if the attempt under that lease had already left its slot (the
+    /// handover of a finished attempt, ``recordAndHandOver(_:of:)``).
+    func claimableKinds(freeing freed: LeaseToken? = nil) -> KindSet? {
         state.withLock { state in
-            guard state.phase == .running, state.executions.count < options.maxConcurrentJobs else { return nil }
+            let freedKind = freed.flatMap { state.executions[$0]?.kind }
+            let occupied = state.executions.count - (freedKind == nil ? 0 : 1)
+            guard state.phase == .running, occupied < options.maxConcurrentJobs else { return nil }
             let saturated = Set(state.registrations.compactMap { kind, registration -> String? in
                 guard let limit = registration.options.maxConcurrentJobs else { return nil }
-                return state.runningCount(of: kind) >= limit ? kind : nil
+                return state.runningCount(of: kind) - (freedKind == kind ? 1 : 0) >= limit ? kind : nil
             })
             switch options.unknownKinds {
             case .wait:
@@ -140,22 +144,31 @@ extension JobRunner {
             }
             state.withLock { $0.claimAttempts += 1 }
             guard let lease else { return now }
-            events?.record(.claimed(lease.job.id, attempt: lease.attempt))
-            if state.withLock({ $0.phase == .stopping && $0.cancelOnStop }) {
-                // A stop asking to cancel running handlers came while the claim was syncing: start no new
-                // side effect. The claim has counted the attempt; it is recorded as a retryable failure.
-                await record(.failed("stopped: the runner was stopped before the handler started", terminal: false),
-                             of: lease)
-                return nil
-            }
-            if let registration = state.withLock({ $0.registrations[lease.job.kind] }) {
-                begin(lease, registration)
-            } else {
-                await record(.failed("unknown kind: no handler is registered for kind \(lease.job.kind)", terminal: true),
-                             of: lease)
-            }
+            guard await start(lease) else { return nil }
         }
         return nil
+    }
+
+    /// Starts the handler of a job just claimed (by the loop or by a handover, which passes the
+    /// finished attempt whose slot the job takes over as `previous`), or records why it does not
+    /// run. Returns `false` when a stop that cancels came meanwhile.
+    @discardableResult
+    func start(_ lease: Lease, replacing previous: LeaseToken? = nil) async -> Bool {
+        events?.record(.claimed(lease.job.id, attempt: lease.attempt))
+        if state.withLock({ $0.phase == .stopping && $0.cancelOnStop }) {
+            // A stop asking to cancel running handlers came while the claim was syncing: start no new
+            // side effect. The claim has counted the attempt; it is recorded as a retryable failure.
+            await record(.failed("stopped: the runner was stopped before the handler started", terminal: false),
+                         of: lease)
+            return false
+        }
+        if let registration = state.withLock({ $0.registrations[lease.job.kind] }) {
+            begin(lease, registration, replacing: previous)
+        } else {
+            await record(.failed("unknown kind: no handler is registered for kind \(lease.job.kind)", terminal: true),
+                         of: lease)
+        }
+        return true
     }
 
     /// Cancels the attempts whose job changed so that it is no longer running under

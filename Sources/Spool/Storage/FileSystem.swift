@@ -60,6 +60,10 @@ protocol StorageFile: AnyObject, Sendable {
     /// and the metadata needed to read them back (``Platform/syncData(_:)`` says
     /// which call that is on each system).
     func syncData() throws
+    /// An *ordered sync* (``Durability/ordered``): the bytes written so far reach the disk before
+    /// any written later, surviving a crash of the app or the kernel; a power loss may drop them,
+    /// but only with everything after them (``Platform/orderedSync(_:)`` says which call it is).
+    func orderedSync() throws
     /// A *full sync*: flushes the file's data and all of its metadata, allocation
     /// included (``Platform/fullSync(_:)``). Called once after ``preallocate(offset:length:)``,
     /// so that later writes inside the reserved range need only ``syncData()``.
@@ -76,6 +80,9 @@ extension StorageFile {
     /// A file whose ``syncData()`` already makes everything durable (a simulated
     /// disk, for instance) needs no separate full sync.
     func fullSync() throws { try syncData() }
+
+    /// A file that models no ordered sync of its own makes a data sync, which is stronger.
+    func orderedSync() throws { try syncData() }
 
     /// Reads the whole file (offset 0 to ``size()``), then calls `body` with its bytes.
     func withContents<R>(_ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {

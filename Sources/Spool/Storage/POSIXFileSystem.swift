@@ -256,6 +256,12 @@ final class POSIXFile: StorageFile, @unchecked Sendable {
         }
     }
 
+    func orderedSync() throws {
+        if let failure = Platform.orderedSync(try fd) {
+            throw SpoolError.system(failure.call, errno: failure.errno, path: path)
+        }
+    }
+
     func fullSync() throws {
         if let failure = Platform.fullSync(try fd) {
             throw SpoolError.system(failure.call, errno: failure.errno, path: path)

@@ -99,6 +99,11 @@ struct QueueModel: Equatable {
         }
     }
 
+    /// Whether an unfinished job waits for job `id`.
+    func hasUnfinishedDependents(_ id: String) -> Bool {
+        jobs.values.contains { !$0.state.isFinished && $0.waitingFor.contains(id) }
+    }
+
     /// A job succeeded: it no longer blocks anything.
     private mutating func succeeded(_ id: String) {
         for job in jobs.values where job.waitingFor.contains(id) {

@@ -11,6 +11,16 @@ import Foundation
 /// present and the earlier ones not. Creations, renames and removals survive
 /// only if the directory was synced after them.
 ///
+/// An *ordered sync* (``StorageFile/orderedSync()``) is Apple's `F_BARRIERFSYNC`: it makes nothing
+/// durable, it puts a barrier after every change issued so far, in every file (the drive keeps
+/// the order of what it was sent). Each change is counted in the *epoch* of the barriers before
+/// it. A power loss keeps the changes before some barrier — ``crashImage(_:cut:)``'s `cut`: every
+/// change of an earlier epoch, in every file, never a later epoch without an earlier one — and
+/// any subset of epoch `cut`'s changes, torn as above; later epochs are lost. Once a barrier was
+/// made, a data sync, full sync or directory sync is Apple's `F_FULLFSYNC`, which flushes the
+/// drive's cache: every change before the last barrier, in every file, becomes durable with it.
+/// Without ordered syncs (epoch 0 throughout) all of this is as before: each file's sync is its own.
+///
 /// Every mutating call is an I/O step. ``crash(atStep:)`` makes the disk fail
 /// that step and every later one with `EIO`, as a machine that lost power would
 /// never complete them; ``inject(_:)`` makes a step fail with a chosen errno
@@ -26,6 +36,8 @@ final class SimulatedDisk: FileSystem, @unchecked Sendable {
     final class Inode {
         var durable: [UInt8]
         var pending: [Change] = []
+        /// The epoch of each of `pending`: how many ordered syncs (in any file) came before it.
+        var epochs: [Int] = []
         var current: [UInt8]
         init(_ bytes: [UInt8] = []) { durable = bytes; current = bytes }
     }
@@ -40,6 +52,8 @@ final class SimulatedDisk: FileSystem, @unchecked Sendable {
     private var durableDirectories: Set<String> = ["/"]
     private var locks: [String: Int] = [:]   // path → holders (−1: exclusive)
     private var faults: [Fault] = []
+    /// Ordered syncs made so far: the epoch of the next change.
+    private var barrierCount = 0
 
     /// I/O steps taken so far.
     private(set) var steps = 0
@@ -68,18 +82,34 @@ final class SimulatedDisk: FileSystem, @unchecked Sendable {
     }
 
     /// How many unsynced changes each file has, by path (durable name or not).
-    var pendingChanges: [(path: String, changes: [Change])] {
+    var pendingChanges: [(path: String, changes: [Change])] { pendingChanges(atEpoch: nil) }
+
+    /// The unsynced changes of epoch `epoch` (all of them for `nil`) of each file, by path.
+    func pendingChanges(atEpoch epoch: Int?) -> [(path: String, changes: [Change])] {
         lock.withLock {
             entries.keys.sorted().compactMap { path in
-                let changes = entries[path]!.pending
+                let inode = entries[path]!
+                let changes = inode.pending.indices.filter { epoch == nil || inode.epochs[$0] == epoch }.map { inode.pending[$0] }
                 return changes.isEmpty ? nil : (path, changes)
             }
         }
     }
 
+    /// The cuts a power loss may make now (``crashImage(_:cut:)``): from the oldest epoch a file
+    /// holds unsynced changes of, to the current one (just `0...0` without ordered syncs).
+    var orderedCuts: ClosedRange<Int> {
+        lock.withLock {
+            let oldest = entries.values.compactMap { $0.epochs.min() }.min() ?? barrierCount
+            return min(oldest, barrierCount)...barrierCount
+        }
+    }
+
+    /// Whether some file holds changes an ordered sync acknowledged that a power loss may still drop.
+    var holdsOrderedChanges: Bool { lock.withLock { entries.values.contains { $0.epochs.contains { $0 < barrierCount } } } }
+
     /// How the unsynced changes of one file fare in a crash.
     struct Survival: Equatable, CustomStringConvertible {
-        /// Bit i set: change i survives.
+        /// Bit i set: change i survives (i counts the file's changes of the cut's epoch).
         var mask: UInt64
         /// How the last surviving write is torn.
         var tear: Tear
@@ -97,9 +127,12 @@ final class SimulatedDisk: FileSystem, @unchecked Sendable {
     }
 
     /// The disk as it would be after power loss now, with `survival` per file path
-    /// (files not named lose every unsynced change).
-    func crashImage(_ survival: [String: Survival] = [:]) -> SimulatedDisk {
+    /// (files not named lose every unsynced change of the cut's epoch), the changes of earlier
+    /// epochs than `cut` kept and those of later ones lost (`cut`: the current epoch by default,
+    /// so that everything an ordered sync acknowledged survives).
+    func crashImage(_ survival: [String: Survival] = [:], cut: Int? = nil) -> SimulatedDisk {
         lock.withLock {
+            let cut = cut ?? barrierCount
             let image = SimulatedDisk()
             image.directories = durableDirectories
             image.durableDirectories = durableDirectories
@@ -107,7 +140,7 @@ final class SimulatedDisk: FileSystem, @unchecked Sendable {
             for (path, inode) in durableEntries {
                 if copies[ObjectIdentifier(inode)] == nil {
                     let currentPath = entries.first(where: { $0.value === inode })?.key ?? path
-                    copies[ObjectIdentifier(inode)] = Inode(Self.survivingBytes(inode, survival[currentPath] ?? .nothing))
+                    copies[ObjectIdentifier(inode)] = Inode(Self.survivingBytes(inode, survival[currentPath] ?? .nothing, cut: cut))
                 }
                 image.entries[path] = copies[ObjectIdentifier(inode)]
                 image.durableEntries[path] = copies[ObjectIdentifier(inode)]
@@ -116,11 +149,14 @@ final class SimulatedDisk: FileSystem, @unchecked Sendable {
         }
     }
 
-    private static func survivingBytes(_ inode: Inode, _ survival: Survival) -> [UInt8] {
+    private static func survivingBytes(_ inode: Inode, _ survival: Survival, cut: Int) -> [UInt8] {
         var bytes = inode.durable
-        let chosen = inode.pending.indices.filter { $0 < 64 && survival.mask & (1 << UInt64($0)) != 0 }
+        // Every change of an earlier epoch than the cut, then the chosen ones of the cut's epoch, in order.
+        let atCut = inode.pending.indices.filter { inode.epochs[$0] == cut }
+        let chosenAtCut = atCut.indices.filter { $0 < 64 && survival.mask & (1 << UInt64($0)) != 0 }.map { atCut[$0] }
+        let chosen = (inode.pending.indices.filter { inode.epochs[$0] < cut } + chosenAtCut).sorted()
         for (position, index) in chosen.enumerated() {
-            let isLast = position == chosen.count - 1
+            let isLast = position == chosen.count - 1 && inode.epochs[index] == cut
             switch inode.pending[index] {
             case .resize(let size):
                 resize(&bytes, to: size)
@@ -163,6 +199,7 @@ final class SimulatedDisk: FileSystem, @unchecked Sendable {
             inode.durable = bytes
             inode.current = bytes
             inode.pending = []
+            inode.epochs = []
             entries[path] = inode
             durableEntries[path] = inode
         }
@@ -245,6 +282,28 @@ final class SimulatedDisk: FileSystem, @unchecked Sendable {
             for child in durableEntries.keys where parent(of: child) == path && entries[child] == nil {
                 durableEntries[child] = nil
             }
+            flushBarrierGroups()
+        }
+    }
+
+    /// After ordered syncs, a data, full or directory sync is `F_FULLFSYNC`, which flushes the
+    /// drive's cache: every change issued before the last barrier, in every file, becomes durable.
+    /// Call with `lock` held.
+    private func flushBarrierGroups() {
+        guard barrierCount > 0 else { return }
+        var seen = Set<ObjectIdentifier>()
+        for inode in Array(entries.values) + Array(durableEntries.values) where seen.insert(ObjectIdentifier(inode)).inserted {
+            let flushed = inode.pending.indices.filter { inode.epochs[$0] < barrierCount }
+            guard !flushed.isEmpty else { continue }
+            for index in flushed {
+                switch inode.pending[index] {
+                case .resize(let size): Self.resize(&inode.durable, to: size)
+                case .write(let offset, let data): Self.write(&inode.durable, data, at: offset)
+                }
+            }
+            let kept = inode.pending.indices.filter { inode.epochs[$0] >= barrierCount }
+            inode.pending = kept.map { inode.pending[$0] }
+            inode.epochs = kept.map { inode.epochs[$0] }
         }
     }
 
@@ -289,6 +348,7 @@ final class SimulatedDisk: FileSystem, @unchecked Sendable {
                 }
             }
             inode.pending.append(.write(offset: Int(offset), bytes: data))
+            inode.epochs.append(barrierCount)
             Self.write(&inode.current, data, at: Int(offset))
             if let failure { throw failure }
         }
@@ -298,6 +358,7 @@ final class SimulatedDisk: FileSystem, @unchecked Sendable {
         try lock.withLock {
             try step(operation, path)
             inode.pending.append(.resize(Int(size)))
+            inode.epochs.append(barrierCount)
             Self.resize(&inode.current, to: Int(size))
         }
     }
@@ -312,6 +373,20 @@ final class SimulatedDisk: FileSystem, @unchecked Sendable {
             }
             inode.durable = inode.current
             inode.pending = []
+            inode.epochs = []
+            flushBarrierGroups()
+        }
+    }
+
+    fileprivate func orderedSync(_ inode: Inode, path: String) throws {
+        try lock.withLock {
+            try step("fcntl(F_BARRIERFSYNC)", path)
+            if let index = faults.firstIndex(where: { if case .sync = $0 { return true } else { return false } }),
+               case .sync(let code) = faults.remove(at: index) {
+                throw SpoolError.system("fcntl(F_BARRIERFSYNC)", errno: code, path: path)
+            }
+            // The drive orders what came before after everything issued so far, in every file.
+            barrierCount += 1
         }
     }
 
@@ -335,6 +410,7 @@ final class SimulatedFile: StorageFile, @unchecked Sendable {
     }
     func size() throws -> Int64 { disk.size(inode) }
     func syncData() throws { try disk.sync(inode, path: path) }
+    func orderedSync() throws { try disk.orderedSync(inode, path: path) }
     func truncate(to size: Int64) throws { try disk.resize(inode, to: size, path: path, operation: "ftruncate") }
     func preallocate(offset: Int64, length: Int64) throws {
         let end = offset + length

@@ -15,6 +15,9 @@ enum WorkloadOp: CustomStringConvertible, Sendable {
     case claim
     case complete(pick: Int)
     case fail(pick: Int, terminal: Bool)
+    /// The runner's handover: the end of a held attempt (success, or a failure when `terminal` is
+    /// not nil) and the claim of the next due job, in one record.
+    case handOver(pick: Int, terminal: Bool?)
     case cancel(pick: Int)
     case retry(pick: Int)
     case reschedule(pick: Int, delay: Int64)
@@ -38,6 +41,8 @@ enum WorkloadOp: CustomStringConvertible, Sendable {
         case .claim: return "claim"
         case .complete(let pick): return "complete #\(pick)"
         case .fail(let pick, let terminal): return "fail #\(pick)\(terminal ? " terminal" : "")"
+        case .handOver(let pick, let terminal):
+            return "hand over #\(pick) (\(terminal.map { $0 ? "fail terminal" : "fail" } ?? "complete")) + claim"
         case .cancel(let pick): return "cancel #\(pick)"
         case .retry(let pick): return "retry #\(pick)"
         case .reschedule(let pick, let delay): return "reschedule #\(pick) +\(delay)ms"
@@ -73,8 +78,10 @@ enum WorkloadOp: CustomStringConvertible, Sendable {
             case 36..<38: ops.append(.setNetwork(pick % 3 != 0))
             case 38..<39: ops.append(pick % 2 == 0 ? .cancelKind(pick % 4 == 0 ? "k" : "m") : .cancelKey("key-\(pick % 3)"))
             case 39..<48: ops.append(.claim)
-            case 48..<60: ops.append(.complete(pick: pick))
-            case 60..<72: ops.append(.fail(pick: pick, terminal: pick % 4 == 0))
+            case 48..<54: ops.append(.complete(pick: pick))
+            case 54..<60: ops.append(.handOver(pick: pick, terminal: nil))
+            case 60..<68: ops.append(.fail(pick: pick, terminal: pick % 4 == 0))
+            case 68..<72: ops.append(.handOver(pick: pick, terminal: pick % 4 == 0))
             case 72..<77: ops.append(.cancel(pick: pick))
             case 77..<82: ops.append(.retry(pick: pick))
             case 82..<85: ops.append(.reschedule(pick: pick, delay: Int64(pick % 3) * 1000))
@@ -112,6 +119,22 @@ final class SimulationRun {
     /// Acknowledged operations that exercised the body version 3 semantics: jobs enqueued blocked or
     /// cancelled at birth, cascades (an operation that cancelled more jobs than it named), next occurrences.
     private(set) var blockedEnqueues = 0, cascades = 0, occurrences = 0
+    /// Acknowledged handovers, and those whose record also claimed a job.
+    private(set) var handovers = 0, handoverClaims = 0
+    /// The sync the log makes (``Durability``); with `.ordered` a power loss may drop the last
+    /// acknowledged changes, in order.
+    var durability: Durability = .full
+    /// The states acknowledged since the disk last held nothing an ordered sync acknowledged
+    /// without making it durable, oldest first (with `.full`, the current one only): a power loss
+    /// may bring back any of them, never anything else.
+    /// Each with the number of job migrations registered when it was acknowledged: a recovery that
+    /// goes back to it applies the later ones again at open.
+    private(set) var acknowledged: [(model: QueueModel, migrations: Int)] = [(QueueModel(), 0)]
+    /// The jobs each registered migration may not split (its closure keeps the set it was made with).
+    private var migrationUnsplittable: [Set<String>] = []
+    /// Recoveries that came back to an earlier acknowledged state (allowed with `.ordered`), and
+    /// how many acknowledged states they went back in all.
+    private(set) var orderedLosses = 0, lostStates = 0
     /// Set while an injected fault may fail the next operation.
     var faultInjected = false
     /// The error the last operation threw, for reports.
@@ -143,6 +166,7 @@ final class SimulationRun {
         configuration.migrations = migrations
         // Small records: a migration spans several, and several files.
         configuration.migrationRecordBytes = 300
+        configuration.durability = durability
         return configuration
     }
 
@@ -189,6 +213,21 @@ final class SimulationRun {
     /// machine crashed during it (the model before, and after when it would have been accepted).
     @discardableResult
     func perform(_ op: WorkloadOp) -> [QueueModel] {
+        let candidates = performOperation(op)
+        noteAcknowledged()
+        return candidates
+    }
+
+    /// Keeps ``acknowledged`` up to date after an operation or a recovery.
+    private func noteAcknowledged() {
+        if durability == .full || !disk.holdsOrderedChanges {
+            acknowledged = [(model, migrations.count)]
+        } else if acknowledged.last?.model != model {
+            acknowledged.append((model, migrations.count))
+        }
+    }
+
+    private func performOperation(_ op: WorkloadOp) -> [QueueModel] {
         guard let queue else { return [model] }
         lastError = nil
         var next = model
@@ -264,6 +303,36 @@ final class SimulationRun {
                     leases[id] = nil
                     try queue.complete(lease)
                 }
+            case .handOver(let pick, let terminal):
+                let held = leases.keys.sorted()
+                guard !held.isEmpty else { return [model] }
+                let id = held[pick % held.count]
+                let lease = leases[id]!
+                accepted = next.jobs[id]?.state == .running
+                // The model's own reading of when the record may claim: no unfinished job waits
+                // for the one that ends (the retry delays are never 0, leases never expire here).
+                let claimsHere = !next.hasUnfinishedDependents(id)
+                if accepted {
+                    if let terminal { next.fail(id, error: "e", terminal: terminal, now: now) } else { next.complete(id, now: now) }
+                }
+                let expected = accepted && claimsHere ? next.claim(now: now) : nil
+                leases[id] = nil
+                let handover = try queue.engine.durably {
+                    try $0.handOver(id: lease.job.id, token: lease.token,
+                                    ending: terminal.map { .failed(error: "e", terminal: $0) } ?? .succeeded,
+                                    nextKinds: .all, leaseDuration: nil)
+                }
+                handovers += 1
+                if handover.claimedHere != claimsHere {
+                    violations.append("\(op): the record \(handover.claimedHere ? "claimed" : "did not claim"), the model says otherwise")
+                }
+                if handover.next?.job.id != expected {
+                    violations.append("\(op): claimed \(handover.next?.job.id ?? "nothing"), model \(expected ?? "nothing")")
+                }
+                if let claimed = handover.next {
+                    handoverClaims += 1
+                    leases[claimed.job.id] = try queue.makeLease(claimed)
+                }
             case .cancel(let pick):
                 guard let id = pickID(pick) else { return [model] }
                 accepted = next.canCancel(id)
@@ -297,6 +366,7 @@ final class SimulationRun {
                 let number = migrations.count + 1
                 let unsplittable = next.unsplittableIDs
                 migrations.append(Self.migration(number, unsplittable: unsplittable))
+                migrationUnsplittable.append(unsplittable)
                 next.migrate(number: number, unsplittable: unsplittable)
                 open()
                 guard self.queue != nil else { return [before, next] }
@@ -316,9 +386,10 @@ final class SimulationRun {
             switch op {
             case .enqueueWithOptions(let id, _, _, _, _, _) where next.jobs[id].map({ !$0.waitingFor.isEmpty }) == true:
                 blockedEnqueues += 1
-            case .cancel where newlyCancelled > 1, .delete where newlyCancelled > 0, .fail where newlyCancelled > 0:
+            case .cancel where newlyCancelled > 1, .delete where newlyCancelled > 0, .fail where newlyCancelled > 0,
+                 .handOver where newlyCancelled > 0:
                 cascades += 1
-            case .complete, .fail:
+            case .complete, .fail, .handOver:
                 if next.jobs.values.contains(where: { $0.occurrence > (before.jobs[$0.id]?.occurrence ?? 1) }) { occurrences += 1 }
             default: break
             }
@@ -352,11 +423,11 @@ final class SimulationRun {
 
     /// Replaces the disk with its crash image, reopens, and checks that the queue
     /// shows one of `candidates` (the states allowed by what was acknowledged).
-    func crashAndRecover(candidates: [QueueModel], survival: [String: SimulatedDisk.Survival], crashDuringOpenAt: Int? = nil,
-                         context: @autoclosure () -> String) {
+    func crashAndRecover(candidates: [QueueModel], survival: [String: SimulatedDisk.Survival], cut: Int? = nil,
+                         crashDuringOpenAt: Int? = nil, context: @autoclosure () -> String) {
         queue = nil
         faultInjected = false
-        disk = disk.crashImage(survival)
+        disk = disk.crashImage(survival, cut: cut)
         if let step = crashDuringOpenAt { disk.crash(atStep: step) }
         open()
         statesChecked += 1
@@ -377,14 +448,36 @@ final class SimulationRun {
             if problems.isEmpty { matched = candidate; break }
             report.append(problems.joined(separator: "; "))
         }
+        // With ordered syncs a power loss may take back the last acknowledged changes — a suffix of
+        // them, so the queue must show one of the states acknowledged before, newest first.
+        if matched == nil, durability == .ordered {
+            let earlier = acknowledged.dropLast().reversed()
+            for (back, entry) in earlier.enumerated() {
+                // The migrations registered since, applied again by the open that recovered.
+                var candidate = entry.model
+                for number in (entry.migrations + 1)..<(migrations.count + 1) {
+                    candidate.migrate(number: number, unsplittable: migrationUnsplittable[number - 1])
+                }
+                guard let problems = try? candidate.differences(from: queue!), problems.isEmpty else { continue }
+                matched = candidate
+                orderedLosses += 1
+                lostStates += back + 1
+                break
+            }
+        }
         guard let state = matched else {
             violations.append("\(context()): recovered state matches no acknowledged state: " + report.joined(separator: " | "))
             return
         }
         model = state
+        acknowledged = [(state, migrations.count)]
         try? queue!.updateDeviceConditions(DeviceConditions(isNetworkAvailable: model.networkAvailable))
         checkInvariants(queue!.engine.stateSnapshot)
-        leases = leases.filter { model.jobs[$0.key]?.state == .running }
+        // A lease is kept only if the job still runs under it: a power loss that took back acknowledged
+        // changes (ordered syncs) may leave the job running under an earlier claim, whose lease the run lost.
+        leases = leases.filter { id, lease in
+            model.jobs[id]?.state == .running && (try? queue!.engine.job(lease.job.id))??.lease?.token == lease.token.rawValue
+        }
     }
 
     /// After an injected write or sync failure: the queue refuses further changes;
