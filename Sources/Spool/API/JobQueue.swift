@@ -159,7 +159,7 @@ public final class JobQueue: Sendable {
     /// ```
     ///
     /// - Throws: ``SpoolError/Code/invalidArgument`` when a kind is not 1 to 200 UTF-8 bytes or the
-    ///   lease duration is out of range; the errors of ``claim(kind:leaseDuration:)-(String?,TimeInterval?)``.
+    ///   lease duration is out of range; the errors of ``claim(kind:leaseDuration:)-71nvp``.
     public func claim(kinds: Set<String>, leaseDuration: TimeInterval? = nil) throws -> Lease? {
         let kinds = try Self.claimable(kinds)
         return try engine.durably { try $0.claim(kinds: kinds, leaseDuration: leaseDuration) }.map(makeLease)
@@ -408,7 +408,7 @@ public final class JobQueue: Sendable {
     }
 
     /// The ``JobState/failed`` jobs, in enqueue order: each failed terminally or spent its attempts,
-    /// has no deadline, and waits for a person (``retry(_:)-(JobID)`` or ``delete(_:)-(JobID)``).
+    /// has no deadline, and waits for a person (``retry(_:)-zzu9`` or ``delete(_:)-2mfds``).
     public func failedJobs() throws -> [Job] {
         try engine.jobs { $0.state == .failed }.map(Job.init)
     }

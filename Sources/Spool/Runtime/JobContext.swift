@@ -35,6 +35,8 @@ public struct JobContext: Sendable {
     /// Builds a context for calling a handler outside a runner: in an app's unit tests and previews.
     ///
     /// ```swift
+    /// import Testing
+    ///
     /// let job = Job(kind: UploadPhoto.kind, state: .running, attempts: 1)
     /// let context = JobContext(job: job, cancellationReason: { .jobCancelled })
     /// await #expect(throws: CancellationError.self) { try await uploadHandler(UploadPhoto(path: "/p"), context) }

@@ -6,7 +6,9 @@
 /// ```swift
 /// let events = RunnerEvents()
 /// let runner = try JobRunner(queue: queue, events: events)
-/// try runner.register(UploadPhoto.self) { photo, context in try await upload(photo) }
+/// try runner.register(UploadPhoto.self) { photo, context in
+///     try await upload(photo.path, idempotencyKey: context.id.rawValue)
+/// }
 /// runner.start()
 /// let id = try await queue.enqueue(UploadPhoto(path: "/p"))
 /// await events.wait { $0.contains(.succeeded(id)) }

@@ -41,7 +41,7 @@ extension Job {
 }
 
 extension Lease {
-    /// Builds a lease, as ``JobQueue/claim(kind:leaseDuration:)-(String?,TimeInterval?)`` would
+    /// Builds a lease, as ``JobQueue/claim(kind:leaseDuration:)-71nvp`` would
     /// return it: for an app's tests of code that works on a lease.
     ///
     /// The job is taken as given (a claimed job is `running`, with ``Job/attempts`` counting this

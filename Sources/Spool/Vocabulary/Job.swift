@@ -125,7 +125,7 @@ public struct Job: Sendable, Equatable, Identifiable {
     }
 
     /// Whether the job is ``JobState/failed``: it failed terminally or spent its attempts, has no
-    /// deadline, and waits for a person (``JobQueue/retry(_:)-(JobID)`` or ``JobQueue/delete(_:)-(JobID)``).
+    /// deadline, and waits for a person (``JobQueue/retry(_:)-zzu9`` or ``JobQueue/delete(_:)-2mfds``).
     /// A retryable failure with attempts left is not this: that job is enqueued again, with ``nextRetryAt``.
     public var isFailed: Bool { state == .failed && nextRetryAt == nil }
 

@@ -20,10 +20,14 @@ public struct SpoolError: Error, Sendable, CustomStringConvertible {
     /// failure ``SpoolError/description`` describes). `catch SpoolError.Code.leaseLost` matches one code.
     ///
     /// ```swift
-    /// switch error.code {
-    /// case .leaseLost, .jobNotFound: break          // the job is gone: nothing to record
-    /// case .diskFull: showStorageWarning()
-    /// default: throw error
+    /// do {
+    ///     try queue.complete(lease)
+    /// } catch let error as SpoolError {
+    ///     switch error.code {
+    ///     case .leaseLost, .jobNotFound: break          // the job is gone: nothing to record
+    ///     case .diskFull: showStorageWarning()
+    ///     default: throw error
+    ///     }
     /// }
     /// ```
     public struct Code: Hashable, Sendable, CustomStringConvertible {

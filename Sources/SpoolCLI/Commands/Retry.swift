@@ -2,7 +2,7 @@ import Foundation
 import Spool
 
 /// `spool retry`: a person's retry of a failed, cancelled or waiting job, with a full budget
-/// (``JobQueue/retry(_:)-(JobID)``, whose rule this follows).
+/// (``JobQueue/retry(_:)-zzu9``, whose rule this follows).
 enum RetryCommand {
     /// The command's description and entry point.
     static let command = Command(
