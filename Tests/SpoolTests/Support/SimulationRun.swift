@@ -171,6 +171,23 @@ final class SimulationRun {
     }
 
     /// The simulations' job migration `number`, as ``QueueModel/migrate(number:)`` describes it.
+    /// The jobs the next migration must not split: those of `next`, and with ordered syncs those of
+    /// every acknowledged state a power loss may take the queue back to (with the migrations
+    /// registered since applied, as the recovering open applies them). A migration splits a job the
+    /// engine refuses to split (one with dependents) only if some recoverable state has it.
+    private func migrationUnsplittable(_ next: QueueModel) -> Set<String> {
+        var ids = next.unsplittableIDs
+        guard durability == .ordered else { return ids }
+        for entry in acknowledged {
+            var candidate = entry.model
+            for number in (entry.migrations + 1)..<(migrations.count + 1) {
+                candidate.migrate(number: number, unsplittable: migrationUnsplittable[number - 1])
+            }
+            ids.formUnion(candidate.unsplittableIDs)
+        }
+        return ids
+    }
+
     static func migration(_ number: Int, unsplittable: Set<String>) -> JobMigration {
         JobMigration(number: number, name: "fuzz \(number)") { job, payload in
             switch QueueModel.migrationChoice(id: job.id.rawValue, number: number, unsplittable: unsplittable) {
@@ -364,7 +381,7 @@ final class SimulationRun {
             case .migrate:
                 try closeForReopen(queue)
                 let number = migrations.count + 1
-                let unsplittable = next.unsplittableIDs
+                let unsplittable = migrationUnsplittable(next)
                 migrations.append(Self.migration(number, unsplittable: unsplittable))
                 migrationUnsplittable.append(unsplittable)
                 next.migrate(number: number, unsplittable: unsplittable)
