@@ -13,9 +13,10 @@ let package = Package(
         .target(name: "Spool"),
         .executableTarget(name: "SpoolCLI", dependencies: ["Spool"]),
         .executableTarget(name: "SpoolBench", dependencies: ["Spool"], path: "Benchmarks/SpoolBench"),
-        .testTarget(name: "SpoolTests", dependencies: ["Spool", "SpoolCLI"],
-                    // Checked-in queue directories, read through #filePath (see FormatFixture.swift).
-                    exclude: ["Fixtures"]),
+        .testTarget(
+            name: "SpoolTests", dependencies: ["Spool", "SpoolCLI"],
+            // Checked-in queue directories, read through #filePath (see FormatFixture.swift).
+            exclude: ["Fixtures"]),
         // Tests written as an app writes them: `import Spool`, public API only, no @testable.
         .testTarget(name: "AppStyleTests", dependencies: ["Spool"]),
     ],

@@ -14,9 +14,11 @@ func runBaseline(_ context: Context) throws {
         for _ in 0..<count {
             try latencies.measure { try file.writeAndSync(bytes) }
         }
-        context.add(Row(workload: "baseline",
-                        name: preallocated ? "baseline: preallocated pwrite + fdatasync" : "baseline: append + fdatasync",
-                        latency: latencies.percentiles))
+        context.add(
+            Row(
+                workload: "baseline",
+                name: preallocated ? "baseline: preallocated pwrite + fdatasync" : "baseline: append + fdatasync",
+                latency: latencies.percentiles))
     }
     try runOverlappingSyncs(context, bytes: bytes)
 }
@@ -51,10 +53,12 @@ private func runOverlappingSyncs(_ context: Context, bytes: [UInt8]) throws {
     let oneWriterRate = Double(totals[0].operations) / totals[0].elapsed
     for (index, writers) in writerCounts.enumerated() {
         let rate = Double(totals[index].operations) / totals[index].elapsed
-        context.add(Row(workload: "baseline",
-                        name: "baseline: \(writers) writer\(writers == 1 ? "" : "s") syncing at once",
-                        rate: rate, unit: "syncs/s",
-                        figures: ["writers": Double(writers), "x_one_writer": rate / oneWriterRate]))
+        context.add(
+            Row(
+                workload: "baseline",
+                name: "baseline: \(writers) writer\(writers == 1 ? "" : "s") syncing at once",
+                rate: rate, unit: "syncs/s",
+                figures: ["writers": Double(writers), "x_one_writer": rate / oneWriterRate]))
     }
 }
 
@@ -108,9 +112,9 @@ struct RawSyncFile {
 
     private static func dataSync(_ fd: Int32) -> Int32 {
         #if canImport(Darwin)
-        return fcntl(fd, F_FULLFSYNC)
+            return fcntl(fd, F_FULLFSYNC)
         #else
-        return fdatasync(fd)
+            return fdatasync(fd)
         #endif
     }
 }

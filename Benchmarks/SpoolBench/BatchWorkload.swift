@@ -19,6 +19,8 @@ func runBatch(_ context: Context) throws {
             jobs += try latencies.measure { try queue.enqueue(contentsOf: batch) }.count
         }
     }
-    context.add(Row(workload: "batch", name: "batch: \(size) jobs per call", latency: latencies.percentiles,
-                    rate: Double(jobs) / elapsed, unit: "jobs/s", figures: ["batch_size": Double(size)]))
+    context.add(
+        Row(
+            workload: "batch", name: "batch: \(size) jobs per call", latency: latencies.percentiles,
+            rate: Double(jobs) / elapsed, unit: "jobs/s", figures: ["batch_size": Double(size)]))
 }

@@ -23,8 +23,9 @@ func runCompaction(_ context: Context) throws {
     configuration.logFileSize = logFile
     configuration.retention = 0
     // The default minimum (16 MiB) is above this workload's 2 × live bytes; 1 MiB lets the ratio decide.
-    configuration.autoCompaction = AutoCompaction(minimumLogBytes: 1 << 20,
-                                                    obsoleteRatio: context.options.obsoleteRatio)
+    configuration.autoCompaction = AutoCompaction(
+        minimumLogBytes: 1 << 20,
+        obsoleteRatio: context.options.obsoleteRatio)
 
     // 1. Churn.
     let path = context.freshPath("compaction-churn")
@@ -35,7 +36,10 @@ func runCompaction(_ context: Context) throws {
     let sampler = Thread {
         while !progress.withLock({ $0.done }) {
             let bytes = directoryBytes(path)
-            disk.withLock { $0.peak = max($0.peak, bytes); $0.samples += 1 }
+            disk.withLock {
+                $0.peak = max($0.peak, bytes)
+                $0.samples += 1
+            }
             Thread.sleep(forTimeInterval: 0.02)
         }
     }
@@ -46,10 +50,15 @@ func runCompaction(_ context: Context) throws {
         if index == workers {
             // The producer: batches while fewer than 10,000 jobs are live.
             while true {
-                let (enqueued, live, failed) = progress.withLock { ($0.enqueued, $0.enqueued - $0.completed, $0.error != nil) }
+                let (enqueued, live, failed) = progress.withLock {
+                    ($0.enqueued, $0.enqueued - $0.completed, $0.error != nil)
+                }
                 if enqueued >= total || failed { return }
                 let count = min(batch, total - enqueued)
-                if live + count > liveLimit { usleep(200); continue }
+                if live + count > liveLimit {
+                    usleep(200)
+                    continue
+                }
                 do {
                     try queue.enqueue(contentsOf: (0..<count).map { _ in NewJob(kind: "churn", payload: payload) })
                     progress.withLock { $0.enqueued += count }
@@ -105,12 +114,17 @@ func runCompaction(_ context: Context) throws {
     let liveBytes = logBytes(freshPath)
     let bound = 2 * liveBytes + logFile
     let peak = disk.withLock { $0.peak }
-    context.add(Row(workload: "compaction", name: "compaction: churn, \(workers) workers", latency: nil,
-                    rate: Double(toComplete) / churnSeconds, unit: "jobs/s",
-                    figures: ["churn_jobs": Double(total), "peak_disk_bytes": Double(peak), "end_disk_bytes": Double(endBytes),
-                              "live_bytes": Double(liveBytes), "bound_bytes": Double(bound),
-                              "peak_per_bound": Double(peak) / Double(bound), "end_per_bound": Double(endBytes) / Double(bound),
-                              "log_file_bytes": Double(logFile), "obsolete_ratio": context.options.obsoleteRatio, "background_compactions": Double(compactions)]))
+    context.add(
+        Row(
+            workload: "compaction", name: "compaction: churn, \(workers) workers", latency: nil,
+            rate: Double(toComplete) / churnSeconds, unit: "jobs/s",
+            figures: [
+                "churn_jobs": Double(total), "peak_disk_bytes": Double(peak), "end_disk_bytes": Double(endBytes),
+                "live_bytes": Double(liveBytes), "bound_bytes": Double(bound),
+                "peak_per_bound": Double(peak) / Double(bound), "end_per_bound": Double(endBytes) / Double(bound),
+                "log_file_bytes": Double(logFile), "obsolete_ratio": context.options.obsoleteRatio,
+                "background_compactions": Double(compactions),
+            ]))
 
     // 2. Open after the churn against open of the fresh queue: best of eleven each (a 5–10 ms figure
     // on a shared machine), the two opened in turn, so that both see the same stretch of it (the
@@ -120,7 +134,9 @@ func runCompaction(_ context: Context) throws {
         for _ in 0..<11 {
             for (index, directory) in directories.enumerated() {
                 var opened: JobQueue?
-                let seconds = try Clock.seconds { opened = try JobQueue(directory: directory, configuration: configuration) }
+                let seconds = try Clock.seconds {
+                    opened = try JobQueue(directory: directory, configuration: configuration)
+                }
                 guard try opened?.counts()[.enqueued] == liveLimit else {
                     throw BenchError("\(directory) does not hold \(liveLimit) enqueued jobs")
                 }
@@ -132,10 +148,14 @@ func runCompaction(_ context: Context) throws {
     }
     let afterChurn = try openSeconds([path, freshPath])
     let (churned, freshOpen) = (afterChurn[0], afterChurn[1])
-    context.add(Row(workload: "compaction", name: "compaction: open after churn", latency: nil,
-                    rate: Double(liveLimit) / churned, unit: "jobs/s",
-                    figures: ["open_ms": churned * 1000, "fresh_open_ms": freshOpen * 1000,
-                              "open_per_fresh": churned / freshOpen, "disk_bytes": Double(directoryBytes(path))]))
+    context.add(
+        Row(
+            workload: "compaction", name: "compaction: open after churn", latency: nil,
+            rate: Double(liveLimit) / churned, unit: "jobs/s",
+            figures: [
+                "open_ms": churned * 1000, "fresh_open_ms": freshOpen * 1000,
+                "open_per_fresh": churned / freshOpen, "disk_bytes": Double(directoryBytes(path)),
+            ]))
 
     // The worst case for open: the churned queue taken to just below the automatic compaction's
     // trigger by single-job cycles (enqueue, claim, complete: the records that cost the most
@@ -144,11 +164,15 @@ func runCompaction(_ context: Context) throws {
     // The fresh queue is opened again alongside, for the same reason.
     let atTriggerTimes = try openSeconds([path, freshPath])
     let (atTrigger, freshAtTrigger) = (atTriggerTimes[0], atTriggerTimes[1])
-    context.add(Row(workload: "compaction", name: "compaction: open at the trigger (worst case)", latency: nil,
-                    rate: Double(liveLimit) / atTrigger, unit: "jobs/s",
-                    figures: ["open_ms": atTrigger * 1000, "fresh_open_ms": freshAtTrigger * 1000,
-                              "open_per_fresh": atTrigger / freshAtTrigger, "cycles_added": Double(cycles),
-                              "disk_bytes": Double(directoryBytes(path))]))
+    context.add(
+        Row(
+            workload: "compaction", name: "compaction: open at the trigger (worst case)", latency: nil,
+            rate: Double(liveLimit) / atTrigger, unit: "jobs/s",
+            figures: [
+                "open_ms": atTrigger * 1000, "fresh_open_ms": freshAtTrigger * 1000,
+                "open_per_fresh": atTrigger / freshAtTrigger, "cycles_added": Double(cycles),
+                "disk_bytes": Double(directoryBytes(path)),
+            ]))
     try? FileManager.default.removeItem(atPath: path)
     try? FileManager.default.removeItem(atPath: freshPath)
 
@@ -174,7 +198,10 @@ func runCompaction(_ context: Context) throws {
                 _ = try loaded.compact()
                 running.withLock { $0.compactions += 1 }
             } catch {
-                running.withLock { $0.error = "\(error)"; $0.stop = true }
+                running.withLock {
+                    $0.error = "\(error)"
+                    $0.stop = true
+                }
             }
         }
     }
@@ -186,9 +213,13 @@ func runCompaction(_ context: Context) throws {
     if let error = running.withLock({ $0.error }) { throw BenchError("compaction: \(error)") }
     let quietP99 = without.percentiles.p99
     context.add(Row(workload: "compaction", name: "compaction: enqueue, no compaction", latency: without.percentiles))
-    context.add(Row(workload: "compaction", name: "compaction: enqueue, compactions running", latency: during.percentiles,
-                    figures: ["p99_per_quiet_p99": during.percentiles.p99 / quietP99,
-                              "compactions": Double(running.withLock { $0.compactions }), "live_jobs": 200_000]))
+    context.add(
+        Row(
+            workload: "compaction", name: "compaction: enqueue, compactions running", latency: during.percentiles,
+            figures: [
+                "p99_per_quiet_p99": during.percentiles.p99 / quietP99,
+                "compactions": Double(running.withLock { $0.compactions }), "live_jobs": 200_000,
+            ]))
 }
 
 /// Runs enqueue + claim + complete cycles on the queue in `directory` until its log is
@@ -218,7 +249,8 @@ private func fillToTrigger(_ directory: String, configuration: Configuration, pa
 private func directoryBytes(_ directory: String) -> Int64 {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
     return names.reduce(0) { sum, name in
-        let size = (try? FileManager.default.attributesOfItem(atPath: directory + "/" + name)[.size] as? NSNumber)??.int64Value
+        let size = (try? FileManager.default.attributesOfItem(atPath: directory + "/" + name)[.size] as? NSNumber)??
+            .int64Value
         return sum + (size ?? 0)
     }
 }

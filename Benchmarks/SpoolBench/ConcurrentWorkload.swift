@@ -17,8 +17,9 @@ func runConcurrent(_ context: Context) throws {
         var runs: [(producers: Int, queue: JobQueue, before: LogStatistics, total: TimedRun)] = []
         defer { for run in runs { try? run.queue.close() } }
         for producers in context.options.producers {
-            let queue = try JobQueue(directory: context.freshPath("concurrent-\(mode)-\(producers)"),
-                                     configuration: context.configuration)
+            let queue = try JobQueue(
+                directory: context.freshPath("concurrent-\(mode)-\(producers)"),
+                configuration: context.configuration)
             runs.append((producers, queue, queue.logStatistics, TimedRun()))
             // Warm up: the first enqueue reserves the first chunk of the file.
             try queue.enqueue(NewJob(kind: "bench", payload: payload))
@@ -62,8 +63,10 @@ func runConcurrent(_ context: Context) throws {
             ]
             if let singleRate { figures["x_single_producer"] = rate / singleRate }
             let plural = run.producers == 1 ? "" : "s"
-            context.add(Row(workload: "concurrent", name: "concurrent: \(run.producers) producer \(mode.noun)\(plural)",
-                            latency: run.total.latencies.percentiles, rate: rate, unit: "acks/s", figures: figures))
+            context.add(
+                Row(
+                    workload: "concurrent", name: "concurrent: \(run.producers) producer \(mode.noun)\(plural)",
+                    latency: run.total.latencies.percentiles, rate: rate, unit: "acks/s", figures: figures))
         }
     }
     // Half of 32 producers: how many callers one sync wakes at 32 (see the README's Performance section).

@@ -17,17 +17,19 @@ func runCycle(_ context: Context) throws {
     for workers in context.options.workers + [-1] {
         let waitingJobs = workers < 0
         let workers = waitingJobs ? 1 : workers
-        let queue = try JobQueue(directory: context.freshPath("cycle-\(workers)\(waitingJobs ? "-waiting" : "")"),
-                                 configuration: context.configuration)
+        let queue = try JobQueue(
+            directory: context.freshPath("cycle-\(workers)\(waitingJobs ? "-waiting" : "")"),
+            configuration: context.configuration)
         defer { try? queue.close() }
         let payload = Data(repeating: 0x61, count: 48)
         if waitingJobs {
             let network = JobConstraints(requiresNetwork: true)
             let prerequisite = try queue.enqueueWithoutWaiting(NewJob(kind: "bench", delay: 1e7))
             for index in 0..<40_000 {
-                try queue.enqueueWithoutWaiting(index % 2 == 0
-                    ? NewJob(kind: "bench", payload: payload, priority: 1, constraints: network)
-                    : NewJob(kind: "bench", payload: payload, priority: 1, dependencies: [prerequisite]))
+                try queue.enqueueWithoutWaiting(
+                    index % 2 == 0
+                        ? NewJob(kind: "bench", payload: payload, priority: 1, constraints: network)
+                        : NewJob(kind: "bench", payload: payload, priority: 1, dependencies: [prerequisite]))
             }
         }
         // Enough jobs that the workers never run dry within the duration.
@@ -44,12 +46,18 @@ func runCycle(_ context: Context) throws {
         let after = queue.logStatistics
         let (completed, latencies, error, elapsed) = (run.operations, run.latencies, run.error, run.elapsed)
         if let error { throw BenchError("a worker failed: \(error)") }
-        let name = waitingJobs ? "cycle: claim + complete, 1 worker, 40,000 jobs waiting (network, prerequisite)"
-                               : "cycle: claim + complete, \(workers) worker\(workers == 1 ? "" : "s")"
-        context.add(Row(workload: "cycle", name: name,
-                        latency: latencies.percentiles, rate: Double(completed) / elapsed, unit: "jobs/s",
-                        figures: ["workers": Double(workers),
-                                  "acks_per_fsync": Double(2 * completed) / Double(max(1, after.dataSyncs - before.dataSyncs))]))
+        let name =
+            waitingJobs
+            ? "cycle: claim + complete, 1 worker, 40,000 jobs waiting (network, prerequisite)"
+            : "cycle: claim + complete, \(workers) worker\(workers == 1 ? "" : "s")"
+        context.add(
+            Row(
+                workload: "cycle", name: name,
+                latency: latencies.percentiles, rate: Double(completed) / elapsed, unit: "jobs/s",
+                figures: [
+                    "workers": Double(workers),
+                    "acks_per_fsync": Double(2 * completed) / Double(max(1, after.dataSyncs - before.dataSyncs)),
+                ]))
     }
     for workers in context.options.workers {
         try runRunnerCycle(context, workers: workers)
@@ -62,7 +70,8 @@ func runCycle(_ context: Context) throws {
 /// `syncs_per_job` is the data syncs the run made per completed job.
 private func runRunnerCycle(_ context: Context, workers: Int) throws {
     let duration = context.options.duration
-    let queue = try JobQueue(directory: context.freshPath("runner-cycle-\(workers)"), configuration: context.configuration)
+    let queue = try JobQueue(
+        directory: context.freshPath("runner-cycle-\(workers)"), configuration: context.configuration)
     defer { try? queue.close() }
     let payload = Data(repeating: 0x61, count: 48)
     for _ in 0..<max(context.options.count, Int(40_000 * max(1, duration))) {
@@ -91,11 +100,18 @@ private func runRunnerCycle(_ context: Context, workers: Int) throws {
     let times = starts.withLock { $0 }
     var latencies = Latencies(capacity: times.count)
     if workers == 1 {
-        for index in times.indices.dropFirst() { latencies.record(microseconds: Double(times[index] - times[index - 1]) / 1000) }
+        for index in times.indices.dropFirst() {
+            latencies.record(microseconds: Double(times[index] - times[index - 1]) / 1000)
+        }
     }
     let completed = try queue.counts()[.succeeded]
-    context.add(Row(workload: "cycle", name: "cycle: runner, \(workers) worker\(workers == 1 ? "" : "s") (handler start to start)",
-                    latency: workers == 1 ? latencies.percentiles : nil, rate: Double(completed) / elapsed, unit: "jobs/s",
-                    figures: ["workers": Double(workers),
-                              "syncs_per_job": Double(after.dataSyncs - before.dataSyncs) / Double(max(1, completed))]))
+    context.add(
+        Row(
+            workload: "cycle",
+            name: "cycle: runner, \(workers) worker\(workers == 1 ? "" : "s") (handler start to start)",
+            latency: workers == 1 ? latencies.percentiles : nil, rate: Double(completed) / elapsed, unit: "jobs/s",
+            figures: [
+                "workers": Double(workers),
+                "syncs_per_job": Double(after.dataSyncs - before.dataSyncs) / Double(max(1, completed)),
+            ]))
 }

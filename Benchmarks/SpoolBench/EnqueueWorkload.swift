@@ -26,6 +26,8 @@ func runEnqueue(_ context: Context) throws {
     }
     let floor = floorLatencies.percentiles
     context.add(Row(workload: "enqueue", name: "enqueue: paired floor (pwrite + fdatasync)", latency: floor))
-    context.add(Row(workload: "enqueue", name: "enqueue (single producer)", latency: latencies.percentiles,
-                    floor: floor))
+    context.add(
+        Row(
+            workload: "enqueue", name: "enqueue (single producer)", latency: latencies.percentiles,
+            floor: floor))
 }

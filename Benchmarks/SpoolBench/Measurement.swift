@@ -145,8 +145,10 @@ func runTimed(threads: Int, seconds duration: Double, _ operation: @escaping @Se
 /// timing it, as ``runTimed(threads:seconds:_:)`` does with threads. The tasks share Swift's
 /// cooperative thread pool (one thread per core): this is how an app that calls the async API
 /// from many tasks drives the queue. The calling thread blocks until every task has ended.
-func runTimed(tasks: Int, seconds duration: Double,
-              _ operation: @escaping @Sendable () async throws -> Bool) -> TimedRun {
+func runTimed(
+    tasks: Int, seconds duration: Double,
+    _ operation: @escaping @Sendable () async throws -> Bool
+) -> TimedRun {
     let results = Shared(TimedRun())
     let finished = DispatchSemaphore(value: 0)
     let start = Clock.nanoseconds()

@@ -39,13 +39,17 @@ func runOpen(_ context: Context) throws {
         let times = opens.map(\.seconds).sorted()
         let seconds = times[times.count / 2]
         let perJob = Double(opens[0].residentBytes - stringBytes) / Double(records)
-        context.add(Row(workload: "open", name: "open: \(records) records", latency: nil,
-                        rate: Double(records) / seconds, unit: "records/s",
-                        figures: ["records": Double(records), "open_ms": seconds * 1000,
-                                  "fastest_open_ms": times[0] * 1000, "slowest_open_ms": times[times.count - 1] * 1000,
-                                  "resident_bytes_per_job": perJob,
-                                  "string_bytes_per_job": Double(stringBytes) / Double(records),
-                                  "log_bytes": Double(logBytes)]))
+        context.add(
+            Row(
+                workload: "open", name: "open: \(records) records", latency: nil,
+                rate: Double(records) / seconds, unit: "records/s",
+                figures: [
+                    "records": Double(records), "open_ms": seconds * 1000,
+                    "fastest_open_ms": times[0] * 1000, "slowest_open_ms": times[times.count - 1] * 1000,
+                    "resident_bytes_per_job": perJob,
+                    "string_bytes_per_job": Double(stringBytes) / Double(records),
+                    "log_bytes": Double(logBytes),
+                ]))
         try? FileManager.default.removeItem(atPath: path)
     }
 }
@@ -77,7 +81,9 @@ struct OpenMeasurement: Codable {
         try child.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         child.waitUntilExit()
-        guard child.terminationStatus == 0 else { throw BenchError("the open child process exited with \(child.terminationStatus)") }
+        guard child.terminationStatus == 0 else {
+            throw BenchError("the open child process exited with \(child.terminationStatus)")
+        }
         return try JSONDecoder().decode(OpenMeasurement.self, from: data)
     }
 
@@ -94,12 +100,15 @@ struct OpenMeasurement: Codable {
             Memory.release()
             let before = Memory.residentBytes()
             var queue: JobQueue?
-            let seconds = try Clock.seconds { queue = try JobQueue(directory: arguments[0], configuration: configuration) }
+            let seconds = try Clock.seconds {
+                queue = try JobQueue(directory: arguments[0], configuration: configuration)
+            }
             Memory.release()
             let after = Memory.residentBytes()
             let jobs = try queue?.counts()[.enqueued] ?? 0
             try queue?.close()
-            let data = try JSONEncoder().encode(OpenMeasurement(seconds: seconds, residentBytes: after - before, jobs: jobs))
+            let data = try JSONEncoder().encode(
+                OpenMeasurement(seconds: seconds, residentBytes: after - before, jobs: jobs))
             FileHandle.standardOutput.write(data)
             exit(0)
         } catch {
@@ -114,19 +123,19 @@ enum Memory {
     /// field, in pages) on Linux.
     static func residentBytes() -> Int {
         #if canImport(Darwin)
-        var info = mach_task_basic_info()
-        var count = mach_msg_type_number_t(MemoryLayout<mach_task_basic_info>.size / MemoryLayout<natural_t>.size)
-        let result = withUnsafeMutablePointer(to: &info) {
-            $0.withMemoryRebound(to: integer_t.self, capacity: Int(count)) {
-                task_info(mach_task_self_, task_flavor_t(MACH_TASK_BASIC_INFO), $0, &count)
+            var info = mach_task_basic_info()
+            var count = mach_msg_type_number_t(MemoryLayout<mach_task_basic_info>.size / MemoryLayout<natural_t>.size)
+            let result = withUnsafeMutablePointer(to: &info) {
+                $0.withMemoryRebound(to: integer_t.self, capacity: Int(count)) {
+                    task_info(mach_task_self_, task_flavor_t(MACH_TASK_BASIC_INFO), $0, &count)
+                }
             }
-        }
-        return result == KERN_SUCCESS ? Int(info.resident_size) : 0
+            return result == KERN_SUCCESS ? Int(info.resident_size) : 0
         #else
-        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
-        let fields = text.split(separator: " ")
-        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
-        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+            guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+            let fields = text.split(separator: " ")
+            guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+            return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
         #endif
     }
 
@@ -134,10 +143,10 @@ enum Memory {
     /// at run time), so that resident memory counts live objects.
     static func release() {
         #if !canImport(Darwin)
-        typealias Trim = @convention(c) (Int) -> Int32
-        if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") {
-            _ = unsafeBitCast(symbol, to: Trim.self)(0)
-        }
+            typealias Trim = @convention(c) (Int) -> Int32
+            if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") {
+                _ = unsafeBitCast(symbol, to: Trim.self)(0)
+            }
         #endif
     }
 }

@@ -48,19 +48,26 @@ struct Options {
         func integers(_ name: String) -> [Int] {
             let text = value(name)
             let list = text.split(separator: ",").compactMap { Int($0) }
-            guard !list.isEmpty, list.allSatisfy({ $0 > 0 }) else { Self.fail("\(name): not a list of positive integers: \(text)") }
+            guard !list.isEmpty, list.allSatisfy({ $0 > 0 }) else {
+                Self.fail("\(name): not a list of positive integers: \(text)")
+            }
             return list
         }
         while let argument = iterator.next() {
             switch argument {
             case "--workload":
                 let text = value(argument)
-                if text == "all" { workloads = Self.workloads; continue }
+                if text == "all" {
+                    workloads = Self.workloads
+                    continue
+                }
                 workloads = text.split(separator: ",").map(String.init)
                 for name in workloads where !Self.workloads.contains(name) { Self.fail("unknown workload \(name)") }
             case "--count": count = integers(argument)[0]
             case "--duration":
-                guard let seconds = Double(value(argument)), seconds > 0 else { Self.fail("--duration: not a positive number") }
+                guard let seconds = Double(value(argument)), seconds > 0 else {
+                    Self.fail("--duration: not a positive number")
+                }
                 duration = seconds
             case "--producers": producers = integers(argument)
             case "--producer-modes":
@@ -77,10 +84,14 @@ struct Options {
             case "--open-records": openRecords = integers(argument)
             case "--churn-jobs": churnJobs = integers(argument)[0]
             case "--obsolete-ratio":
-                guard let ratio = Double(value(argument)), ratio >= 0 else { Self.fail("--obsolete-ratio: not a number ≥ 0") }
+                guard let ratio = Double(value(argument)), ratio >= 0 else {
+                    Self.fail("--obsolete-ratio: not a number ≥ 0")
+                }
                 obsoleteRatio = ratio
             case "--prealloc-chunk":
-                guard let bytes = Int64(value(argument)), bytes >= 0 else { Self.fail("--prealloc-chunk: not a byte count") }
+                guard let bytes = Int64(value(argument)), bytes >= 0 else {
+                    Self.fail("--prealloc-chunk: not a byte count")
+                }
                 preallocationChunk = bytes
             case "--dir": directory = value(argument)
             case "--json": json = true

@@ -15,8 +15,9 @@ struct Report {
         info["os"] = "\(text(names.sysname)) \(text(names.release)) \(text(names.machine))"
         info["cores"] = "\(ProcessInfo.processInfo.activeProcessorCount)"
         if let cpuinfo = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
-           let line = cpuinfo.split(separator: "\n").first(where: { $0.hasPrefix("model name") }),
-           let name = line.split(separator: ":", maxSplits: 1).last {
+            let line = cpuinfo.split(separator: "\n").first(where: { $0.hasPrefix("model name") }),
+            let name = line.split(separator: ":", maxSplits: 1).last
+        {
             info["cpu"] = name.trimmingCharacters(in: .whitespaces)
         }
         info["directory"] = context.directory
@@ -51,16 +52,25 @@ struct Report {
                 object["p999_us"] = latency.p999
                 object["samples"] = latency.samples
             }
-            if let rate = row.rate { object["rate"] = rate; object["unit"] = row.unit ?? "" }
-            if let floor = row.floor { object["paired_floor_p50_us"] = floor.p50; object["paired_floor_p99_us"] = floor.p99 }
+            if let rate = row.rate {
+                object["rate"] = rate
+                object["unit"] = row.unit ?? ""
+            }
+            if let floor = row.floor {
+                object["paired_floor_p50_us"] = floor.p50
+                object["paired_floor_p99_us"] = floor.p99
+            }
             for (key, value) in row.figures { object[key] = value }
             for (key, value) in ratios(row) { object[key] = value }
             return object
         }
-        let object: [String: Any] = ["machine": machine, "options": [
-            "count": context.options.count, "duration_s": context.options.duration,
-            "workloads": context.options.workloads,
-        ] as [String: Any], "results": rows]
+        let object: [String: Any] = [
+            "machine": machine,
+            "options": [
+                "count": context.options.count, "duration_s": context.options.duration,
+                "workloads": context.options.workloads,
+            ] as [String: Any], "results": rows,
+        ]
         let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
         print(String(decoding: data, as: UTF8.self))
     }
@@ -76,10 +86,13 @@ struct Report {
             for row in latencyRows {
                 let latency = row.latency!
                 let ratio = ratios(row)
-                print(pad(row.name, 46) + cells([
-                    number(latency.p50), number(latency.p99), number(latency.p999),
-                    times(ratio["p50_per_floor"]), times(ratio["p99_per_floor"]), times(ratio["p50_per_append"]),
-                ]))
+                print(
+                    pad(row.name, 46)
+                        + cells([
+                            number(latency.p50), number(latency.p99), number(latency.p999),
+                            times(ratio["p50_per_floor"]), times(ratio["p99_per_floor"]),
+                            times(ratio["p50_per_append"]),
+                        ]))
             }
             print("")
         }
@@ -87,16 +100,20 @@ struct Report {
         if !rateRows.isEmpty {
             print(pad("throughput", 46) + pad("rate", 24) + pad("/ floor rate", 14) + "notes")
             for row in rateRows {
-                let notes = row.figures.keys.sorted().filter { !["producers", "workers", "writers", "records", "batch_size"].contains($0) }
-                    .map { "\($0) \(number(row.figures[$0]!))" }.joined(separator: ", ")
-                print(pad(row.name, 46) + pad("\(number(row.rate!)) \(row.unit ?? "")", 24)
-                      + pad(times(ratios(row)["rate_per_floor_rate"]), 14) + notes)
+                let notes = row.figures.keys.sorted().filter {
+                    !["producers", "workers", "writers", "records", "batch_size"].contains($0)
+                }
+                .map { "\($0) \(number(row.figures[$0]!))" }.joined(separator: ", ")
+                print(
+                    pad(row.name, 46) + pad("\(number(row.rate!)) \(row.unit ?? "")", 24)
+                        + pad(times(ratios(row)["rate_per_floor_rate"]), 14) + notes)
             }
             print("")
         }
         if let floor = context.floor?.latency {
-            print("floor: preallocated pwrite + fdatasync of \(Baseline.recordSize) bytes, p50 \(number(floor.p50)) µs "
-                  + "(\(number(1e6 / floor.p50)) syncs/s back to back)")
+            print(
+                "floor: preallocated pwrite + fdatasync of \(Baseline.recordSize) bytes, p50 \(number(floor.p50)) µs "
+                    + "(\(number(1e6 / floor.p50)) syncs/s back to back)")
             if context.rows.contains(where: { $0.floor != nil }) {
                 print("the single-producer enqueue's ratios are to its paired floor, sampled alternately with it")
             }
@@ -130,7 +147,8 @@ enum FileSystemType {
         for line in mounts.split(separator: "\n") {
             let fields = line.split(separator: " ")
             guard fields.count > 2 else { continue }
-            let point = String(fields[1]), type = String(fields[2])
+            let point = String(fields[1])
+            let type = String(fields[2])
             let covers = point == "/" || path == point || path.hasPrefix(point + "/")
             if covers && point.count >= (best?.point.count ?? -1) { best = (point, type) }
         }

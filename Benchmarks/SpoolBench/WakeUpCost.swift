@@ -27,10 +27,14 @@ func runWakeUpCost(_ context: Context, tasks: Int) {
         untilAllWaitAgain.record(microseconds: Double(back - start) / 1000)
         usleep(150)
     }
-    context.add(Row(workload: "runtime", name: "runtime: a thread resumes \(tasks) tasks",
-                    latency: resumeAll.percentiles, figures: ["tasks": Double(tasks)]))
-    context.add(Row(workload: "runtime", name: "runtime: until all \(tasks) wait again",
-                    latency: untilAllWaitAgain.percentiles, figures: ["tasks": Double(tasks)]))
+    context.add(
+        Row(
+            workload: "runtime", name: "runtime: a thread resumes \(tasks) tasks",
+            latency: resumeAll.percentiles, figures: ["tasks": Double(tasks)]))
+    context.add(
+        Row(
+            workload: "runtime", name: "runtime: until all \(tasks) wait again",
+            latency: untilAllWaitAgain.percentiles, figures: ["tasks": Double(tasks)]))
     // The tasks stay suspended for the rest of the run: nothing resumes them again.
 }
 

@@ -33,8 +33,10 @@ struct ParsedArguments: Sendable {
     /// - Throws: ``CommandFailure/usage(_:)`` for an unknown or repeated option,
     ///   a missing value, an argument that is not valid UTF-8 or is empty, or the wrong number
     ///   of positional arguments.
-    static func parse(_ arguments: [String], invalidUTF8: Set<Int> = [],
-                      spec: ArgumentSpec) throws(CommandFailure) -> ParsedArguments {
+    static func parse(
+        _ arguments: [String], invalidUTF8: Set<Int> = [],
+        spec: ArgumentSpec
+    ) throws(CommandFailure) -> ParsedArguments {
         var parsed = ParsedArguments()
         var firstError: String?
         func note(_ message: String) { if firstError == nil { firstError = message } }
@@ -54,9 +56,18 @@ struct ParsedArguments: Sendable {
                 parsed.positionals.append(argument)
                 continue
             }
-            if argument == "--" { optionsEnded = true; continue }
-            if argument == "--help" || argument == "-h" { parsed.wantsHelp = true; continue }
-            guard argument.hasPrefix("--") else { note("unknown option \(argument)"); continue }
+            if argument == "--" {
+                optionsEnded = true
+                continue
+            }
+            if argument == "--help" || argument == "-h" {
+                parsed.wantsHelp = true
+                continue
+            }
+            guard argument.hasPrefix("--") else {
+                note("unknown option \(argument)")
+                continue
+            }
 
             var name = String(argument.dropFirst(2))
             var inlineValue: String?

@@ -81,8 +81,9 @@ enum SpoolCommandLine {
             return ExitStatus.usage
         }
         do {
-            let parsed = try ParsedArguments.parse(Array(arguments.dropFirst()),
-                                                   invalidUTF8: Set(invalidUTF8.map { $0 - 1 }), spec: command.spec)
+            let parsed = try ParsedArguments.parse(
+                Array(arguments.dropFirst()),
+                invalidUTF8: Set(invalidUTF8.map { $0 - 1 }), spec: command.spec)
             if parsed.wantsHelp {
                 console.out(command.usage)
                 return ExitStatus.success

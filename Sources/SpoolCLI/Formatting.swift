@@ -33,7 +33,8 @@ enum Formatting {
     /// characters; an ellipsis marks anything left out.
     static func brief(_ text: String, limit: Int) -> String {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        let first = String((lines.first ?? "").map { ($0.asciiValue.map { $0 < 0x20 || $0 == 0x7F } ?? false) ? " " : $0 })
+        let first = String(
+            (lines.first ?? "").map { ($0.asciiValue.map { $0 < 0x20 || $0 == 0x7F } ?? false) ? " " : $0 })
         if first.count > limit { return String(first.prefix(limit - 1)) + "…" }
         return lines.count > 1 ? first + " …" : first
     }

@@ -31,7 +31,8 @@ enum ISO8601 {
         let millisecond = remainder % 1000
 
         let yearText = (0...9999).contains(year) ? pad(year, 4) : (year < 0 ? "-" : "+") + pad(abs(year), 6)
-        return "\(yearText)-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2)).\(pad(millisecond, 3))Z"
+        return
+            "\(yearText)-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2)).\(pad(millisecond, 3))Z"
     }
 
     /// The proleptic Gregorian year, month (1–12) and day (1–31) of a day count.
@@ -44,12 +45,12 @@ enum ISO8601 {
         // 0000-03-01 is 719 468 days before 1970-01-01.
         let shifted = daysSince1970 + 719_468
         let cycle = (shifted >= 0 ? shifted : shifted - (daysPerCycle - 1)) / daysPerCycle
-        let dayOfCycle = shifted - cycle * daysPerCycle                        // 0 ... 146 096
+        let dayOfCycle = shifted - cycle * daysPerCycle  // 0 ... 146 096
         // Remove the extra day of every 4th year, add back every 100th, remove the 400th's.
         let yearOfCycle = (dayOfCycle - dayOfCycle / 1460 + dayOfCycle / 36_524 - dayOfCycle / 146_096) / 365
         let dayOfYear = dayOfCycle - (365 * yearOfCycle + yearOfCycle / 4 - yearOfCycle / 100)  // 0 ... 365
         // Months from March have lengths 31 30 31 30 31 31 30 31 30 31 31 (29|28): 153 days every 5 months.
-        let marchMonth = (5 * dayOfYear + 2) / 153                              // 0 = March ... 11 = February
+        let marchMonth = (5 * dayOfYear + 2) / 153  // 0 = March ... 11 = February
         let day = dayOfYear - (153 * marchMonth + 2) / 5 + 1
         let month = marchMonth < 10 ? marchMonth + 3 : marchMonth - 9
         let year = cycle * 400 + yearOfCycle + (month <= 2 ? 1 : 0)

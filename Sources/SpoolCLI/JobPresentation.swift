@@ -119,9 +119,11 @@ enum JobPresentation {
         switch job.state {
         case .enqueued:
             if let retry = job.nextRetryAt {
-                return "\(job.id): enqueued after \(attempts), next retry at \(Formatting.instant(retry, relativeTo: now))"
+                return
+                    "\(job.id): enqueued after \(attempts), next retry at \(Formatting.instant(retry, relativeTo: now))"
             }
-            return "\(job.id): enqueued (\(job.attempts) of \(job.maxAttempts) attempts used), due at \(Formatting.instant(job.dueAt ?? job.runAt, relativeTo: now))"
+            return
+                "\(job.id): enqueued (\(job.attempts) of \(job.maxAttempts) attempts used), due at \(Formatting.instant(job.dueAt ?? job.runAt, relativeTo: now))"
         case .running:
             return "\(job.id): running (\(attempts))"
         case .succeeded:
@@ -149,11 +151,16 @@ enum JobPresentation {
         if let finished = job.finishedAt { rows.append(("finished", Formatting.instant(finished, relativeTo: now))) }
         if let needs = words(job.constraints) { rows.append(("requires", needs)) }
         if !job.blockingPrerequisites.isEmpty {
-            rows.append(("blocked by", job.blockingPrerequisites.map(\.rawValue.escapingControlCharacters).joined(separator: ", ")))
+            rows.append(
+                (
+                    "blocked by",
+                    job.blockingPrerequisites.map(\.rawValue.escapingControlCharacters).joined(separator: ", ")
+                ))
         }
         if let periodic = job.periodic {
             let flex = periodic.flex > 0 ? " (flex \(Formatting.duration(periodic.flex)))" : ""
-            rows.append(("repeats", "every \(Formatting.duration(periodic.interval))\(flex), occurrence \(job.occurrence)"))
+            rows.append(
+                ("repeats", "every \(Formatting.duration(periodic.interval))\(flex), occurrence \(job.occurrence)"))
         }
         rows.append(("unique key", job.uniqueKey?.escapingControlCharacters ?? "-"))
         rows.append(("last error", job.lastError ?? "-"))
@@ -172,7 +179,7 @@ enum JobPresentation {
             // other control characters are escaped.
             label + String(repeating: " ", count: width - label.count) + "  "
                 + value.split(separator: "\n", omittingEmptySubsequences: false)
-                    .map { String($0).escapingControlCharacters }.joined(separator: "\n" + indent)
+                .map { String($0).escapingControlCharacters }.joined(separator: "\n" + indent)
         }
     }
 }

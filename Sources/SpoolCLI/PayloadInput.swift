@@ -1,10 +1,11 @@
 import Foundation
+
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// Reads the exact bytes of a payload from a file or from standard input (`--payload-file`).
@@ -39,7 +40,8 @@ enum PayloadInput {
     }
 
     private static func failure(_ call: String, _ name: String, _ code: Int32) -> CommandFailure {
-        .operational("cannot read the payload from \(name): \(call) failed, errno \(code) (\(String(cString: strerror(code))))")
+        .operational(
+            "cannot read the payload from \(name): \(call) failed, errno \(code) (\(String(cString: strerror(code))))")
     }
 }
 

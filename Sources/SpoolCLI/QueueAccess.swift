@@ -19,8 +19,10 @@ enum QueueAccess {
     ///
     /// While another process has the queue open, waits up to ``lockWait`` seconds.
     /// An error from `body` wins over an error from closing.
-    static func withQueue<T>(_ directory: String, createIfMissing: Bool = false,
-                             _ body: (JobQueue) throws -> T) throws -> T {
+    static func withQueue<T>(
+        _ directory: String, createIfMissing: Bool = false,
+        _ body: (JobQueue) throws -> T
+    ) throws -> T {
         let configuration = configuration(createIfMissing: createIfMissing)
         let queue = try waitingForLock { try JobQueue(directory: directory, configuration: configuration) }
         let result: T

@@ -2,30 +2,32 @@
 enum Usage {
     /// Notes that apply to every command.
     static let notes = """
-    Every command but demo opens the queue with runningJobsAtOpen = .keepUnexpiredLeases:
-    claim and complete run as separate processes, so a job that `spool claim` leased
-    stays running, and its token valid, until the lease (--lease, 300 s by default)
-    expires. Complete or fail it before then. An expired lease is reclaimed by the next
-    command: the job goes back to enqueued after its retry delay (or to failed when its
-    attempts are spent), and a late complete or fail exits 1 with leaseLost.
+        Every command but demo opens the queue with runningJobsAtOpen = .keepUnexpiredLeases:
+        claim and complete run as separate processes, so a job that `spool claim` leased
+        stays running, and its token valid, until the lease (--lease, 300 s by default)
+        expires. Complete or fail it before then. An expired lease is reclaimed by the next
+        command: the job goes back to enqueued after its retry delay (or to failed when its
+        attempts are spent), and a late complete or fail exits 1 with leaseLost.
 
-    Only enqueue creates DIR; the other commands fail when it holds no queue. One
-    process at a time has a queue open; a command waits up to 5 s for another to finish.
-    Times are ISO 8601 in UTC with milliseconds (a year outside 0000-9999 with a sign and
-    at least six digits). STATE is one of enqueued, running, succeeded, failed, cancelled.
-    Arguments must be valid UTF-8 (exit 2 otherwise). Text output shows control characters
-    in ids, kinds, keys and messages escaped as JSON does (\\n, \\u001b); --json is exact.
+        Only enqueue creates DIR; the other commands fail when it holds no queue. One
+        process at a time has a queue open; a command waits up to 5 s for another to finish.
+        Times are ISO 8601 in UTC with milliseconds (a year outside 0000-9999 with a sign and
+        at least six digits). STATE is one of enqueued, running, succeeded, failed, cancelled.
+        Arguments must be valid UTF-8 (exit 2 otherwise). Text output shows control characters
+        in ids, kinds, keys and messages escaped as JSON does (\\n, \\u001b); --json is exact.
 
-    Exit status: 0 done; 1 operational error (the message on stderr names the code,
-    path, offset and errno); 2 usage error; 3 claim found no job ready.
-    """
+        Exit status: 0 done; 1 operational error (the message on stderr names the code,
+        path, offset and errno); 2 usage error; 3 claim found no job ready.
+        """
 
     /// The usage of every command, then the notes.
     static var text: String {
-        var lines = ["usage: spool COMMAND [ARGUMENTS]   (spool COMMAND --help for details)", "",
-                     "Spool keeps a durable job queue in a directory. Each command opens the queue, does",
-                     "one thing and closes it; a change is on stable storage before it is reported.", "",
-                     "Commands:"]
+        var lines = [
+            "usage: spool COMMAND [ARGUMENTS]   (spool COMMAND --help for details)", "",
+            "Spool keeps a durable job queue in a directory. Each command opens the queue, does",
+            "one thing and closes it; a change is on stable storage before it is reported.", "",
+            "Commands:",
+        ]
         for command in SpoolCommandLine.commands {
             lines.append(command.synopsis(after: "  spool "))
             lines.append("        " + command.summary)

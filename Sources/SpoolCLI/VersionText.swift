@@ -8,12 +8,12 @@ enum VersionText {
         let read = VerificationSummary.readableFileVersions
         let bodies = VerificationSummary.readableBodyVersions
         return """
-        spool \(SpoolVersion.library)
-        writes: log file format \(SpoolVersion.fileFormatWritten); record bodies \(list(SpoolVersion.bodyVersionsWritten)) \
-        (each record in the lowest version that holds its operations)
-        reads: log file formats \(read.lowerBound)-\(read.upperBound); record bodies \(list(bodies))
+            spool \(SpoolVersion.library)
+            writes: log file format \(SpoolVersion.fileFormatWritten); record bodies \(list(SpoolVersion.bodyVersionsWritten)) \
+            (each record in the lowest version that holds its operations)
+            reads: log file formats \(read.lowerBound)-\(read.upperBound); record bodies \(list(bodies))
 
-        """
+            """
     }
 
     private static func list(_ versions: [Int]) -> String { versions.map(String.init).joined(separator: ", ") }

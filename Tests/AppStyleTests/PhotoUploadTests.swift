@@ -72,7 +72,8 @@ final class Calls<Value: Sendable>: @unchecked Sendable {
         #expect(context.attempt == 2 && context.id == "photo-1")
         try await PhotoUploader(server: FakeServer(answers: [200])).run(UploadPhoto(path: "/a.jpg"), context)
         #expect(renewals.all == [600])
-        try await PhotoUploader(server: FakeServer(answers: [200])).run(UploadPhoto(path: "/a.jpg"), JobContext(job: job, renewLease: { renewals.append($0) }))
+        try await PhotoUploader(server: FakeServer(answers: [200])).run(
+            UploadPhoto(path: "/a.jpg"), JobContext(job: job, renewLease: { renewals.append($0) }))
         #expect(renewals.all == [600], "a first attempt renews nothing")
     }
 
@@ -81,7 +82,9 @@ final class Calls<Value: Sendable>: @unchecked Sendable {
         var retried = job
         retried.attempts = 3
         let context = JobContext(job: retried, renewLease: { _ in throw SpoolError(.leaseLost, "reclaimed") })
-        await #expect(throws: SpoolError.self) { try await PhotoUploader(server: server).run(UploadPhoto(path: "/a.jpg"), context) }
+        await #expect(throws: SpoolError.self) {
+            try await PhotoUploader(server: server).run(UploadPhoto(path: "/a.jpg"), context)
+        }
         #expect(server.calls.isEmpty)
     }
 }
@@ -91,8 +94,12 @@ final class Calls<Value: Sendable>: @unchecked Sendable {
 
     @Test func statusLines() {
         #expect(statusText(Job(kind: UploadPhoto.kind, createdAt: created)) == "Waiting")
-        #expect(statusText(Job(kind: UploadPhoto.kind, attempts: 1, nextRetryAt: created + 5)) == "Retrying (attempt 2 of 5)")
-        #expect(statusText(Job(kind: UploadPhoto.kind, blockingPrerequisites: ["a", "b"])) == "Waiting for 2 other upload(s)")
+        #expect(
+            statusText(Job(kind: UploadPhoto.kind, attempts: 1, nextRetryAt: created + 5))
+                == "Retrying (attempt 2 of 5)")
+        #expect(
+            statusText(Job(kind: UploadPhoto.kind, blockingPrerequisites: ["a", "b"]))
+                == "Waiting for 2 other upload(s)")
         let failed = Job(kind: UploadPhoto.kind, state: .failed, attempts: 5, lastError: "HTTP 503")
         #expect(failed.isFailed)
         #expect(statusText(failed) == "Failed after 5 attempts: HTTP 503")
@@ -106,12 +113,19 @@ final class Calls<Value: Sendable>: @unchecked Sendable {
     }
 
     @Test func backgroundRequestsFollowTheHints() {
-        let hints = [SchedulingHint(earliestBeginDate: created, jobCount: 2, kinds: ["thumbnail"]),
-                     SchedulingHint(earliestBeginDate: created + 60, requiresNetworkConnectivity: true, kinds: [UploadPhoto.kind])]
-        #expect(backgroundRequests(for: hints) == [
-            BackgroundRequest(identifier: "app.refresh", earliestBeginDate: created, requiresNetwork: false, requiresPower: false),
-            BackgroundRequest(identifier: "app.processing", earliestBeginDate: created + 60, requiresNetwork: true, requiresPower: false),
-        ])
+        let hints = [
+            SchedulingHint(earliestBeginDate: created, jobCount: 2, kinds: ["thumbnail"]),
+            SchedulingHint(
+                earliestBeginDate: created + 60, requiresNetworkConnectivity: true, kinds: [UploadPhoto.kind]),
+        ]
+        #expect(
+            backgroundRequests(for: hints) == [
+                BackgroundRequest(
+                    identifier: "app.refresh", earliestBeginDate: created, requiresNetwork: false, requiresPower: false),
+                BackgroundRequest(
+                    identifier: "app.processing", earliestBeginDate: created + 60, requiresNetwork: true,
+                    requiresPower: false),
+            ])
     }
 
     @Test func countsLeaveOutEmptyStates() {
@@ -122,8 +136,9 @@ final class Calls<Value: Sendable>: @unchecked Sendable {
 
     @Test func aBuiltLeaseCarriesItsPayload() throws {
         let expiry = created + 300
-        let lease = Lease(job: Job(kind: UploadPhoto.kind, state: .running, attempts: 1, createdAt: created),
-                          payload: try UploadPhoto.encode(UploadPhoto(path: "/b.jpg")), expiresAt: expiry)
+        let lease = Lease(
+            job: Job(kind: UploadPhoto.kind, state: .running, attempts: 1, createdAt: created),
+            payload: try UploadPhoto.encode(UploadPhoto(path: "/b.jpg")), expiresAt: expiry)
         #expect(try photo(in: lease) == UploadPhoto(path: "/b.jpg"))
         #expect(lease.attempt == 1 && lease.expiresAt == expiry && lease.job.leaseExpiresAt == expiry)
         #expect(lease.job.payloadSize == lease.payload.count)
@@ -143,7 +158,10 @@ final class Calls<Value: Sendable>: @unchecked Sendable {
     @Test func aServerErrorIsRetriedAfterTheBackoffThenSucceeds() async throws {
         let clock = ManualClock()
         let (queue, directory) = try Self.openQueue(clock: clock)
-        defer { try? queue.close(); try? FileManager.default.removeItem(atPath: directory) }
+        defer {
+            try? queue.close()
+            try? FileManager.default.removeItem(atPath: directory)
+        }
         let server = FakeServer(answers: [503, 200])
         let events = RunnerEvents()
         let runner = try JobRunner(queue: queue, events: events)
@@ -171,7 +189,10 @@ final class Calls<Value: Sendable>: @unchecked Sendable {
     @Test func aClientErrorEndsTheJobWaitingForAPerson() async throws {
         let clock = ManualClock()
         let (queue, directory) = try Self.openQueue(clock: clock)
-        defer { try? queue.close(); try? FileManager.default.removeItem(atPath: directory) }
+        defer {
+            try? queue.close()
+            try? FileManager.default.removeItem(atPath: directory)
+        }
         let events = RunnerEvents()
         let runner = try JobRunner(queue: queue, events: events)
         try runner.register(UploadPhoto.self, handler: PhotoUploader(server: FakeServer(answers: [403])).run)

@@ -63,10 +63,11 @@ struct BackgroundRequest: Equatable {
 func backgroundRequests(for hints: [SchedulingHint]) -> [BackgroundRequest] {
     hints.map { hint in
         let processing = hint.requiresNetworkConnectivity || hint.requiresExternalPower
-        return BackgroundRequest(identifier: processing ? "app.processing" : "app.refresh",
-                                 earliestBeginDate: hint.earliestBeginDate,
-                                 requiresNetwork: hint.requiresNetworkConnectivity,
-                                 requiresPower: hint.requiresExternalPower)
+        return BackgroundRequest(
+            identifier: processing ? "app.processing" : "app.refresh",
+            earliestBeginDate: hint.earliestBeginDate,
+            requiresNetwork: hint.requiresNetworkConnectivity,
+            requiresPower: hint.requiresExternalPower)
     }
 }
 

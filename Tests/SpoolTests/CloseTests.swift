@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Spool
 
 /// What `close()` promises: a second close returns, and every call that reads or changes jobs

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @_spi(Benchmarks) @testable import Spool
 
 /// ``Configuration/durability`` (issue 19 item 5): which sync the log's commit groups get, and
@@ -38,10 +39,10 @@ import Testing
         let error = try #require(throws: SpoolError.self) { try file.orderedSync() }
         #expect(error.operation == expected.call && error.errno == expected.errno, "\(error)")
         #if canImport(Darwin)
-        #expect(["fcntl(F_BARRIERFSYNC)", "fsync"].contains(expected.call))
+            #expect(["fcntl(F_BARRIERFSYNC)", "fsync"].contains(expected.call))
         #else
-        // Linux has no barrier-only sync: the ordered level makes the same fdatasync as the full one.
-        #expect(expected.call == "fdatasync")
+            // Linux has no barrier-only sync: the ordered level makes the same fdatasync as the full one.
+            #expect(expected.call == "fdatasync")
         #endif
     }
 
@@ -81,7 +82,8 @@ import Testing
         try file.syncData()
         #expect(!disk.holdsOrderedChanges)
         #expect(disk.crashImage().contents(of: "/d/f") == [1, 1, 2, 2, 3, 3, 4, 4, 5])
-        #expect(disk.crashImage().contents(of: "/d/g") == [6], "a full sync flushes the drive: every file's ordered groups")
+        #expect(
+            disk.crashImage().contents(of: "/d/g") == [6], "a full sync flushes the drive: every file's ordered groups")
     }
 
     /// A queue with ordered syncs that loses power: it opens with the jobs acknowledged up to some

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Spool
 
 /// `claim(kinds:)`: one claim across several kinds, the runner's claim, public.
@@ -8,9 +9,11 @@ import Testing
     /// then another x and y of priority 0, enqueued in that order.
     static func queue(_ temp: TemporaryDirectory) throws -> JobQueue {
         let queue = try JobQueue(directory: temp.queue, configuration: testConfiguration())
-        try queue.enqueue(contentsOf: [NewJob(kind: "x", id: "x1"), NewJob(kind: "y", id: "y1", priority: 5),
-                                       NewJob(kind: "z", id: "z1", priority: 9), NewJob(kind: "y", id: "y2"),
-                                       NewJob(kind: "x", id: "x2")])
+        try queue.enqueue(contentsOf: [
+            NewJob(kind: "x", id: "x1"), NewJob(kind: "y", id: "y1", priority: 5),
+            NewJob(kind: "z", id: "z1", priority: 9), NewJob(kind: "y", id: "y2"),
+            NewJob(kind: "x", id: "x2"),
+        ])
         return queue
     }
 
@@ -19,7 +22,8 @@ import Testing
         defer { temp.cleanup() }
         let queue = try Self.queue(temp)
         defer { try? queue.close() }
-        let expected = try queue.readyJobs(at: queue.configuration.clock.now()).filter { ["x", "y"].contains($0.kind) }.map(\.id)
+        let expected = try queue.readyJobs(at: queue.configuration.clock.now()).filter { ["x", "y"].contains($0.kind) }
+            .map(\.id)
         #expect(expected == ["y1", "x1", "y2", "x2"])
         var claimed: [JobID] = []
         while let lease = try queue.claim(kinds: ["x", "y"]) { claimed.append(lease.job.id) }

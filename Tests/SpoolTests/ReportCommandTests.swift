@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Spool
 @testable import SpoolCLI
 
@@ -48,8 +49,9 @@ import Testing
     /// Runs `spool report` in process; returns the status, the output and the page.
     static func report(_ directory: String, to file: String) throws -> (Int32, String, String) {
         let output = Locked("")
-        let console = Console(writeOut: { text in output.withLock { $0 += text } },
-                              writeErr: { text in output.withLock { $0 += text } })
+        let console = Console(
+            writeOut: { text in output.withLock { $0 += text } },
+            writeErr: { text in output.withLock { $0 += text } })
         let status = SpoolCommandLine.run(["report", directory, "--html", file], console: console)
         let page = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
         return (status, output.withLock { $0 }, page)
@@ -86,11 +88,14 @@ import Testing
         for forbidden in ["<script", "src=\"", "href=", "@import", "url(", "<link", "<iframe", "<object"] {
             #expect(!lower.contains(forbidden), "the page contains \(forbidden)")
         }
-        #expect(lower.components(separatedBy: "://").count == 2 && lower.contains("xmlns=\"http://www.w3.org/2000/svg\""),
-                "only the SVG namespace names a URL")
+        #expect(
+            lower.components(separatedBy: "://").count == 2 && lower.contains("xmlns=\"http://www.w3.org/2000/svg\""),
+            "only the SVG namespace names a URL")
 
         // Escaping: the hostile texts appear only escaped.
-        #expect(!page.contains(Self.hostileID.rawValue) && !page.contains(Self.hostileKind) && !page.contains(Self.hostileError))
+        #expect(
+            !page.contains(Self.hostileID.rawValue) && !page.contains(Self.hostileKind)
+                && !page.contains(Self.hostileError))
         #expect(page.contains("&lt;script&gt;alert(&quot;id&quot;)&lt;/script&gt;"))
         #expect(page.contains("k&quot;&amp;&#39;&lt;b&gt;"))
         #expect(page.contains("&lt;/td&gt;&lt;img src=x onerror=alert(1)&gt; &amp; &quot;q&quot;"))
@@ -108,7 +113,8 @@ import Testing
         try queue.enqueue(NewJob(kind: "k", payload: Data("p".utf8), id: "running"))
         _ = try #require(try queue.claim(leaseDuration: 60))
         try queue.close()
-        let log = try #require(try FileManager.default.contentsOfDirectory(atPath: temp.queue).filter { $0.hasPrefix("wal-") }.max())
+        let log = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: temp.queue).filter { $0.hasPrefix("wal-") }.max())
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: temp.queue + "/" + log))
         handle.seekToEndOfFile()
         handle.write(Data([0x2A, 0, 0, 0, 0x11, 0x22, 0x33]))
@@ -118,7 +124,8 @@ import Testing
         let (status, output, page) = try Self.report(temp.queue, to: temp.path + "/report.html")
         #expect(status == ExitStatus.success, "\(output)")
         #expect(try Self.contents(of: temp.queue) == before, "spool report changed the queue")
-        #expect(page.contains("<div class=\"count running\"><b>1</b>running</div>"), "the expired lease is shown running")
+        #expect(
+            page.contains("<div class=\"count running\"><b>1</b>running</div>"), "the expired lease is shown running")
     }
 
     @Test func anEmptyQueueGivesAPageToo() throws {

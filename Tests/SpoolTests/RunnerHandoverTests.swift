@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @_spi(RunnerEvents) @_spi(Benchmarks) @testable import Spool
 
 /// The runner's handover (issue 19 item 4): when a worker finishes a job, the outcome and the
@@ -7,9 +8,12 @@ import Testing
 @Suite struct RunnerHandoverTests {
     /// Runs `count` due jobs through a runner with one slot whose handler `outcome` decides;
     /// returns the data syncs and records the log made meanwhile, and the claim order.
-    private func stream(count: Int, retryPolicy: RetryPolicy = .default, dependents: Bool = false,
-                        handler: @escaping @Sendable (JobContext) throws -> Void)
-        async throws -> (syncs: Int, records: Int, claimed: [JobID], summaries: [LogRecordSummary]) {
+    private func stream(
+        count: Int, retryPolicy: RetryPolicy = .default, dependents: Bool = false,
+        handler: @escaping @Sendable (JobContext) throws -> Void
+    )
+        async throws -> (syncs: Int, records: Int, claimed: [JobID], summaries: [LogRecordSummary])
+    {
         let fixture = try RuntimeFixture(options: .init(maxConcurrentJobs: 1), retryPolicy: retryPolicy)
         for index in 0..<count {
             try await fixture.queue.enqueue(NewJob(kind: "ping", id: JobID("j\(index)")))
@@ -60,7 +64,8 @@ import Testing
         let fixture = try RuntimeFixture(options: .init(maxConcurrentJobs: 1))
         let first = try await fixture.queue.enqueue(NewJob(kind: "ping", id: "first"))
         let other = try await fixture.queue.enqueue(NewJob(kind: "ping", id: "other"))
-        let dependent = try await fixture.queue.enqueue(NewJob(kind: "ping", id: "dependent", priority: 10, dependencies: [first]))
+        let dependent = try await fixture.queue.enqueue(
+            NewJob(kind: "ping", id: "dependent", priority: 10, dependencies: [first]))
         try fixture.runner.register(kind: "ping") { _, _ in }
         fixture.runner.start()
         await fixture.events.wait(for: 3) { $0.isSuccess }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Spool
 
 /// The typed enqueue (``JobKind``) takes every option ``NewJob`` has: each option, given through the
@@ -40,16 +41,26 @@ import Testing
         ("runAt and delay", Options(runAt: start + 100, delay: 30), { q, id in try q.job(id)?.runAt == start + 130 }),
         ("maxAttempts", Options(maxAttempts: 2), { q, id in try q.job(id)?.maxAttempts == 2 }),
         ("uniqueKey, keep", Options(uniqueKey: "k"), { q, id in try id == "holder" && q.counts()[.enqueued] == 2 }),
-        ("uniqueKey, replace", Options(uniqueKey: "k", uniquePolicy: .replace),
-         { q, id in try q.job("holder")?.state == .cancelled && q.job(id)?.uniqueKey == "k" }),
-        ("uniqueKey, append", Options(uniqueKey: "k", uniquePolicy: .append),
-         { q, id in try q.job(id)?.blockingPrerequisites == ["holder"] && q.job(id)?.uniqueKey == "k" }),
-        ("dependencies", Options(dependencies: ["prerequisite"]),
-         { q, id in try q.job(id)?.blockingPrerequisites == ["prerequisite"] && q.job(id)?.isBlocked == true }),
-        ("constraints", Options(constraints: JobConstraints(requiresNetwork: true, requiresCharging: true)),
-         { q, id in try q.job(id)?.constraints == JobConstraints(requiresNetwork: true, requiresCharging: true) }),
-        ("periodic", Options(periodic: PeriodicSchedule(interval: 3600, flex: 600)),
-         { q, id in try q.job(id)?.periodic == PeriodicSchedule(interval: 3600, flex: 600) }),
+        (
+            "uniqueKey, replace", Options(uniqueKey: "k", uniquePolicy: .replace),
+            { q, id in try q.job("holder")?.state == .cancelled && q.job(id)?.uniqueKey == "k" }
+        ),
+        (
+            "uniqueKey, append", Options(uniqueKey: "k", uniquePolicy: .append),
+            { q, id in try q.job(id)?.blockingPrerequisites == ["holder"] && q.job(id)?.uniqueKey == "k" }
+        ),
+        (
+            "dependencies", Options(dependencies: ["prerequisite"]),
+            { q, id in try q.job(id)?.blockingPrerequisites == ["prerequisite"] && q.job(id)?.isBlocked == true }
+        ),
+        (
+            "constraints", Options(constraints: JobConstraints(requiresNetwork: true, requiresCharging: true)),
+            { q, id in try q.job(id)?.constraints == JobConstraints(requiresNetwork: true, requiresCharging: true) }
+        ),
+        (
+            "periodic", Options(periodic: PeriodicSchedule(interval: 3600, flex: 600)),
+            { q, id in try q.job(id)?.periodic == PeriodicSchedule(interval: 3600, flex: 600) }
+        ),
     ]
 
     /// Enqueues `Resize(width: 640)` with `options`, in one of the four ways.
@@ -59,14 +70,16 @@ import Testing
         case .untyped, .blocking:
             return try enqueueBlocking(way, o, on: queue)
         case .async:
-            return try await queue.enqueue(parameters, id: o.id, priority: o.priority, runAt: o.runAt, delay: o.delay,
-                                           maxAttempts: o.maxAttempts, uniqueKey: o.uniqueKey, uniquePolicy: o.uniquePolicy,
-                                           dependencies: o.dependencies, constraints: o.constraints, periodic: o.periodic)
+            return try await queue.enqueue(
+                parameters, id: o.id, priority: o.priority, runAt: o.runAt, delay: o.delay,
+                maxAttempts: o.maxAttempts, uniqueKey: o.uniqueKey, uniquePolicy: o.uniquePolicy,
+                dependencies: o.dependencies, constraints: o.constraints, periodic: o.periodic)
         case .batch:
             return try await queue.enqueue(contentsOf: [
-                NewJob(parameters, id: o.id, priority: o.priority, runAt: o.runAt, delay: o.delay,
-                       maxAttempts: o.maxAttempts, uniqueKey: o.uniqueKey, uniquePolicy: o.uniquePolicy,
-                       dependencies: o.dependencies, constraints: o.constraints, periodic: o.periodic),
+                NewJob(
+                    parameters, id: o.id, priority: o.priority, runAt: o.runAt, delay: o.delay,
+                    maxAttempts: o.maxAttempts, uniqueKey: o.uniqueKey, uniquePolicy: o.uniquePolicy,
+                    dependencies: o.dependencies, constraints: o.constraints, periodic: o.periodic)
             ])[0]
         }
     }
@@ -75,14 +88,17 @@ import Testing
     static func enqueueBlocking(_ way: Way, _ o: Options, on queue: JobQueue) throws -> JobID {
         let parameters = Resize(width: 640)
         if way == .untyped {
-            return try queue.enqueue(NewJob(kind: Resize.kind, payload: try Resize.encode(parameters), id: o.id,
-                                            priority: o.priority, runAt: o.runAt, delay: o.delay, maxAttempts: o.maxAttempts,
-                                            uniqueKey: o.uniqueKey, uniquePolicy: o.uniquePolicy, dependencies: o.dependencies,
-                                            constraints: o.constraints, periodic: o.periodic))
+            return try queue.enqueue(
+                NewJob(
+                    kind: Resize.kind, payload: try Resize.encode(parameters), id: o.id,
+                    priority: o.priority, runAt: o.runAt, delay: o.delay, maxAttempts: o.maxAttempts,
+                    uniqueKey: o.uniqueKey, uniquePolicy: o.uniquePolicy, dependencies: o.dependencies,
+                    constraints: o.constraints, periodic: o.periodic))
         }
-        return try queue.enqueue(parameters, id: o.id, priority: o.priority, runAt: o.runAt, delay: o.delay,
-                                 maxAttempts: o.maxAttempts, uniqueKey: o.uniqueKey, uniquePolicy: o.uniquePolicy,
-                                 dependencies: o.dependencies, constraints: o.constraints, periodic: o.periodic)
+        return try queue.enqueue(
+            parameters, id: o.id, priority: o.priority, runAt: o.runAt, delay: o.delay,
+            maxAttempts: o.maxAttempts, uniqueKey: o.uniqueKey, uniquePolicy: o.uniquePolicy,
+            dependencies: o.dependencies, constraints: o.constraints, periodic: o.periodic)
     }
 
     /// Opens a fresh queue holding a prerequisite and a unique key's holder.
@@ -121,7 +137,9 @@ import Testing
     /// The cases cover every stored property of `NewJob` but kind and payload: an option added to
     /// `NewJob` and not here fails this test, so it cannot be left out of the typed enqueue unseen.
     @Test func theCasesCoverEveryOptionOfNewJob() {
-        let newJob = Set(Mirror(reflecting: NewJob(kind: "k")).children.compactMap(\.label)).subtracting(["kind", "payload"])
+        let newJob = Set(Mirror(reflecting: NewJob(kind: "k")).children.compactMap(\.label)).subtracting([
+            "kind", "payload",
+        ])
         let options = Set(Mirror(reflecting: Options()).children.compactMap(\.label))
         #expect(newJob == options)
         let given = Self.cases.map(\.options).reduce(into: Set<String>()) { covered, o in

@@ -19,8 +19,9 @@ extension JobQueue {
     @_spi(Benchmarks)
     public var logStatistics: LogStatistics {
         let counts = engine.writerStatistics
-        return LogStatistics(dataSyncs: counts.dataSyncs, fullSyncs: counts.fullSyncs, records: counts.records,
-                             dataSyncNanoseconds: counts.dataSyncNanoseconds)
+        return LogStatistics(
+            dataSyncs: counts.dataSyncs, fullSyncs: counts.fullSyncs, records: counts.records,
+            dataSyncNanoseconds: counts.dataSyncNanoseconds)
     }
 
     /// Enqueues a job *without* waiting for it to be durable: only for building

@@ -105,11 +105,16 @@ public struct JobChanges: AsyncSequence, Sendable {
 
         private mutating func collect(_ ids: Set<String>) {
             let wanted: [String]
-            if case .id(let id) = filter { wanted = ids.contains(id.rawValue) ? [id.rawValue] : [] } else { wanted = Array(ids) }
+            if case .id(let id) = filter {
+                wanted = ids.contains(id.rawValue) ? [id.rawValue] : []
+            } else {
+                wanted = Array(ids)
+            }
             guard !wanted.isEmpty else { return }
             // One look at the state for all of them: the buffer shows one state of the queue.
-            guard let (lookups, lsn) = try? engine.readWithLastLSN({ state in wanted.map { ($0, state.jobs[$0]) } }) else {
-                readFailed = true   // closed, or a write failed: the sequence ends
+            guard let (lookups, lsn) = try? engine.readWithLastLSN({ state in wanted.map { ($0, state.jobs[$0]) } })
+            else {
+                readFailed = true  // closed, or a write failed: the sequence ends
                 return
             }
             var updated: [StoredJob] = []
@@ -126,7 +131,8 @@ public struct JobChanges: AsyncSequence, Sendable {
                 }
             }
             if !updated.isEmpty || !removed.isEmpty { awaitedLSN = lsn }
-            buffer = updated.sorted { $0.sequence < $1.sequence }.map { .updated(Job($0)) }
+            buffer =
+                updated.sorted { $0.sequence < $1.sequence }.map { .updated(Job($0)) }
                 + removed.sorted().map { .removed(JobID($0)) }
         }
     }

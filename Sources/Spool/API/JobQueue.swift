@@ -55,7 +55,8 @@ public final class JobQueue: Sendable {
     }
 
     /// Opens the queue in `directory` without blocking the caller's thread for the replay.
-    public static func open(directory: String, configuration: Configuration = Configuration()) async throws -> JobQueue {
+    public static func open(directory: String, configuration: Configuration = Configuration()) async throws -> JobQueue
+    {
         try await Self.offload { try JobQueue(directory: directory, configuration: configuration) }
     }
 
@@ -185,9 +186,10 @@ public final class JobQueue: Sendable {
     /// The lease of a job a claim took, with its payload read back (and checked).
     func makeLease(_ claimed: QueueEngine.Claimed) throws -> Lease {
         let payload = try engine.payload(of: claimed.job)
-        return Lease(job: Job(claimed.job), payload: Data(payload), token: LeaseToken(rawValue: claimed.lease.token),
-                     expiresAt: Millis.date(claimed.lease.expiresAt), monotonicExpiry: claimed.lease.monotonicExpiry,
-                     bootID: claimed.lease.bootID)
+        return Lease(
+            job: Job(claimed.job), payload: Data(payload), token: LeaseToken(rawValue: claimed.lease.token),
+            expiresAt: Millis.date(claimed.lease.expiresAt), monotonicExpiry: claimed.lease.monotonicExpiry,
+            bootID: claimed.lease.bootID)
     }
 
     /// Extends a lease by `duration` seconds from now (the configuration's lease duration by default).
@@ -197,7 +199,9 @@ public final class JobQueue: Sendable {
     ///   a ``Lease`` comes only from a claim, so the job existed).
     @discardableResult
     public func renew(_ lease: Lease, for duration: TimeInterval? = nil) throws -> Lease {
-        renewed(lease, try engine.durably { try $0.renew(id: lease.job.id, token: lease.token, issued: true, duration: duration) })
+        renewed(
+            lease,
+            try engine.durably { try $0.renew(id: lease.job.id, token: lease.token, issued: true, duration: duration) })
     }
 
     /// Extends a lease. See ``renew(_:for:)-7h1s0``.
@@ -269,13 +273,19 @@ public final class JobQueue: Sendable {
     ///   a ``Lease`` comes only from a claim, so the job existed).
     @discardableResult
     public func fail(_ lease: Lease, error: String, terminal: Bool = false) throws -> Job {
-        Job(try engine.durably { try $0.fail(id: lease.job.id, token: lease.token, issued: true, error: error, terminal: terminal) })
+        Job(
+            try engine.durably {
+                try $0.fail(id: lease.job.id, token: lease.token, issued: true, error: error, terminal: terminal)
+            })
     }
 
     /// Records that the leased attempt failed. See ``fail(_:error:terminal:)-5uw4e``.
     @discardableResult
     public func fail(_ lease: Lease, error: String, terminal: Bool = false) async throws -> Job {
-        Job(try await engine.durably { try $0.fail(id: lease.job.id, token: lease.token, issued: true, error: error, terminal: terminal) })
+        Job(
+            try await engine.durably {
+                try $0.fail(id: lease.job.id, token: lease.token, issued: true, error: error, terminal: terminal)
+            })
     }
 
     /// Records that the attempt of job `id`, leased under `token`, failed.
@@ -291,7 +301,10 @@ public final class JobQueue: Sendable {
     /// Records that the attempt of job `id`, leased under `token`, failed. See ``fail(_:token:error:terminal:)-9lkch``.
     @discardableResult
     public func fail(_ id: JobID, token: LeaseToken, error: String, terminal: Bool = false) async throws -> Job {
-        Job(try await engine.durably { try $0.fail(id: id, token: token, issued: false, error: error, terminal: terminal) })
+        Job(
+            try await engine.durably {
+                try $0.fail(id: id, token: token, issued: false, error: error, terminal: terminal)
+            })
     }
 
     /// Reclaims running jobs whose lease has expired (by the wall clock, or by the

@@ -41,21 +41,27 @@ public enum LogInspector {
     ///
     /// - Throws: The errors of ``verify(directory:)``.
     @discardableResult
-    public static func forEachRecord(directory: String,
-                                     _ visit: (LogRecordSummary) -> Void) throws -> VerificationSummary {
+    public static func forEachRecord(
+        directory: String,
+        _ visit: (LogRecordSummary) -> Void
+    ) throws -> VerificationSummary {
         try withoutActuallyEscaping(visit) { visit in
             try inspect(directory: directory, visit: visit)
         }
     }
 
-    private static func inspect(directory: String,
-                                visit: ((LogRecordSummary) -> Void)?) throws -> VerificationSummary {
+    private static func inspect(
+        directory: String,
+        visit: ((LogRecordSummary) -> Void)?
+    ) throws -> VerificationSummary {
         let queueDirectory = QueueDirectory(path: directory, fileSystem: POSIXFileSystem())
         let result: LogReplay.Outcome
         if let visit {
             result = try queueDirectory.inspect(mode: .strict) { path, offset, lsn, operations in
-                visit(LogRecordSummary(path: path, offset: Int64(offset), lsn: lsn,
-                                       operations: operations.map(LogOperationSummary.init)))
+                visit(
+                    LogRecordSummary(
+                        path: path, offset: Int64(offset), lsn: lsn,
+                        operations: operations.map(LogOperationSummary.init)))
             }
         } else {
             result = try queueDirectory.inspect(mode: .strict)
@@ -100,7 +106,8 @@ public struct InspectedQueue {
 
     /// Jobs in enqueue order, optionally only those in `state`.
     public func jobs(state wanted: JobState? = nil) -> [Job] {
-        state.jobs.values.filter { wanted == nil || $0.state == wanted }.sorted { $0.sequence < $1.sequence }.map(Job.init)
+        state.jobs.values.filter { wanted == nil || $0.state == wanted }.sorted { $0.sequence < $1.sequence }.map(
+            Job.init)
     }
 
     /// The job with `id`, or `nil`.
@@ -111,8 +118,9 @@ public struct InspectedQueue {
 
     /// What the snapshots remember of the queue's past.
     public var history: QueueHistory {
-        QueueHistory(createdAt: state.summary.map { Millis.date($0.createdAt) },
-                     expiredJobs: Int(clamping: state.expiredJobs))
+        QueueHistory(
+            createdAt: state.summary.map { Millis.date($0.createdAt) },
+            expiredJobs: Int(clamping: state.expiredJobs))
     }
 
     /// A job's payload, read from the log.
@@ -162,7 +170,8 @@ public struct VerificationSummary: Sendable, Equatable {
     /// The file format versions this build reads.
     public static let readableFileVersions = Int(LogFormat.oldestReadableVersion)...Int(LogFormat.currentVersion)
     /// The record body versions this build reads.
-    public static let readableBodyVersions = Array(Int(TransactionCodec.baseBodyVersion)...Int(TransactionCodec.bodyVersion))
+    public static let readableBodyVersions = Array(
+        Int(TransactionCodec.baseBodyVersion)...Int(TransactionCodec.bodyVersion))
 
     init(_ result: LogReplay.Outcome) {
         fileVersions = Dictionary(uniqueKeysWithValues: result.fileVersions.map { (Int($0.key), $0.value) })
@@ -216,11 +225,13 @@ public struct LogOperationSummary: Sendable, Equatable {
         switch operation {
         case .enqueue(let op):
             name = "enqueue"
-            fields = [.init("kind", .string(op.kind)), .init("priority", .integer(op.priority)),
-                      .init("createdAtMs", .integer(op.createdAt)), .init("runAtMs", .integer(op.runAt)),
-                      .init("maxAttempts", .integer(op.maxAttempts)), .init("uniqueKey", .optional(op.uniqueKey)),
-                      .init("payloadOffset", .integer(op.payload.offset)),
-                      .init("payloadLength", .integer(Int64(op.payload.length)))]
+            fields = [
+                .init("kind", .string(op.kind)), .init("priority", .integer(op.priority)),
+                .init("createdAtMs", .integer(op.createdAt)), .init("runAtMs", .integer(op.runAt)),
+                .init("maxAttempts", .integer(op.maxAttempts)), .init("uniqueKey", .optional(op.uniqueKey)),
+                .init("payloadOffset", .integer(op.payload.offset)),
+                .init("payloadLength", .integer(Int64(op.payload.length))),
+            ]
             if let constraints = op.options.constraints {
                 fields.append(.init("constraints", .string(Self.describe(constraints))))
             }
@@ -233,21 +244,27 @@ public struct LogOperationSummary: Sendable, Equatable {
             }
         case .claim(let op):
             name = "claim"
-            fields = [.token(op.token), .init("claimedAtMs", .integer(op.claimedAt)),
-                      .init("expiresAtMs", .integer(op.expiresAt)),
-                      .init("monotonicExpiryNs", .integer(Int64(clamping: op.monotonicExpiry))),
-                      .init("bootID", .string(op.bootID))]
+            fields = [
+                .token(op.token), .init("claimedAtMs", .integer(op.claimedAt)),
+                .init("expiresAtMs", .integer(op.expiresAt)),
+                .init("monotonicExpiryNs", .integer(Int64(clamping: op.monotonicExpiry))),
+                .init("bootID", .string(op.bootID)),
+            ]
         case .renewLease(_, let token, let expiresAt, let monotonicExpiry):
             name = "renewLease"
-            fields = [.token(token), .init("expiresAtMs", .integer(expiresAt)),
-                      .init("monotonicExpiryNs", .integer(Int64(clamping: monotonicExpiry)))]
+            fields = [
+                .token(token), .init("expiresAtMs", .integer(expiresAt)),
+                .init("monotonicExpiryNs", .integer(Int64(clamping: monotonicExpiry))),
+            ]
         case .complete(_, let token, let at):
             name = "complete"
             fields = [.token(token), .init("atMs", .integer(at))]
         case .fail(_, let token, let at, let error, let nextRetryAt):
             name = "fail"
-            fields = [.token(token), .init("atMs", .integer(at)), .init("error", .string(error)),
-                      .init("nextRetryAtMs", .optional(nextRetryAt))]
+            fields = [
+                .token(token), .init("atMs", .integer(at)), .init("error", .string(error)),
+                .init("nextRetryAtMs", .optional(nextRetryAt)),
+            ]
         case .cancel(_, let at):
             name = "cancel"
             fields = [.init("atMs", .integer(at))]
@@ -262,20 +279,27 @@ public struct LogOperationSummary: Sendable, Equatable {
             fields = []
         case .reclaim(_, let at, let reason, let nextRetryAt):
             name = "reclaim"
-            fields = [.init("atMs", .integer(at)), .init("reason", .string(reason)),
-                      .init("nextRetryAtMs", .optional(nextRetryAt))]
+            fields = [
+                .init("atMs", .integer(at)), .init("reason", .string(reason)),
+                .init("nextRetryAtMs", .optional(nextRetryAt)),
+            ]
         case .restore(let job):
             name = "restore"
-            fields = [.init("kind", .string(job.kind)), .init("state", .string(job.state.rawValue)),
-                      .init("attempts", .integer(Int64(job.attempts))), .init("sequence", .integer(Int64(clamping: job.sequence))),
-                      .init("payloadOffset", .integer(job.payload.offset)),
-                      .init("payloadLength", .integer(Int64(job.payload.length)))]
+            fields = [
+                .init("kind", .string(job.kind)), .init("state", .string(job.state.rawValue)),
+                .init("attempts", .integer(Int64(job.attempts))),
+                .init("sequence", .integer(Int64(clamping: job.sequence))),
+                .init("payloadOffset", .integer(job.payload.offset)),
+                .init("payloadLength", .integer(Int64(job.payload.length))),
+            ]
         case .snapshot(let summary):
             name = "snapshot"
-            fields = [.init("lastLSN", .integer(Int64(clamping: summary.lastLSN))),
-                      .init("nextSequence", .integer(Int64(clamping: summary.nextSequence))),
-                      .init("createdAtMs", .integer(summary.createdAt)),
-                      .init("expiredJobs", .integer(Int64(clamping: summary.expiredJobs)))]
+            fields = [
+                .init("lastLSN", .integer(Int64(clamping: summary.lastLSN))),
+                .init("nextSequence", .integer(Int64(clamping: summary.nextSequence))),
+                .init("createdAtMs", .integer(summary.createdAt)),
+                .init("expiredJobs", .integer(Int64(clamping: summary.expiredJobs))),
+            ]
         case .expire:
             name = "expire"
             fields = []
@@ -284,10 +308,12 @@ public struct LogOperationSummary: Sendable, Equatable {
             fields = [.init("number", .integer(Int64(clamping: number))), .init("atMs", .integer(at))]
         case .migrateJob(let job):
             name = "migrateJob"
-            fields = [.init("kind", .string(job.kind)), .init("state", .string(job.state.rawValue)),
-                      .init("attempts", .integer(Int64(job.attempts))), .init("lastError", .optional(job.lastError)),
-                      .init("payloadOffset", .optional(job.payload?.offset)),
-                      .init("payloadLength", .optional(job.payload.map { Int64($0.length) }))]
+            fields = [
+                .init("kind", .string(job.kind)), .init("state", .string(job.state.rawValue)),
+                .init("attempts", .integer(Int64(job.attempts))), .init("lastError", .optional(job.lastError)),
+                .init("payloadOffset", .optional(job.payload?.offset)),
+                .init("payloadLength", .optional(job.payload.map { Int64($0.length) })),
+            ]
         case .migrationRemove:
             name = "migrationRemove"
             fields = []
@@ -356,7 +382,9 @@ extension LogInspector {
     ///
     /// - Returns: The summary, and the invariants broken (empty for a sound queue).
     /// - Throws: The errors of ``verify(directory:)``.
-    public static func verifyInvariants(directory: String) throws -> (summary: VerificationSummary, broken: [BrokenInvariant]) {
+    public static func verifyInvariants(directory: String) throws -> (
+        summary: VerificationSummary, broken: [BrokenInvariant]
+    ) {
         let queueDirectory = QueueDirectory(path: directory, fileSystem: POSIXFileSystem())
         return try queueDirectory.inspect(mode: .strict) { result in
             (VerificationSummary(result), result.state.brokenInvariants())

@@ -16,8 +16,10 @@ public struct SchedulingHint: Sendable, Equatable {
 
     /// Builds a hint, as ``JobQueue/schedulingHints()`` would return it: for an app's tests of the
     /// code that turns hints into the platform's requests.
-    public init(earliestBeginDate: Date, requiresNetworkConnectivity: Bool = false, requiresExternalPower: Bool = false,
-                jobCount: Int = 1, kinds: Set<String> = []) {
+    public init(
+        earliestBeginDate: Date, requiresNetworkConnectivity: Bool = false, requiresExternalPower: Bool = false,
+        jobCount: Int = 1, kinds: Set<String> = []
+    ) {
         self.earliestBeginDate = earliestBeginDate
         self.requiresNetworkConnectivity = requiresNetworkConnectivity
         self.requiresExternalPower = requiresExternalPower
@@ -62,8 +64,9 @@ extension JobQueue {
                 hint.kinds.insert(job.kind)
                 groups[key] = hint
             } else {
-                groups[key] = SchedulingHint(earliestBeginDate: moment, requiresNetworkConnectivity: constraints.needsNetwork,
-                                             requiresExternalPower: constraints.requiresCharging, jobCount: 1, kinds: [job.kind])
+                groups[key] = SchedulingHint(
+                    earliestBeginDate: moment, requiresNetworkConnectivity: constraints.needsNetwork,
+                    requiresExternalPower: constraints.requiresCharging, jobCount: 1, kinds: [job.kind])
             }
         }
         return groups.keys.sorted().map { groups[$0]! }

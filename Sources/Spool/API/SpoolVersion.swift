@@ -9,5 +9,6 @@ public enum SpoolVersion {
     public static let fileFormatWritten = Int(LogFormat.currentVersion)
     /// The record body versions this build writes: each record in the lowest one that holds its
     /// operations (FORMAT.md, *Transaction body*).
-    public static let bodyVersionsWritten = Array(Int(TransactionCodec.baseBodyVersion)...Int(TransactionCodec.bodyVersion))
+    public static let bodyVersionsWritten = Array(
+        Int(TransactionCodec.baseBodyVersion)...Int(TransactionCodec.bodyVersion))
 }

@@ -30,10 +30,12 @@ struct MigrationPlanner {
             case .split(let replacements):
                 // Replacements are new jobs: they would not carry the original's constraints, prerequisites,
                 // schedule or dependents, so such a job is rewritten or dropped, never split.
-                let hasDependents = state.dependents[job.id]?.contains { state.jobs[$0]?.state.isFinished == false } ?? false
+                let hasDependents =
+                    state.dependents[job.id]?.contains { state.jobs[$0]?.state.isFinished == false } ?? false
                 guard !job.hasOptions, !hasDependents else {
-                    throw failure("job \(job.id) has constraints, prerequisites, dependents or a periodic schedule, "
-                                  + "which its replacements would lose: rewrite or drop it instead of splitting it")
+                    throw failure(
+                        "job \(job.id) has constraints, prerequisites, dependents or a periodic schedule, "
+                            + "which its replacements would lose: rewrite or drop it instead of splitting it")
                 }
                 steps.append(.other(.migrationRemove(id: job.id)))
                 takenIDs.remove(job.id)
@@ -130,7 +132,8 @@ struct MigrationPlanner {
         ended.state = .failed
         ended.nextRetryAt = nil
         ended.finishedAt = now
-        ended.lastError = truncated("attempts spent (\(image.attempts) of \(image.maxAttempts)) at migration \(migration.number)")
+        ended.lastError = truncated(
+            "attempts spent (\(image.attempts) of \(image.maxAttempts)) at migration \(migration.number)")
         return ended
     }
 
@@ -140,13 +143,15 @@ struct MigrationPlanner {
         image.lease = nil
         image.nextRetryAt = nil
         image.finishedAt = now
-        image.lastError = truncated("dropped by migration \(migration.number)" + (migration.name.isEmpty ? "" : " (\(migration.name))"))
+        image.lastError = truncated(
+            "dropped by migration \(migration.number)" + (migration.name.isEmpty ? "" : " (\(migration.name))"))
         return image
     }
 
     private func checkPayload(_ payload: Data, of id: String) throws {
         guard payload.count <= maximumPayloadSize else {
-            throw failure("the new payload of job \(id) is \(payload.count) bytes, over the limit of \(maximumPayloadSize)")
+            throw failure(
+                "the new payload of job \(id) is \(payload.count) bytes, over the limit of \(maximumPayloadSize)")
         }
     }
 
@@ -155,8 +160,10 @@ struct MigrationPlanner {
     }
 
     func failure(_ message: String) -> SpoolError {
-        SpoolError(.invalidArgument, "job migration \(migration.number)"
-                   + (migration.name.isEmpty ? "" : " (\(migration.name))") + ": \(message); nothing was written")
+        SpoolError(
+            .invalidArgument,
+            "job migration \(migration.number)"
+                + (migration.name.isEmpty ? "" : " (\(migration.name))") + ": \(message); nothing was written")
     }
 
     private func truncated(_ text: String) -> String {

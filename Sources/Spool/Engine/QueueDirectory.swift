@@ -33,11 +33,14 @@ struct QueueDirectory {
             names = try fileSystem.contentsOfDirectory(at: path)
         } catch let error as SpoolError where error.errno == Platform.Errno.notADirectory {
             // A link to something that is not a directory.
-            throw SpoolError(.notAQueue, "not a directory", path: path, errno: Platform.Errno.notADirectory, operation: error.operation)
+            throw SpoolError(
+                .notAQueue, "not a directory", path: path, errno: Platform.Errno.notADirectory,
+                operation: error.operation)
         } catch let error as SpoolError where error.errno == Platform.Errno.noSuchEntry {
             // A link to nothing (it is not created through), or a directory removed meanwhile.
-            throw SpoolError(.queueNotFound, "no queue directory", path: path,
-                             errno: Platform.Errno.noSuchEntry, operation: error.operation)
+            throw SpoolError(
+                .queueNotFound, "no queue directory", path: path,
+                errno: Platform.Errno.noSuchEntry, operation: error.operation)
         }
         if names.contains(where: { QueueDirectoryLayout.logSequence(fromFileName: $0) != nil }) { return true }
         if names.contains(where: { $0 != QueueDirectoryLayout.lockFileName }) {
@@ -51,9 +54,11 @@ struct QueueDirectory {
     ///
     /// - Parameter checkReplayed: Judges the replayed state before anything is repaired: what it
     ///   throws is thrown with the directory as it was (apart from the first file of a new queue).
-    func openForWriting(mode: RecoveryMode, createIfMissing: Bool,
-                        preallocationChunk: Int64 = LogWriter.defaultPreallocationChunk, durability: Durability = .full,
-                        checkReplayed: (QueueState) throws -> Void = { _ in }) throws -> Opened {
+    func openForWriting(
+        mode: RecoveryMode, createIfMissing: Bool,
+        preallocationChunk: Int64 = LogWriter.defaultPreallocationChunk, durability: Durability = .full,
+        checkReplayed: (QueueState) throws -> Void = { _ in }
+    ) throws -> Opened {
         if try fileSystem.entryKind(at: path) == nil && createIfMissing {
             try createDirectories()
         }
@@ -112,10 +117,11 @@ struct QueueDirectory {
             }
             try file.syncData()
             try fileSystem.syncDirectory(at: path)
-            let writer = LogWriter(file: file, fileSequence: last.sequence,
-                                   seed: RecordFrame.checksumSeed(instanceID: instanceID),
-                                   end: replay.lastFileValidEnd, lastLSN: replay.lastLSN,
-                                   preallocationChunk: preallocationChunk, durability: durability)
+            let writer = LogWriter(
+                file: file, fileSequence: last.sequence,
+                seed: RecordFrame.checksumSeed(instanceID: instanceID),
+                end: replay.lastFileValidEnd, lastLSN: replay.lastLSN,
+                preallocationChunk: preallocationChunk, durability: durability)
             return Opened(replay: replay, writer: writer, lock: lock)
         } catch {
             lock.release()
@@ -134,15 +140,19 @@ struct QueueDirectory {
 
     /// Replays without writing or creating anything, under a shared lock (fails while the queue is
     /// open for writing); a directory without `LOCK` is read without a lock (see ``FileSystem/lockDirectory(at:exclusive:)``).
-    func inspect(mode: RecoveryMode,
-                 visit: ((String, Int, UInt64, [LogOperation]) -> Void)? = nil) throws -> LogReplay.Outcome {
+    func inspect(
+        mode: RecoveryMode,
+        visit: ((String, Int, UInt64, [LogOperation]) -> Void)? = nil
+    ) throws -> LogReplay.Outcome {
         try inspect(mode: mode, visit: visit) { $0 }
     }
 
     /// Replays as ``inspect(mode:visit:)`` does, then runs `body` with the result while
     /// still holding the shared lock (so that it may read payloads from the log files).
-    func inspect<T>(mode: RecoveryMode, visit: ((String, Int, UInt64, [LogOperation]) -> Void)? = nil,
-                    then body: (LogReplay.Outcome) throws -> T) throws -> T {
+    func inspect<T>(
+        mode: RecoveryMode, visit: ((String, Int, UInt64, [LogOperation]) -> Void)? = nil,
+        then body: (LogReplay.Outcome) throws -> T
+    ) throws -> T {
         guard try checkIsQueue(mayCreate: false) else {
             throw SpoolError(.queueNotFound, "the directory holds no queue", path: path)
         }
@@ -167,7 +177,8 @@ struct QueueDirectory {
                     // Another process creating the same queue made it between the check and the
                     // `mkdir`: a directory (or a link to one) is what was wanted. Its creator may not
                     // have synced the parent yet, so it is synced here too before anything goes in.
-                    guard try fileSystem.entryKind(at: current).map({ $0 == .directory || $0 == .symbolicLink }) == true else {
+                    guard try fileSystem.entryKind(at: current).map({ $0 == .directory || $0 == .symbolicLink }) == true
+                    else {
                         throw error
                     }
                 }

@@ -24,10 +24,15 @@ extension QueueEngine {
         var payloadRanges: [Range<Int>] = []
         if let writeFailure { throw writeFailure }
         // Encoded behind room for the frame header, so that the writer does not copy the body again.
-        let frame = TransactionCodec.encode(operations, payloadRanges: &payloadRanges, headroom: LogFormat.frameHeaderSize)
+        let frame = TransactionCodec.encode(
+            operations, payloadRanges: &payloadRanges, headroom: LogFormat.frameHeaderSize)
         // The body as encoded, for the check below (debug builds only: the frame moves into the writer).
         var encodedBody: [UInt8] = []
-        assert({ encodedBody = Array(frame[LogFormat.frameHeaderSize...]); return true }())
+        assert(
+            {
+                encodedBody = Array(frame[LogFormat.frameHeaderSize...])
+                return true
+            }())
         if activeWriter.appendedEnd >= configuration.logFileSize { try rollOver() }
         let writer = activeWriter
         let (lsn, bodyOffset) = try writer.append(frame: consume frame)
@@ -43,23 +48,28 @@ extension QueueEngine {
                 let range = payloadRanges[enqueues]
                 enqueues += 1
                 // What its restore operation takes in a snapshot: the strings, the payload, ~30 bytes of fields.
-                let jobBytes = Double(range.count + new.id.utf8.count + new.kind.utf8.count
-                                      + (new.uniqueKey?.utf8.count ?? 0) + 32)
+                let jobBytes = Double(
+                    range.count + new.id.utf8.count + new.kind.utf8.count
+                        + (new.uniqueKey?.utf8.count ?? 0) + 32)
                 averageJobBytes += (jobBytes - averageJobBytes) / 64
-                operation = .enqueue(.init(
-                    id: new.id, kind: new.kind,
-                    payload: PayloadLocation(fileSequence: writer.fileSequence, offset: bodyOffset + Int64(range.lowerBound),
-                                             length: Int32(range.count),
-                                             checksum: new.payload.withUnsafeBytes { CRC32C.checksum($0) }),
-                    priority: new.priority, createdAt: new.createdAt, runAt: new.runAt, maxAttempts: new.maxAttempts,
-                    uniqueKey: new.uniqueKey, options: new.options))
+                operation = .enqueue(
+                    .init(
+                        id: new.id, kind: new.kind,
+                        payload: PayloadLocation(
+                            fileSequence: writer.fileSequence, offset: bodyOffset + Int64(range.lowerBound),
+                            length: Int32(range.count),
+                            checksum: new.payload.withUnsafeBytes { CRC32C.checksum($0) }),
+                        priority: new.priority, createdAt: new.createdAt, runAt: new.runAt,
+                        maxAttempts: new.maxAttempts,
+                        uniqueKey: new.uniqueKey, options: new.options))
             case .migrateJob(var job, let payload):
                 if let payload {
                     let range = payloadRanges[enqueues]
                     enqueues += 1
-                    job.payload = PayloadLocation(fileSequence: writer.fileSequence,
-                                                  offset: bodyOffset + Int64(range.lowerBound), length: Int32(range.count),
-                                                  checksum: CRC32C.checksum(payload))
+                    job.payload = PayloadLocation(
+                        fileSequence: writer.fileSequence,
+                        offset: bodyOffset + Int64(range.lowerBound), length: Int32(range.count),
+                        checksum: CRC32C.checksum(payload))
                 }
                 operation = .migrateJob(job)
             case .other(let other):
@@ -72,16 +82,24 @@ extension QueueEngine {
                 // means they and apply disagree): the record is appended and replay will refuse it. No trap:
                 // the queue refuses every later write (the record must not become durable beside more),
                 // and the caller gets the refusal.
-                let failure = SpoolError(.needsReopen, "record \(lsn) was written but does not apply (\(error)): "
-                                         + "the queue refuses writes until it is reopened", path: path, jobID: error.jobID.isEmpty ? nil : JobID(error.jobID))
+                let failure = SpoolError(
+                    .needsReopen,
+                    "record \(lsn) was written but does not apply (\(error)): "
+                        + "the queue refuses writes until it is reopened", path: path,
+                    jobID: error.jobID.isEmpty ? nil : JobID(error.jobID))
                 writeFailure = failure
                 changes.publish(jobIDs: operations.map(\.jobID).filter { !$0.isEmpty } + state.takeCascadedIDs())
                 throw failure
             }
-            assert({ recorded.append(operation); return true }())
+            assert(
+                {
+                    recorded.append(operation)
+                    return true
+                }())
         }
-        assert(Self.decodes(encodedBody, to: recorded, fileSequence: writer.fileSequence, bodyOffset: bodyOffset),
-               "a record this build encoded does not decode to the operations it applies")
+        assert(
+            Self.decodes(encodedBody, to: recorded, fileSequence: writer.fileSequence, bodyOffset: bodyOffset),
+            "a record this build encoded does not decode to the operations it applies")
         // Jobs a cascade changed inside apply (dependents unblocked or cancelled) are published too.
         let cascaded = state.takeCascadedIDs()
         changes.publish(jobIDs: operations.map(\.jobID).filter { !$0.isEmpty } + cascaded)
@@ -92,8 +110,10 @@ extension QueueEngine {
     }
 
     /// Whether `body` decodes to `operations` (the debug check of ``commit(_:)``).
-    static func decodes(_ body: [UInt8], to operations: [LogOperation], fileSequence: UInt64,
-                                bodyOffset: Int64) -> Bool {
+    static func decodes(
+        _ body: [UInt8], to operations: [LogOperation], fileSequence: UInt64,
+        bodyOffset: Int64
+    ) -> Bool {
         let decoded = try? body.withUnsafeBytes {
             try TransactionCodec.decode($0, fileSequence: fileSequence, bodyOffset: bodyOffset)
         }

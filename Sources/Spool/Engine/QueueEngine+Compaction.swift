@@ -110,15 +110,20 @@ extension QueueEngine {
                 let snapshotSequence = activeWriter.fileSequence + 1
                 let lastLSN = try rollOver(skipping: 1)
                 let createdAt = min(state.summary?.createdAt ?? now, state.jobs.values.map(\.createdAt).min() ?? now)
-                let summary = SnapshotSummary(lastLSN: lastLSN, nextSequence: state.nextSequence, createdAt: createdAt,
-                                              expiredJobs: state.expiredJobs)
+                let summary = SnapshotSummary(
+                    lastLSN: lastLSN, nextSequence: state.nextSequence, createdAt: createdAt,
+                    expiredJobs: state.expiredJobs)
                 // The snapshot replaces every record so far; those appended from now on follow it.
                 return (state, summary, snapshotSequence, expiredIDs.count, recordsSinceSnapshot, lastLSN)
             }
-            guard let (copy, summary, sequence, expired, recordsReplaced, lastLSN) = planned else { return Pending(nil, nil) }
+            guard let (copy, summary, sequence, expired, recordsReplaced, lastLSN) = planned else {
+                return Pending(nil, nil)
+            }
             do {
-                return Pending(try finishCompaction(copy: copy, summary: summary, sequence: sequence, expired: expired,
-                                                    recordsReplaced: recordsReplaced), lastLSN)
+                return Pending(
+                    try finishCompaction(
+                        copy: copy, summary: summary, sequence: sequence, expired: expired,
+                        recordsReplaced: recordsReplaced), lastLSN)
             } catch let error as SpoolError {
                 // What reached the disk is unknown (a failed sync cannot be retried), as after a failed
                 // write of the log: the queue refuses changes until it is reopened, and open sorts it out.
@@ -129,8 +134,10 @@ extension QueueEngine {
     }
 
     /// Steps 2 to 4 of ``compact()``: the snapshot, the payloads moved into it, the old files deleted.
-    func finishCompaction(copy: QueueState, summary: SnapshotSummary, sequence: UInt64,
-                          expired: Int, recordsReplaced: Int) throws -> CompactionReport {
+    func finishCompaction(
+        copy: QueueState, summary: SnapshotSummary, sequence: UInt64,
+        expired: Int, recordsReplaced: Int
+    ) throws -> CompactionReport {
         let replaced = try LogReplay.logFiles(in: path, fileSystem: configuration.fileSystem)
             .filter { $0.sequence < sequence }
         var bytesBefore: Int64 = 0
@@ -140,13 +147,15 @@ extension QueueEngine {
             handle.close()
         }
         let jobs = copy.jobs.values.sorted { $0.sequence < $1.sequence }
-        let writer = SnapshotWriter(directory: path, fileSystem: configuration.fileSystem, instanceID: instanceID,
-                                    sequence: sequence)
+        let writer = SnapshotWriter(
+            directory: path, fileSystem: configuration.fileSystem, instanceID: instanceID,
+            sequence: sequence)
         // Once the queue is closed, the snapshot is given up rather than renamed into the log:
         // close() waits for this compaction before it releases the directory, and sooner this way.
-        let outcome = try writer.write(summary: summary, appliedMigration: copy.appliedMigration, jobs: jobs,
-                                       payload: { try self.payload(at: $0.payload) },
-                                       beforeRename: { try self.withOpenState {} })
+        let outcome = try writer.write(
+            summary: summary, appliedMigration: copy.appliedMigration, jobs: jobs,
+            payload: { try self.payload(at: $0.payload) },
+            beforeRename: { try self.withOpenState {} })
         try withOpenState {
             state.relocatePayloads(outcome.moves)
             state.adoptSummary(summary)
@@ -163,15 +172,17 @@ extension QueueEngine {
         for file in replaced { try configuration.fileSystem.removeFile(at: file.path) }
         if !replaced.isEmpty { try configuration.fileSystem.syncDirectory(at: path) }
         logFileReaders.forget(below: sequence)
-        return CompactionReport(bytesBefore: bytesBefore, bytesAfter: outcome.bytes, recordsWritten: outcome.records,
-                                jobsWritten: jobs.count, jobsExpired: expired, snapshotFile: sequence)
+        return CompactionReport(
+            bytesBefore: bytesBefore, bytesAfter: outcome.bytes, recordsWritten: outcome.records,
+            jobsWritten: jobs.count, jobsExpired: expired, snapshotFile: sequence)
     }
 
     /// What the snapshots remember of the queue's past.
     var history: QueueHistory {
         lock.withLock {
-            QueueHistory(createdAt: state.summary.map { Millis.date($0.createdAt) },
-                         expiredJobs: Int(clamping: state.expiredJobs))
+            QueueHistory(
+                createdAt: state.summary.map { Millis.date($0.createdAt) },
+                expiredJobs: Int(clamping: state.expiredJobs))
         }
     }
 }

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// What a mutator of the engine returns: the change is applied and its record appended, but the
@@ -104,8 +104,9 @@ extension QueueEngine {
     /// The error every call throws after `failure`: `what` failed, reopen the queue.
     static func needsReopen(after failure: SpoolError, _ what: String) -> SpoolError {
         guard failure.code != .needsReopen else { return failure }
-        return SpoolError(.needsReopen, "\(what) (\(failure)); reopen the queue",
-                          path: failure.path, offset: failure.offset, errno: failure.errno, operation: failure.operation)
+        return SpoolError(
+            .needsReopen, "\(what) (\(failure)); reopen the queue",
+            path: failure.path, offset: failure.offset, errno: failure.errno, operation: failure.operation)
     }
 
     /// Runs `body` under `lock`, refusing with ``SpoolError/Code/closed`` once the queue is closed,

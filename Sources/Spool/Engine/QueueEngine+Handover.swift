@@ -36,8 +36,10 @@ extension QueueEngine {
     /// unfinished job waits for it, and no expired lease is to be reclaimed. Otherwise only the
     /// outcome is recorded (``Handover/claimedHere`` false). Either way one record: a crash
     /// leaves both the outcome and the claim, or neither.
-    func handOver(id: JobID, token: LeaseToken, ending: AttemptEnd, nextKinds: KindSet?,
-                  leaseDuration: TimeInterval?) throws -> Pending<Handover> {
+    func handOver(
+        id: JobID, token: LeaseToken, ending: AttemptEnd, nextKinds: KindSet?,
+        leaseDuration: TimeInterval?
+    ) throws -> Pending<Handover> {
         let duration = leaseDuration ?? configuration.leaseDuration
         try JobLimits.checkLeaseDuration(duration)
         return try withOpenState {
@@ -52,15 +54,18 @@ extension QueueEngine {
                 operations = failure(of: job, token: token, error: error, terminal: terminal, at: now)
             }
             var next: StoredJob?
-            let claimsHere = nextKinds != nil && !makesDue(operations, now: now)
+            let claimsHere =
+                nextKinds != nil && !makesDue(operations, now: now)
                 && state.unfinishedDirectDependents(of: id.rawValue).isEmpty && expiredLeaseReclaims(now: now).isEmpty
             if claimsHere, let nextKinds, let job = state.bestReadyJob(at: now, kinds: nextKinds) {
                 next = job
                 operations.append(claimOperation(of: job, at: now, duration: duration))
             }
             let lsn = try commit(operations)
-            return Pending(Handover(finished: state.jobs[id.rawValue]!, next: next.map { claimed($0.id) },
-                                    claimedHere: claimsHere), lsn)
+            return Pending(
+                Handover(
+                    finished: state.jobs[id.rawValue]!, next: next.map { claimed($0.id) },
+                    claimedHere: claimsHere), lsn)
         }
     }
 

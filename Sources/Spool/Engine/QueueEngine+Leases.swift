@@ -40,10 +40,13 @@ extension QueueEngine {
     /// The claim of `job` at `now` under a new lease of `duration` seconds.
     func claimOperation(of job: StoredJob, at now: Int64, duration: TimeInterval) -> PlannedOperation {
         let monotonic = clock.monotonicNanoseconds()
-        return .other(.claim(LogOperation.Claim(id: job.id, token: RandomPool.shared.nextToken(), claimedAt: now,
-                                                expiresAt: now + Millis.from(seconds: duration),
-                                                monotonicExpiry: monotonic + UInt64(duration * 1e9),
-                                                bootID: clock.bootIdentifier())))
+        return .other(
+            .claim(
+                LogOperation.Claim(
+                    id: job.id, token: RandomPool.shared.nextToken(), claimedAt: now,
+                    expiresAt: now + Millis.from(seconds: duration),
+                    monotonicExpiry: monotonic + UInt64(duration * 1e9),
+                    bootID: clock.bootIdentifier())))
     }
 
     /// Job `id` as a claim just left it: running, under its lease.
@@ -58,9 +61,13 @@ extension QueueEngine {
         try JobLimits.checkLeaseDuration(duration)
         return try withOpenState {
             _ = try leasedJob(id, token: token, issued: issued)
-            let lsn = try commit([.other(.renewLease(id: id.rawValue, token: token.rawValue,
-                                                     expiresAt: nowMillis + Millis.from(seconds: duration),
-                                                     monotonicExpiry: clock.monotonicNanoseconds() + UInt64(duration * 1e9)))])
+            let lsn = try commit([
+                .other(
+                    .renewLease(
+                        id: id.rawValue, token: token.rawValue,
+                        expiresAt: nowMillis + Millis.from(seconds: duration),
+                        monotonicExpiry: clock.monotonicNanoseconds() + UInt64(duration * 1e9)))
+            ])
             return Pending(state.jobs[id.rawValue]!, lsn)
         }
     }
@@ -76,7 +83,8 @@ extension QueueEngine {
 
     /// The operations that record the success of `job`, held under `token`, at `now`.
     func completion(of job: StoredJob, token: LeaseToken, at now: Int64) -> [PlannedOperation] {
-        [.other(.complete(id: job.id, token: token.rawValue, at: now))] + nextOccurrence(of: job, endingWith: nil, at: now)
+        [.other(.complete(id: job.id, token: token.rawValue, at: now))]
+            + nextOccurrence(of: job, endingWith: nil, at: now)
     }
 
     /// Records the failure of job `id` held under `token` (see ``leasedJob(_:token:issued:)`` for `issued`).
@@ -90,9 +98,15 @@ extension QueueEngine {
 
     /// The operations that record the failure of `job`, held under `token`, at `now`: a retry
     /// after the retry policy's delay unless `terminal` or its attempts are spent.
-    func failure(of job: StoredJob, token: LeaseToken, error: String, terminal: Bool, at now: Int64) -> [PlannedOperation] {
+    func failure(of job: StoredJob, token: LeaseToken, error: String, terminal: Bool, at now: Int64)
+        -> [PlannedOperation]
+    {
         let nextRetryAt = terminal ? nil : nextRetry(after: job, now: now)
-        return [.other(.fail(id: job.id, token: token.rawValue, at: now, error: Self.truncated(error), nextRetryAt: nextRetryAt))]
+        return [
+            .other(
+                .fail(
+                    id: job.id, token: token.rawValue, at: now, error: Self.truncated(error), nextRetryAt: nextRetryAt))
+        ]
             + nextOccurrence(of: job, endingWith: nextRetryAt, at: now)
     }
 
@@ -114,8 +128,9 @@ extension QueueEngine {
     /// The deadline after the job's current attempt failed, or `nil` when its attempts are spent.
     func nextRetry(after job: StoredJob, now: Int64) -> Int64? {
         guard job.attempts < job.maxAttempts else { return nil }
-        let delay = configuration.retryPolicy.delay(afterFailedAttempt: Int(job.attempts),
-                                                    unitRandom: Double.random(in: 0..<1))
+        let delay = configuration.retryPolicy.delay(
+            afterFailedAttempt: Int(job.attempts),
+            unitRandom: Double.random(in: 0..<1))
         return min(now + Millis.from(seconds: delay), Millis.latest)
     }
 
@@ -126,7 +141,9 @@ extension QueueEngine {
     /// existed and has since been deleted, expired by retention, or removed (split) by a job
     /// migration. Given a bare id and token, the queue cannot tell an id it never had from one it
     /// no longer has (it keeps nothing of removed jobs): that is ``SpoolError/Code/jobNotFound``.
-    func leasedJob(_ id: JobID, token: LeaseToken, issued: Bool, for action: Refusal.Action = .renew) throws -> StoredJob {
+    func leasedJob(_ id: JobID, token: LeaseToken, issued: Bool, for action: Refusal.Action = .renew) throws
+        -> StoredJob
+    {
         do {
             return try state.leased(id.rawValue, token: token.rawValue, for: action).job
         } catch {

@@ -24,9 +24,10 @@ extension QueueEngine {
     /// (a build that registers none opens it, as a tool does).
     static func refuseNewerMigrations(applied: UInt64, highest: Int?, path: String) throws {
         guard let highest, applied > UInt64(highest) else { return }
-        throw SpoolError(.newerMigrations,
-                         "the queue's jobs were migrated up to job migration \(applied); this build registers migrations up to \(highest)",
-                         path: path)
+        throw SpoolError(
+            .newerMigrations,
+            "the queue's jobs were migrated up to job migration \(applied); this build registers migrations up to \(highest)",
+            path: path)
     }
 
     /// Applies every registered migration above the queue's applied number, in order. Call during init only.
@@ -55,8 +56,9 @@ extension QueueEngine {
     /// from a copy of the state outside the lock (payload reads take it) and stays true.
     func record(_ migration: JobMigration) throws -> UInt64 {
         let now = nowMillis
-        let planner = MigrationPlanner(migration: migration, now: now,
-                                       maximumPayloadSize: configuration.maximumPayloadSize)
+        let planner = MigrationPlanner(
+            migration: migration, now: now,
+            maximumPayloadSize: configuration.maximumPayloadSize)
         let steps = try planner.plan(lock.withLock { state }) { try self.payload(at: $0.payload) }
         return try lock.withLock {
             let number = UInt64(migration.number)
@@ -104,9 +106,10 @@ extension QueueEngine {
             while start < unrunnable.count {
                 // Each operation is at most a few hundred bytes: far below the record limit in groups of 10 000.
                 let batch = unrunnable[start..<min(start + 10_000, unrunnable.count)]
-                lastLSN = try commit(batch.map {
-                    .other(.abandon(id: $0.id, at: now, reason: "this build cannot run jobs of kind \($0.kind)"))
-                })
+                lastLSN = try commit(
+                    batch.map {
+                        .other(.abandon(id: $0.id, at: now, reason: "this build cannot run jobs of kind \($0.kind)"))
+                    })
                 start += batch.count
             }
             return Pending(unrunnable.map { JobID($0.id) }, lastLSN)
@@ -116,7 +119,8 @@ extension QueueEngine {
     /// Refuses a kind the build does not run, when ``Configuration/knownKinds`` is set.
     func checkKnown(kind: String, jobID: JobID? = nil) throws {
         guard let known = configuration.knownKinds, !known.contains(kind) else { return }
-        throw SpoolError(.invalidArgument, "this build cannot run jobs of kind \(kind) (not in knownKinds)", jobID: jobID)
+        throw SpoolError(
+            .invalidArgument, "this build cannot run jobs of kind \(kind) (not in knownKinds)", jobID: jobID)
     }
 
     /// The number of the last job migration the queue applied; 0 before the first.

@@ -24,8 +24,9 @@ extension QueueEngine {
         let conditions = try withOpenState { state.deviceConditions }
         return try jobs { QueueState.isClaimable($0, at: now, kind: kind, conditions: conditions) }
             .sorted { a, b in
-                QueueState.claimPrecedes(priority: a.priority, dueAt: a.dueAt, sequence: a.sequence,
-                                         b.priority, b.dueAt, b.sequence)
+                QueueState.claimPrecedes(
+                    priority: a.priority, dueAt: a.dueAt, sequence: a.sequence,
+                    b.priority, b.dueAt, b.sequence)
             }
     }
 
@@ -125,11 +126,13 @@ extension QueueEngine {
         if location.fileSequence == writer.fileSequence {
             bytes = try writer.read(at: location.offset, count: Int(location.length))
         } else if location.fileSequence < writer.fileSequence {
-            bytes = try logFileReaders.read(sequence: location.fileSequence, at: location.offset,
-                                            count: Int(location.length))
+            bytes = try logFileReaders.read(
+                sequence: location.fileSequence, at: location.offset,
+                count: Int(location.length))
         } else {
-            throw SpoolError(.ioFailure, "the payload lies in log file \(location.fileSequence), after the active one",
-                             path: path, offset: location.offset)
+            throw SpoolError(
+                .ioFailure, "the payload lies in log file \(location.fileSequence), after the active one",
+                path: path, offset: location.offset)
         }
         try location.checkRead(bytes, inQueue: path)
         return bytes

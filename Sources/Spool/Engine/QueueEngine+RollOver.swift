@@ -34,9 +34,10 @@ extension QueueEngine {
             writeFailure = Self.needsReopen(after: error, "creating the next log file failed")
             throw error
         }
-        let next = LogWriter(file: file, fileSequence: sequence, seed: old.seed, end: Int64(LogFormat.fileHeaderSize),
-                             lastLSN: lastLSN, preallocationChunk: configuration.preallocationChunk,
-                             durability: configuration.durability)
+        let next = LogWriter(
+            file: file, fileSequence: sequence, seed: old.seed, end: Int64(LogFormat.fileHeaderSize),
+            lastLSN: lastLSN, preallocationChunk: configuration.preallocationChunk,
+            durability: configuration.durability)
         writerLock.withLock {
             activeWriter = next
             retiredWriterStatistics = retiredWriterStatistics.adding(old.currentStatistics)

@@ -38,8 +38,10 @@ extension QueueEngine {
         planned.reserveCapacity(requests.count)
         for index in requests.indices {
             do {
-                planned.append(try validate(requests[index], now: now,
-                                            generatedID: requests[index].id == nil ? generatedIDs.popLast() : nil))
+                planned.append(
+                    try validate(
+                        requests[index], now: now,
+                        generatedID: requests[index].id == nil ? generatedIDs.popLast() : nil))
             } catch let error as SpoolError {
                 throw SpoolError(error.code, "job \(index) of the batch: \(error.message)", jobID: error.jobID)
             }
@@ -54,8 +56,10 @@ extension QueueEngine {
     /// Plans the validated jobs `planned` of `requests`, in order. A function of its own so that
     /// `state` is borrowed once for the whole batch (not copied for each job) and let go before
     /// the commit changes it. Each job of `planned` moves into the plan uncopied, leaving nil.
-    private static func plan(_ requests: [NewJob], _ planned: inout [NewEnqueue?],
-                             against state: QueueState) throws -> (CheckedOperations, [JobID]) {
+    private static func plan(
+        _ requests: [NewJob], _ planned: inout [NewEnqueue?],
+        against state: QueueState
+    ) throws -> (CheckedOperations, [JobID]) {
         var plan = EnqueuePlan(jobs: requests.count, over: state)
         var ids: [JobID] = []
         ids.reserveCapacity(requests.count)
@@ -69,16 +73,23 @@ extension QueueEngine {
     func validate(_ request: NewJob, now: Int64, generatedID: String? = nil) throws -> NewEnqueue {
         try Self.checkText(request.kind, name: "kind", maxBytes: JobLimits.maxKindBytes)
         try checkKnown(kind: request.kind, jobID: request.id)
-        if let key = request.uniqueKey { try Self.checkText(key, name: "unique key", maxBytes: JobLimits.maxUniqueKeyBytes) }
+        if let key = request.uniqueKey {
+            try Self.checkText(key, name: "unique key", maxBytes: JobLimits.maxUniqueKeyBytes)
+        }
         if let id = request.id { try Self.checkText(id.rawValue, name: "job id", maxBytes: JobLimits.maxIDBytes) }
         guard request.payload.count <= configuration.maximumPayloadSize else {
-            throw SpoolError.invalidArgument("the payload of \(request.payload.count) bytes is over the limit of \(configuration.maximumPayloadSize)")
+            throw SpoolError.invalidArgument(
+                "the payload of \(request.payload.count) bytes is over the limit of \(configuration.maximumPayloadSize)"
+            )
         }
         guard request.delay >= 0, request.delay < JobLimits.maxDelay else {
-            throw SpoolError.invalidArgument("the delay must be at least 0 s and under \(Int64(JobLimits.maxDelay)) s, not \(request.delay)")
+            throw SpoolError.invalidArgument(
+                "the delay must be at least 0 s and under \(Int64(JobLimits.maxDelay)) s, not \(request.delay)")
         }
         guard JobLimits.priorities.contains(request.priority), let priority = Int32(exactly: request.priority) else {
-            throw SpoolError.invalidArgument("priority must be from \(JobLimits.priorities.lowerBound) to \(JobLimits.priorities.upperBound), not \(request.priority)")
+            throw SpoolError.invalidArgument(
+                "priority must be from \(JobLimits.priorities.lowerBound) to \(JobLimits.priorities.upperBound), not \(request.priority)"
+            )
         }
         let maxAttempts = request.maxAttempts ?? configuration.retryPolicy.maxAttempts
         guard (1...JobLimits.maxAttempts).contains(maxAttempts) else {
@@ -101,11 +112,17 @@ extension QueueEngine {
         }
         if let periodic = request.periodic {
             guard periodic.interval.isFinite, periodic.interval >= PeriodicSchedule.minimumInterval,
-                  periodic.interval < 1e9 else {
-                throw SpoolError.invalidArgument("a periodic interval must be at least \(Int(PeriodicSchedule.minimumInterval)) seconds")
+                periodic.interval < 1e9
+            else {
+                throw SpoolError.invalidArgument(
+                    "a periodic interval must be at least \(Int(PeriodicSchedule.minimumInterval)) seconds")
             }
-            guard periodic.flex == 0 || (periodic.flex >= PeriodicSchedule.minimumFlex && periodic.flex <= periodic.interval) else {
-                throw SpoolError.invalidArgument("a periodic flex must be 0 or from \(Int(PeriodicSchedule.minimumFlex)) seconds to the interval")
+            guard
+                periodic.flex == 0
+                    || (periodic.flex >= PeriodicSchedule.minimumFlex && periodic.flex <= periodic.interval)
+            else {
+                throw SpoolError.invalidArgument(
+                    "a periodic flex must be 0 or from \(Int(PeriodicSchedule.minimumFlex)) seconds to the interval")
             }
             guard request.dependencies.isEmpty, request.uniquePolicy != .append else {
                 throw SpoolError.invalidArgument("a periodic job cannot have prerequisites nor be appended to a chain")
@@ -113,10 +130,11 @@ extension QueueEngine {
             options.periodic = (Millis.from(seconds: periodic.interval), Millis.from(seconds: periodic.flex))
         }
         let base = request.runAt.map(Millis.from) ?? now
-        return NewEnqueue(id: request.id?.rawValue ?? generatedID ?? RandomPool.shared.nextUUIDString(), kind: request.kind,
-                          payload: request.payload, priority: Int64(priority), createdAt: now,
-                          runAt: base + Millis.from(seconds: request.delay), maxAttempts: Int64(maxAttempts),
-                          uniqueKey: request.uniqueKey, options: options)
+        return NewEnqueue(
+            id: request.id?.rawValue ?? generatedID ?? RandomPool.shared.nextUUIDString(), kind: request.kind,
+            payload: request.payload, priority: Int64(priority), createdAt: now,
+            runAt: base + Millis.from(seconds: request.delay), maxAttempts: Int64(maxAttempts),
+            uniqueKey: request.uniqueKey, options: options)
     }
 
     static func checkText(_ text: String, name: String, maxBytes: Int) throws {
@@ -132,8 +150,12 @@ extension QueueEngine {
     func cancel(_ id: JobID) throws -> Pending<StoredJob> {
         try withOpenState {
             // Cancelling a cancelled job changes nothing and writes nothing.
-            if let job = state.jobs[id.rawValue], job.state == .cancelled { return Pending(job, writer.lastAppendedLSN) }
-            try Self.checked { () throws(Refusal) in _ = try state.located(id.rawValue, in: QueueState.cancellableStates, for: .cancel) }
+            if let job = state.jobs[id.rawValue], job.state == .cancelled {
+                return Pending(job, writer.lastAppendedLSN)
+            }
+            try Self.checked { () throws(Refusal) in
+                _ = try state.located(id.rawValue, in: QueueState.cancellableStates, for: .cancel)
+            }
             let lsn = try commit([.other(.cancel(id: id.rawValue, at: nowMillis))])
             return Pending(state.jobs[id.rawValue]!, lsn)
         }
@@ -169,7 +191,9 @@ extension QueueEngine {
     /// (their own dependents then follow by the cascade inside apply).
     func delete(_ id: JobID) throws -> Pending<Void> {
         try withOpenState {
-            guard state.jobs[id.rawValue] != nil else { throw Refusal.noSuchJob(id: id.rawValue, action: .delete).error }
+            guard state.jobs[id.rawValue] != nil else {
+                throw Refusal.noSuchJob(id: id.rawValue, action: .delete).error
+            }
             let now = nowMillis
             // The removal rule (``QueueState/checkNotAwaited(_:for:)``) holds once these are cancelled.
             let waiting = state.unfinishedDirectDependents(of: id.rawValue)

@@ -98,11 +98,15 @@ final class QueueEngine: @unchecked Sendable {
         // Migration settings need no state: invalid ones are refused before the directory is touched,
         // and a queue migrated further than this build knows before anything in it is repaired.
         let highestMigration = try Self.checkMigrationNumbers(configuration.migrations)
-        let opened = try directory
-            .openForWriting(mode: configuration.recoveryMode, createIfMissing: configuration.createIfMissing,
-                            preallocationChunk: configuration.preallocationChunk,
-                            durability: configuration.durability) { replayed in
-                try Self.refuseNewerMigrations(applied: replayed.appliedMigration, highest: highestMigration, path: path)
+        let opened =
+            try directory
+            .openForWriting(
+                mode: configuration.recoveryMode, createIfMissing: configuration.createIfMissing,
+                preallocationChunk: configuration.preallocationChunk,
+                durability: configuration.durability
+            ) { replayed in
+                try Self.refuseNewerMigrations(
+                    applied: replayed.appliedMigration, highest: highestMigration, path: path)
             }
         activeWriter = opened.writer
         instanceID = opened.replay.instanceID ?? []
@@ -113,7 +117,7 @@ final class QueueEngine: @unchecked Sendable {
         do {
             let activeSequence = opened.writer.fileSequence
             for file in try LogReplay.logFiles(in: path, fileSystem: configuration.fileSystem)
-                where file.sequence < activeSequence {
+            where file.sequence < activeSequence {
                 let handle = try configuration.fileSystem.openFile(at: file.path, mode: .readOnly)
                 defer { handle.close() }
                 let size = try handle.size()

@@ -16,7 +16,9 @@ final class RandomPool: @unchecked Sendable {
             while copied < count {
                 if position == buffer.count { refill() }
                 let chunk = min(buffer.count - position, count - copied)
-                buffer.withUnsafeBytes { destination.advanced(by: copied).copyMemory(from: $0.baseAddress! + position, byteCount: chunk) }
+                buffer.withUnsafeBytes {
+                    destination.advanced(by: copied).copyMemory(from: $0.baseAddress! + position, byteCount: chunk)
+                }
                 position += chunk
                 copied += chunk
             }

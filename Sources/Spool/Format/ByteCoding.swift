@@ -54,12 +54,22 @@ struct ByteWriter {
 
     /// A presence byte (0 or 1), then the string when present.
     mutating func writeOptionalString(_ value: String?) {
-        if let value { writeUInt8(1); writeString(value) } else { writeUInt8(0) }
+        if let value {
+            writeUInt8(1)
+            writeString(value)
+        } else {
+            writeUInt8(0)
+        }
     }
 
     /// A presence byte (0 or 1), then the zigzag varint when present.
     mutating func writeOptionalSignedVarint(_ value: Int64?) {
-        if let value { writeUInt8(1); writeSignedVarint(value) } else { writeUInt8(0) }
+        if let value {
+            writeUInt8(1)
+            writeSignedVarint(value)
+        } else {
+            writeUInt8(0)
+        }
     }
 
     mutating func writeRaw<C: Collection>(_ value: C) where C.Element == UInt8 {

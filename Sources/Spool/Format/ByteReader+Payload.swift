@@ -3,7 +3,8 @@ extension ByteReader {
     /// in log file `fileSequence`: where its bytes lie, with their checksum.
     mutating func readPayload(fileSequence: UInt64, bodyOffset: Int64) throws(DecodingError) -> PayloadLocation {
         let (range, checksum) = try readChecksummedByteRange()
-        return PayloadLocation(fileSequence: fileSequence, offset: bodyOffset + Int64(range.lowerBound),
-                               length: Int32(range.count), checksum: checksum)
+        return PayloadLocation(
+            fileSequence: fileSequence, offset: bodyOffset + Int64(range.lowerBound),
+            length: Int32(range.count), checksum: checksum)
     }
 }

@@ -51,7 +51,8 @@ enum CRC32C {
             }
             while count - index >= 16 {
                 let first = state ^ UInt32(littleEndianBytes: bytes, at: index)
-                state = lookUp(first, 15)
+                state =
+                    lookUp(first, 15)
                     ^ lookUp(UInt32(littleEndianBytes: bytes, at: index + 4), 11)
                     ^ lookUp(UInt32(littleEndianBytes: bytes, at: index + 8), 7)
                     ^ lookUp(UInt32(littleEndianBytes: bytes, at: index + 12), 3)
@@ -79,7 +80,8 @@ extension UInt32 {
     /// Reads four bytes at `offset` as a little-endian integer; no alignment needed.
     @inline(__always)
     init(littleEndianBytes bytes: UnsafeRawBufferPointer, at offset: Int) {
-        self = UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8
+        self =
+            UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8
             | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 3]) << 24
     }
 }

@@ -21,8 +21,11 @@ struct EnqueueOptions: Equatable, Sendable {
     /// `nil` when every option is absent.
     private var box: Box?
 
-    init(constraints: JobConstraints? = nil, dependencies: [String] = [], periodic: (interval: Int64, flex: Int64)? = nil) {
-        box = constraints == nil && dependencies.isEmpty && periodic == nil
+    init(
+        constraints: JobConstraints? = nil, dependencies: [String] = [], periodic: (interval: Int64, flex: Int64)? = nil
+    ) {
+        box =
+            constraints == nil && dependencies.isEmpty && periodic == nil
             ? nil : Box(constraints: constraints, dependencies: dependencies, periodic: periodic)
     }
 

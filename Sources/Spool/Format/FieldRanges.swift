@@ -13,8 +13,10 @@ enum FieldRanges {
 
 extension ByteReader {
     /// A value read at `start` is out of its field's range.
-    private func outOfRange(_ field: String, _ value: some BinaryInteger, at start: Int,
-                            _ range: String) -> DecodingError {
+    private func outOfRange(
+        _ field: String, _ value: some BinaryInteger, at start: Int,
+        _ range: String
+    ) -> DecodingError {
         DecodingError(reason: "\(field) \(value) is out of range (\(range))", position: start)
     }
 

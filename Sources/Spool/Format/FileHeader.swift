@@ -20,7 +20,8 @@ struct FileHeader: Equatable, Sendable {
     /// A header of any version: `firstLSN` is written from version 2 on (and must then be given).
     init(version: UInt16, instanceID: [UInt8], sequence: UInt64, firstLSN: UInt64?) {
         precondition(instanceID.count == 16)
-        precondition((firstLSN != nil) == (version >= LogFormat.firstLSNVersion), "version 2 headers name their first LSN")
+        precondition(
+            (firstLSN != nil) == (version >= LogFormat.firstLSNVersion), "version 2 headers name their first LSN")
         self.version = version
         self.instanceID = instanceID
         self.sequence = sequence
@@ -83,7 +84,8 @@ struct FileHeader: Equatable, Sendable {
             let version = try reader.readUInt16()
             let storedSize = try reader.readUInt16()
             let instanceRange = reader.position..<(reader.position + 16)
-            _ = try reader.readUInt64(); _ = try reader.readUInt64()
+            _ = try reader.readUInt64()
+            _ = try reader.readUInt64()
             let sequence = try reader.readUInt64()
             let firstLSN = version >= LogFormat.firstLSNVersion ? try reader.readUInt64() : nil
             let checksumOffset = reader.position
@@ -94,8 +96,10 @@ struct FileHeader: Equatable, Sendable {
                 return .failure(.damaged("unsupported version \(version) or header size \(storedSize)"))
             }
             if firstLSN == 0 { return .failure(.damaged("first LSN 0")) }
-            return .success(FileHeader(version: version, instanceID: Array(bytes[instanceRange]), sequence: sequence,
-                                       firstLSN: firstLSN))
+            return .success(
+                FileHeader(
+                    version: version, instanceID: Array(bytes[instanceRange]), sequence: sequence,
+                    firstLSN: firstLSN))
         } catch {
             return .failure(.incomplete)
         }

@@ -62,7 +62,8 @@ enum QueueDirectoryLayout {
 
     /// The name a snapshot is written under before it is complete: `snap-` + 16 hex digits + `.tmp`.
     static func snapshotTempName(sequence: UInt64) -> String {
-        snapshotTempPrefix + String(logFileName(sequence: sequence).dropFirst(logPrefix.count).dropLast(logSuffix.count))
+        snapshotTempPrefix
+            + String(logFileName(sequence: sequence).dropFirst(logPrefix.count).dropLast(logSuffix.count))
             + snapshotTempSuffix
     }
 
@@ -84,7 +85,8 @@ enum QueueDirectoryLayout {
     /// The sequence number of a log file name, or `nil` for any other name.
     static func logSequence(fromFileName name: String) -> UInt64? {
         guard name.hasPrefix(logPrefix), name.hasSuffix(logSuffix),
-              name.utf8.count == logPrefix.utf8.count + 16 + logSuffix.utf8.count else { return nil }
+            name.utf8.count == logPrefix.utf8.count + 16 + logSuffix.utf8.count
+        else { return nil }
         let hex = name.dropFirst(logPrefix.count).dropLast(logSuffix.count)
         guard hex.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) else { return nil }
         return UInt64(hex, radix: 16)

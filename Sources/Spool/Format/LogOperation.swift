@@ -75,9 +75,9 @@ enum LogOperation: Equatable, Sendable {
         case .enqueue(let op): return op.id
         case .claim(let op): return op.id
         case .renewLease(let id, _, _, _), .complete(let id, _, _), .fail(let id, _, _, _, _),
-             .cancel(let id, _), .retry(let id, _), .reschedule(let id, _, _), .delete(let id),
-             .reclaim(let id, _, _, _), .expire(let id), .migrationRemove(let id), .abandon(let id, _, _),
-             .nextOccurrence(let id, _, _):
+            .cancel(let id, _), .retry(let id, _), .reschedule(let id, _, _), .delete(let id),
+            .reclaim(let id, _, _, _), .expire(let id), .migrationRemove(let id), .abandon(let id, _, _),
+            .nextOccurrence(let id, _, _):
             return id
         case .restore(let job): return job.id
         case .migrateJob(let job): return job.id

@@ -35,9 +35,11 @@ struct MigratedJob: Equatable, Sendable {
         payload = nil
     }
 
-    init(id: String, kind: String, state: JobState, attempts: Int32, maxAttempts: Int32, priority: Int32,
-         createdAt: Int64, runAt: Int64, nextRetryAt: Int64?, finishedAt: Int64?, uniqueKey: String?,
-         lastError: String?, lease: StoredLease?, payload: PayloadLocation?) {
+    init(
+        id: String, kind: String, state: JobState, attempts: Int32, maxAttempts: Int32, priority: Int32,
+        createdAt: Int64, runAt: Int64, nextRetryAt: Int64?, finishedAt: Int64?, uniqueKey: String?,
+        lastError: String?, lease: StoredLease?, payload: PayloadLocation?
+    ) {
         self.id = id
         self.kind = kind
         self.state = state
@@ -126,8 +128,10 @@ enum MigrationCodec {
         return start..<writer.count
     }
 
-    static func decode(_ opcode: TransactionCodec.Opcode, _ reader: inout ByteReader, fileSequence: UInt64,
-                       bodyOffset: Int64) throws -> LogOperation {
+    static func decode(
+        _ opcode: TransactionCodec.Opcode, _ reader: inout ByteReader, fileSequence: UInt64,
+        bodyOffset: Int64
+    ) throws -> LogOperation {
         switch opcode {
         case .migrationBegin:
             return .migrationBegin(number: try reader.readVarint(), at: try reader.readSignedVarint())
@@ -140,13 +144,16 @@ enum MigrationCodec {
         case .migrationsApplied:
             return .migrationsApplied(number: try reader.readVarint())
         case .abandon:
-            return .abandon(id: try reader.readString(), at: try reader.readSignedVarint(), reason: try reader.readString())
+            return .abandon(
+                id: try reader.readString(), at: try reader.readSignedVarint(), reason: try reader.readString())
         default:
             throw TransactionCodec.Failure.malformed("opcode \(opcode.rawValue) is not a migration operation")
         }
     }
 
-    private static func decodeJob(_ reader: inout ByteReader, fileSequence: UInt64, bodyOffset: Int64) throws -> MigratedJob {
+    private static func decodeJob(_ reader: inout ByteReader, fileSequence: UInt64, bodyOffset: Int64) throws
+        -> MigratedJob
+    {
         let id = try reader.readString()
         let kind = try reader.readString()
         let code = Int(try reader.readUInt8())
@@ -170,9 +177,10 @@ enum MigrationCodec {
             payload = try reader.readPayload(fileSequence: fileSequence, bodyOffset: bodyOffset)
         case let other: throw TransactionCodec.Failure.malformed("payload presence byte \(other)")
         }
-        return MigratedJob(id: id, kind: kind, state: SnapshotCodec.stateCodes[code - 1], attempts: attempts,
-                           maxAttempts: maxAttempts, priority: priority, createdAt: createdAt, runAt: runAt,
-                           nextRetryAt: nextRetryAt, finishedAt: finishedAt, uniqueKey: uniqueKey,
-                           lastError: lastError, lease: lease, payload: payload)
+        return MigratedJob(
+            id: id, kind: kind, state: SnapshotCodec.stateCodes[code - 1], attempts: attempts,
+            maxAttempts: maxAttempts, priority: priority, createdAt: createdAt, runAt: runAt,
+            nextRetryAt: nextRetryAt, finishedAt: finishedAt, uniqueKey: uniqueKey,
+            lastError: lastError, lease: lease, payload: payload)
     }
 }

@@ -10,10 +10,12 @@ extension TransactionCodec {
     /// `FORMAT.md`'s tables say the same (`OpcodeTableTests`). Which opcode an operation is
     /// written as is ``TransactionCodec/opcode(of:)``; the encoder's dispatch is checked against it.
     enum Opcode: UInt8, CaseIterable, Sendable {
-        case enqueue = 1, claim, renewLease, complete, fail, cancel, retry, reschedule, delete, reclaim
+        case enqueue = 1
+        case claim, renewLease, complete, fail, cancel, retry, reschedule, delete, reclaim
         case restore, snapshot, expire
         case enqueueWithOptions, nextOccurrence, restoreWithOptions
-        case migrationBegin = 20, migrateJob, migrationRemove, migrationCommit, migrationsApplied, abandon
+        case migrationBegin = 20
+        case migrateJob, migrationRemove, migrationCommit, migrationsApplied, abandon
 
         /// One row of the opcode table.
         struct Facts: Sendable {
@@ -27,8 +29,10 @@ extension TransactionCodec {
 
         /// The table: one row per opcode.
         var facts: Facts {
-            let base = baseBodyVersion, compaction = compactionBodyVersion
-            let options = optionsBodyVersion, migration = migrationBodyVersion
+            let base = baseBodyVersion
+            let compaction = compactionBodyVersion
+            let options = optionsBodyVersion
+            let migration = migrationBodyVersion
             switch self {
             case .enqueue: return Facts(name: "enqueue", minimumBodyVersion: base, startsWithJobID: true)
             case .claim: return Facts(name: "claim", minimumBodyVersion: base, startsWithJobID: true)
@@ -45,7 +49,8 @@ extension TransactionCodec {
             case .expire: return Facts(name: "expire", minimumBodyVersion: compaction, startsWithJobID: true)
             case .enqueueWithOptions:
                 return Facts(name: "enqueue_with_options", minimumBodyVersion: options, startsWithJobID: true)
-            case .nextOccurrence: return Facts(name: "next_occurrence", minimumBodyVersion: options, startsWithJobID: true)
+            case .nextOccurrence:
+                return Facts(name: "next_occurrence", minimumBodyVersion: options, startsWithJobID: true)
             case .restoreWithOptions:
                 return Facts(name: "restore_with_options", minimumBodyVersion: options, startsWithJobID: true)
             case .migrationBegin:

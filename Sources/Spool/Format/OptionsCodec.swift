@@ -53,9 +53,10 @@ enum OptionsCodec {
                 throw TransactionCodec.Failure.malformed("a condition named twice")
             }
         }
-        let constraints = JobConstraints(requiresNetwork: flags & 1 != 0, requiresUnmeteredNetwork: flags & 2 != 0,
-                                         requiresCharging: flags & 4 != 0, requiresDeviceIdle: flags & 8 != 0,
-                                         requiresBatteryNotLow: flags & 16 != 0, requiredConditions: names)
+        let constraints = JobConstraints(
+            requiresNetwork: flags & 1 != 0, requiresUnmeteredNetwork: flags & 2 != 0,
+            requiresCharging: flags & 4 != 0, requiresDeviceIdle: flags & 8 != 0,
+            requiresBatteryNotLow: flags & 16 != 0, requiredConditions: names)
         guard !constraints.isEmpty else { throw TransactionCodec.Failure.malformed("present but empty constraints") }
         return constraints
     }
@@ -73,7 +74,8 @@ enum OptionsCodec {
         switch try reader.readUInt8() {
         case 0: return nil
         case 1:
-            let interval = try reader.readDuration("interval_ms"), flex = try reader.readDuration("flex_ms")
+            let interval = try reader.readDuration("interval_ms")
+            let flex = try reader.readDuration("flex_ms")
             try checkSchedule(interval: interval, flex: flex)
             return (interval, flex)
         case let other: throw TransactionCodec.Failure.malformed("periodic presence byte \(other)")
@@ -81,7 +83,10 @@ enum OptionsCodec {
     }
 
     static func encodeOptional(_ periodic: StoredPeriodic?, into writer: inout ByteWriter) {
-        guard let periodic else { writer.writeUInt8(0); return }
+        guard let periodic else {
+            writer.writeUInt8(0)
+            return
+        }
         writer.writeUInt8(1)
         writer.writeVarint(UInt64(periodic.interval))
         writer.writeVarint(UInt64(periodic.flex))
@@ -94,11 +99,14 @@ enum OptionsCodec {
         switch try reader.readUInt8() {
         case 0: return nil
         case 1:
-            let interval = try reader.readDuration("interval_ms"), flex = try reader.readDuration("flex_ms")
+            let interval = try reader.readDuration("interval_ms")
+            let flex = try reader.readDuration("flex_ms")
             try checkSchedule(interval: interval, flex: flex)
             let anchor = try reader.readSignedVarint()
             let occurrence = try reader.readCounter("occurrence")
-            guard occurrence >= 1 else { throw TransactionCodec.Failure.malformed("occurrence 0 (occurrences count from 1)") }
+            guard occurrence >= 1 else {
+                throw TransactionCodec.Failure.malformed("occurrence 0 (occurrences count from 1)")
+            }
             return StoredPeriodic(interval: interval, flex: flex, anchor: anchor, occurrence: Int64(occurrence))
         case let other: throw TransactionCodec.Failure.malformed("periodic presence byte \(other)")
         }

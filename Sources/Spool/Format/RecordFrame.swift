@@ -66,14 +66,17 @@ enum RecordFrame {
     /// Appends a framed record to `buffer`: header, then body, with the checksum
     /// filled in. Returns the offset of the body within `buffer`.
     @discardableResult
-    static func append(body: UnsafeRawBufferPointer, type: RecordType, lsn: UInt64, groupIndex: UInt16,
-                       seed: UInt32, to buffer: inout [UInt8]) -> Int {
+    static func append(
+        body: UnsafeRawBufferPointer, type: RecordType, lsn: UInt64, groupIndex: UInt16,
+        seed: UInt32, to buffer: inout [UInt8]
+    ) -> Int {
         let start = buffer.count
         buffer.append(contentsOf: repeatElement(0, count: LogFormat.frameHeaderSize))
         buffer.append(contentsOf: body)
         buffer.withUnsafeMutableBytes { raw in
-            sealFrame(UnsafeMutableRawBufferPointer(rebasing: raw[start...]), type: type, lsn: lsn,
-                      groupIndex: groupIndex, seed: seed)
+            sealFrame(
+                UnsafeMutableRawBufferPointer(rebasing: raw[start...]), type: type, lsn: lsn,
+                groupIndex: groupIndex, seed: seed)
         }
         return start + LogFormat.frameHeaderSize
     }
@@ -87,8 +90,10 @@ enum RecordFrame {
     }
 
     /// Fills in the header of the frame `raw` (header room, then the body) and its checksum.
-    private static func sealFrame(_ raw: UnsafeMutableRawBufferPointer, type: RecordType, lsn: UInt64,
-                                  groupIndex: UInt16, seed: UInt32) {
+    private static func sealFrame(
+        _ raw: UnsafeMutableRawBufferPointer, type: RecordType, lsn: UInt64,
+        groupIndex: UInt16, seed: UInt32
+    ) {
         let bodyLength = raw.count - LogFormat.frameHeaderSize
         precondition(bodyLength >= 0 && bodyLength <= LogFormat.maximumBodySize)
         var header = ByteWriter(capacity: LogFormat.frameHeaderSize)
@@ -128,8 +133,10 @@ enum RecordFrame {
     /// The LSNs a frame may carry: 1 to ``LogFormat/maximumLSN``.
     static let acceptableLSNs: ClosedRange<UInt64> = 1...LogFormat.maximumLSN
 
-    static func parse(_ file: UnsafeRawBufferPointer, at offset: Int, seed: UInt32,
-                      acceptableLSNs: ClosedRange<UInt64> = RecordFrame.acceptableLSNs) -> Result<Found, Damage> {
+    static func parse(
+        _ file: UnsafeRawBufferPointer, at offset: Int, seed: UInt32,
+        acceptableLSNs: ClosedRange<UInt64> = RecordFrame.acceptableLSNs
+    ) -> Result<Found, Damage> {
         let available = file.count - offset
         guard available >= LogFormat.frameHeaderSize else {
             return .failure(.truncated)
@@ -153,8 +160,10 @@ enum RecordFrame {
         guard actual == header.checksum else {
             return .failure(.checksumMismatch(checkedBytes: end - offset))
         }
-        return .success(Found(header: header, offset: offset,
-                              bodyRange: (offset + LogFormat.frameHeaderSize)..<end))
+        return .success(
+            Found(
+                header: header, offset: offset,
+                bodyRange: (offset + LogFormat.frameHeaderSize)..<end))
     }
 
     /// Whether every byte from `offset` to the end is zero.

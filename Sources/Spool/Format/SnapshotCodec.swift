@@ -41,8 +41,10 @@ enum SnapshotCodec {
     /// - Returns: Where the payload bytes lie in the writer's bytes.
     @discardableResult
     static func encodeRestore(_ job: StoredJob, payload: [UInt8], into writer: inout ByteWriter) -> Range<Int> {
-        writer.writeUInt8(job.hasOptions ? TransactionCodec.Opcode.restoreWithOptions.rawValue
-                                         : TransactionCodec.Opcode.restore.rawValue)
+        writer.writeUInt8(
+            job.hasOptions
+                ? TransactionCodec.Opcode.restoreWithOptions.rawValue
+                : TransactionCodec.Opcode.restore.rawValue)
         writer.writeString(job.id)
         writer.writeString(job.kind)
         writer.writeUInt8(UInt8(stateCodes.firstIndex(of: job.state)! + 1))
@@ -69,12 +71,15 @@ enum SnapshotCodec {
     }
 
     static func decodeSummary(_ reader: inout ByteReader) throws -> SnapshotSummary {
-        SnapshotSummary(lastLSN: try reader.readLSN("last_lsn"), nextSequence: try reader.readCounter("next_sequence"),
-                        createdAt: try reader.readSignedVarint(), expiredJobs: try reader.readCounter("expired_jobs"))
+        SnapshotSummary(
+            lastLSN: try reader.readLSN("last_lsn"), nextSequence: try reader.readCounter("next_sequence"),
+            createdAt: try reader.readSignedVarint(), expiredJobs: try reader.readCounter("expired_jobs"))
     }
 
-    static func decodeRestore(_ reader: inout ByteReader, withOptions: Bool, fileSequence: UInt64,
-                              bodyOffset: Int64) throws -> StoredJob {
+    static func decodeRestore(
+        _ reader: inout ByteReader, withOptions: Bool, fileSequence: UInt64,
+        bodyOffset: Int64
+    ) throws -> StoredJob {
         let id = try reader.readString()
         let kind = try reader.readString()
         let code = Int(try reader.readUInt8())
@@ -105,11 +110,12 @@ enum SnapshotCodec {
         }
         let payload = try reader.readPayload(fileSequence: fileSequence, bodyOffset: bodyOffset)
         // The rare fields are boxed once, or not at all for a plain job (three setters would box three times).
-        return StoredJob(id: id, kind: kind, state: stateCodes[code - 1], attempts: attempts, maxAttempts: maxAttempts,
-                         priority: priority, sequence: sequence, createdAt: createdAt, runAt: runAt,
-                         nextRetryAt: nextRetryAt, finishedAt: finishedAt, uniqueKey: uniqueKey, lastError: lastError,
-                         payload: payload,
-                         lease: lease, constraints: constraints, waitingFor: waitingFor, periodic: periodic)
+        return StoredJob(
+            id: id, kind: kind, state: stateCodes[code - 1], attempts: attempts, maxAttempts: maxAttempts,
+            priority: priority, sequence: sequence, createdAt: createdAt, runAt: runAt,
+            nextRetryAt: nextRetryAt, finishedAt: finishedAt, uniqueKey: uniqueKey, lastError: lastError,
+            payload: payload,
+            lease: lease, constraints: constraints, waitingFor: waitingFor, periodic: periodic)
     }
 
     /// `lease := presence:u8 (token:u64 claimed_at:svarint expires_at:svarint monotonic_expiry:varint boot_id:string)?`
@@ -130,9 +136,10 @@ enum SnapshotCodec {
         switch try reader.readUInt8() {
         case 0: return nil
         case 1:
-            return StoredLease(token: try reader.readUInt64(), claimedAt: try reader.readSignedVarint(),
-                               expiresAt: try reader.readSignedVarint(), monotonicExpiry: try reader.readVarint(),
-                               bootID: try reader.readString())
+            return StoredLease(
+                token: try reader.readUInt64(), claimedAt: try reader.readSignedVarint(),
+                expiresAt: try reader.readSignedVarint(), monotonicExpiry: try reader.readVarint(),
+                bootID: try reader.readString())
         case let other: throw TransactionCodec.Failure.malformed("lease presence byte \(other)")
         }
     }

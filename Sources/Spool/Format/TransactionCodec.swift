@@ -40,14 +40,18 @@ enum TransactionCodec {
     /// - Parameter headroom: Bytes left in front of the body (zeroes), so that the frame
     ///   header can be written there and the body need not be copied behind it
     ///   (``LogWriter/append(frame:type:)``). The payload ranges are relative to the body.
-    static func encode(_ operations: [PlannedOperation], payloadRanges: inout [Range<Int>],
-                       headroom: Int = 0) -> [UInt8] {
+    static func encode(
+        _ operations: [PlannedOperation], payloadRanges: inout [Range<Int>],
+        headroom: Int = 0
+    ) -> [UInt8] {
         var capacity = 3 + headroom
         for operation in operations {
             if case .enqueue(let op) = operation {
-                capacity += 64 + op.id.utf8.count + op.kind.utf8.count + (op.uniqueKey?.utf8.count ?? 0) + op.payload.count
+                capacity +=
+                    64 + op.id.utf8.count + op.kind.utf8.count + (op.uniqueKey?.utf8.count ?? 0) + op.payload.count
             } else if case .migrateJob(let job, let payload) = operation {
-                capacity += 96 + job.id.utf8.count + job.kind.utf8.count + (job.uniqueKey?.utf8.count ?? 0)
+                capacity +=
+                    96 + job.id.utf8.count + job.kind.utf8.count + (job.uniqueKey?.utf8.count ?? 0)
                     + (job.lastError?.utf8.count ?? 0) + (job.lease?.bootID.utf8.count ?? 0) + (payload?.count ?? 0)
             } else {
                 capacity += 64
@@ -62,8 +66,9 @@ enum TransactionCodec {
             let start = writer.count
             defer {
                 // The encoders below write each operation's opcode; the table says which it must be.
-                assert(writer.bytes[start] == opcode(of: operations[index]).rawValue,
-                       "operation \(index) written with opcode \(writer.bytes[start])")
+                assert(
+                    writer.bytes[start] == opcode(of: operations[index]).rawValue,
+                    "operation \(index) written with opcode \(writer.bytes[start])")
             }
             switch operations[index] {
             case .enqueue(let op):
@@ -179,8 +184,10 @@ enum TransactionCodec {
 
     /// Decodes a body. `fileSequence` and `bodyOffset` say where the body lies
     /// in the log, so that enqueues can record where their payload is.
-    static func decode(_ body: UnsafeRawBufferPointer, fileSequence: UInt64,
-                       bodyOffset: Int64) throws(Failure) -> [LogOperation] {
+    static func decode(
+        _ body: UnsafeRawBufferPointer, fileSequence: UInt64,
+        bodyOffset: Int64
+    ) throws(Failure) -> [LogOperation] {
         var decoder = try BodyDecoder(body, fileSequence: fileSequence, bodyOffset: bodyOffset)
         var operations: [LogOperation] = []
         operations.reserveCapacity(decoder.count)
@@ -223,10 +230,14 @@ enum TransactionCodec {
         /// The next operation; `nil` after the last one, once no byte is left after it.
         mutating func next() throws(Failure) -> LogOperation? {
             guard decoded < count else {
-                guard reader.isAtEnd else { throw Failure.malformed("\(reader.remaining) bytes after the last operation") }
+                guard reader.isAtEnd else {
+                    throw Failure.malformed("\(reader.remaining) bytes after the last operation")
+                }
                 return nil
             }
-            let version = self.version, fileSequence = self.fileSequence, bodyOffset = self.bodyOffset
+            let version = self.version
+            let fileSequence = self.fileSequence
+            let bodyOffset = self.bodyOffset
             var reader = self.reader
             defer { self.reader = reader }
             let operation = try TransactionCodec.failures { () throws -> LogOperation in
@@ -255,8 +266,10 @@ enum TransactionCodec {
         }
     }
 
-    private static func decodeOperation(_ reader: inout ByteReader, fileSequence: UInt64,
-                                        bodyOffset: Int64) throws -> LogOperation {
+    private static func decodeOperation(
+        _ reader: inout ByteReader, fileSequence: UInt64,
+        bodyOffset: Int64
+    ) throws -> LogOperation {
         let rawOpcode = try reader.readUInt8()
         guard let opcode = Opcode(rawValue: rawOpcode) else { throw Failure.malformed("unknown opcode \(rawOpcode)") }
         switch opcode {
@@ -276,35 +289,46 @@ enum TransactionCodec {
                 guard !options.isEmpty else { throw Failure.malformed("an enqueue with options has none") }
             }
             let location = try reader.readPayload(fileSequence: fileSequence, bodyOffset: bodyOffset)
-            return .enqueue(.init(id: id, kind: kind, payload: location, priority: priority, createdAt: createdAt,
-                                  runAt: runAt, maxAttempts: maxAttempts, uniqueKey: uniqueKey, options: options))
+            return .enqueue(
+                .init(
+                    id: id, kind: kind, payload: location, priority: priority, createdAt: createdAt,
+                    runAt: runAt, maxAttempts: maxAttempts, uniqueKey: uniqueKey, options: options))
         case .claim:
-            return .claim(.init(id: try reader.readString(), token: try reader.readUInt64(),
-                                claimedAt: try reader.readSignedVarint(), expiresAt: try reader.readSignedVarint(),
-                                monotonicExpiry: try reader.readVarint(), bootID: try reader.readString()))
+            return .claim(
+                .init(
+                    id: try reader.readString(), token: try reader.readUInt64(),
+                    claimedAt: try reader.readSignedVarint(), expiresAt: try reader.readSignedVarint(),
+                    monotonicExpiry: try reader.readVarint(), bootID: try reader.readString()))
         case .renewLease:
-            return .renewLease(id: try reader.readString(), token: try reader.readUInt64(),
-                               expiresAt: try reader.readSignedVarint(), monotonicExpiry: try reader.readVarint())
+            return .renewLease(
+                id: try reader.readString(), token: try reader.readUInt64(),
+                expiresAt: try reader.readSignedVarint(), monotonicExpiry: try reader.readVarint())
         case .complete:
-            return .complete(id: try reader.readString(), token: try reader.readUInt64(), at: try reader.readSignedVarint())
+            return .complete(
+                id: try reader.readString(), token: try reader.readUInt64(), at: try reader.readSignedVarint())
         case .fail:
-            return .fail(id: try reader.readString(), token: try reader.readUInt64(), at: try reader.readSignedVarint(),
-                         error: try reader.readString(), nextRetryAt: try reader.readOptionalSignedVarint())
+            return .fail(
+                id: try reader.readString(), token: try reader.readUInt64(), at: try reader.readSignedVarint(),
+                error: try reader.readString(), nextRetryAt: try reader.readOptionalSignedVarint())
         case .cancel:
             return .cancel(id: try reader.readString(), at: try reader.readSignedVarint())
         case .retry:
             return .retry(id: try reader.readString(), at: try reader.readSignedVarint())
         case .reschedule:
-            return .reschedule(id: try reader.readString(), runAt: try reader.readSignedVarint(),
-                               at: try reader.readSignedVarint())
+            return .reschedule(
+                id: try reader.readString(), runAt: try reader.readSignedVarint(),
+                at: try reader.readSignedVarint())
         case .delete:
             return .delete(id: try reader.readString())
         case .reclaim:
-            return .reclaim(id: try reader.readString(), at: try reader.readSignedVarint(),
-                            reason: try reader.readString(), nextRetryAt: try reader.readOptionalSignedVarint())
+            return .reclaim(
+                id: try reader.readString(), at: try reader.readSignedVarint(),
+                reason: try reader.readString(), nextRetryAt: try reader.readOptionalSignedVarint())
         case .restore, .restoreWithOptions:
-            return .restore(try SnapshotCodec.decodeRestore(&reader, withOptions: opcode == .restoreWithOptions,
-                                                            fileSequence: fileSequence, bodyOffset: bodyOffset))
+            return .restore(
+                try SnapshotCodec.decodeRestore(
+                    &reader, withOptions: opcode == .restoreWithOptions,
+                    fileSequence: fileSequence, bodyOffset: bodyOffset))
         case .snapshot:
             return .snapshot(try SnapshotCodec.decodeSummary(&reader))
         case .expire:
@@ -312,8 +336,9 @@ enum TransactionCodec {
         case .migrationBegin, .migrateJob, .migrationRemove, .migrationCommit, .migrationsApplied, .abandon:
             return try MigrationCodec.decode(opcode, &reader, fileSequence: fileSequence, bodyOffset: bodyOffset)
         case .nextOccurrence:
-            return .nextOccurrence(id: try reader.readString(), at: try reader.readSignedVarint(),
-                                   runAt: try reader.readSignedVarint())
+            return .nextOccurrence(
+                id: try reader.readString(), at: try reader.readSignedVarint(),
+                runAt: try reader.readSignedVarint())
         }
     }
 }

@@ -45,7 +45,9 @@ final class LogFileReaders: @unchecked Sendable {
             order.removeAll { $0 == sequence }
             order.append(sequence)
             return found
-        }) { return cached }
+        }) {
+            return cached
+        }
         let path = directory + "/" + QueueDirectoryLayout.logFileName(sequence: sequence)
         let file = try fileSystem.openFile(at: path, mode: .readOnly)
         lock.withLock {
@@ -66,14 +68,16 @@ extension PayloadLocation {
     func checkRead(_ bytes: [UInt8], inQueue directory: String) throws(SpoolError) {
         let path = directory + "/" + QueueDirectoryLayout.logFileName(sequence: fileSequence)
         guard bytes.count == Int(length) else {
-            throw SpoolError(.corruption, "the payload is shorter on disk than recorded (\(bytes.count) of \(length) bytes)",
-                             path: path, offset: offset)
+            throw SpoolError(
+                .corruption, "the payload is shorter on disk than recorded (\(bytes.count) of \(length) bytes)",
+                path: path, offset: offset)
         }
         let found = CRC32C.checksum(bytes)
         guard found == checksum else {
-            throw SpoolError(.corruption,
-                             "the payload's \(length) bytes changed on disk since they were verified (CRC-32C \(Self.hex(found)), expected \(Self.hex(checksum)))",
-                             path: path, offset: offset)
+            throw SpoolError(
+                .corruption,
+                "the payload's \(length) bytes changed on disk since they were verified (CRC-32C \(Self.hex(found)), expected \(Self.hex(checksum)))",
+                path: path, offset: offset)
         }
     }
 

@@ -73,18 +73,22 @@ struct LogReplay {
 
     /// Replays every file. `inspect` sees each record's operations before they are applied.
     func run(inspect: ((_ path: String, _ offset: Int, _ lsn: UInt64, _ operations: [LogOperation]) -> Void)? = nil)
-        throws -> Outcome {
+        throws -> Outcome
+    {
         var result = Outcome()
         var files = try Self.logFiles(in: directory, fileSystem: fileSystem)
         for logFile in files where try fileSystem.entryKind(at: logFile.path) != .file {
-            throw SpoolError(.notAQueue, "a log file name that is not a regular file (symbolic links are not followed)",
-                             path: logFile.path)
+            throw SpoolError(
+                .notAQueue, "a log file name that is not a regular file (symbolic links are not followed)",
+                path: logFile.path)
         }
         // The writer counts files up from 1 and never comes near this; a larger number is damage, and
         // the arithmetic on file numbers (the next file, a gap) may then trust its range.
         if let beyond = files.last, beyond.sequence > QueueDirectoryLayout.maximumFileSequence {
-            throw SpoolError(.corruption, "log file number \(beyond.sequence) is out of range (at most "
-                             + "\(QueueDirectoryLayout.maximumFileSequence))", path: beyond.path)
+            throw SpoolError(
+                .corruption,
+                "log file number \(beyond.sequence) is out of range (at most "
+                    + "\(QueueDirectoryLayout.maximumFileSequence))", path: beyond.path)
         }
         // A last file without a complete header is a creation a crash cut short: it never held an
         // acknowledged record, and open removes it. The rest of the directory is judged as open
@@ -103,8 +107,9 @@ struct LogReplay {
         // Without a snapshot the log starts at file 1: files are only ever removed once a snapshot replaces them.
         let lowest = files.first ?? result.tornCreation?.file
         if result.snapshotSequence == nil, let lowest, lowest.sequence != 1 {
-            throw SpoolError(.corruption, "log files 1 to \(lowest.sequence - 1) are missing (no snapshot replaces them)",
-                             path: lowest.path)
+            throw SpoolError(
+                .corruption, "log files 1 to \(lowest.sequence - 1) are missing (no snapshot replaces them)",
+                path: lowest.path)
         }
         var snapshotRecords = 0
         for (index, logFile) in files.enumerated() {
@@ -115,11 +120,14 @@ struct LogReplay {
                     if let torn = result.tornCreation {
                         // The file after a snapshot had its header synced before the snapshot got its name
                         // (FORMAT.md, *Snapshots and compaction*): no crash leaves it torn.
-                        throw SpoolError(.corruption, "the file after the snapshot \(logFile.sequence) holds no complete header (\(torn.size) bytes); no crash leaves it so",
-                                         path: torn.file.path, offset: 0)
+                        throw SpoolError(
+                            .corruption,
+                            "the file after the snapshot \(logFile.sequence) holds no complete header (\(torn.size) bytes); no crash leaves it so",
+                            path: torn.file.path, offset: 0)
                     }
-                    throw SpoolError(.corruption, "a snapshot is the last log file; the file after it is missing",
-                                     path: logFile.path)
+                    throw SpoolError(
+                        .corruption, "a snapshot is the last log file; the file after it is missing",
+                        path: logFile.path)
                 }
                 try replayFile(logFile, isLast: false, mayEndTorn: false, into: &result, inspect: inspect)
                 snapshotRecords = result.transitionRecords
@@ -130,8 +138,9 @@ struct LogReplay {
                 result.lastLSN = summary.lastLSN
             } else {
                 // The file before a torn creation was complete before that file was made: it may not end torn.
-                try replayFile(logFile, isLast: isLast, mayEndTorn: isLast && result.tornCreation == nil,
-                               into: &result, inspect: inspect)
+                try replayFile(
+                    logFile, isLast: isLast, mayEndTorn: isLast && result.tornCreation == nil,
+                    into: &result, inspect: inspect)
             }
             result.report.filesRead += 1
         }
@@ -180,9 +189,10 @@ struct LogReplay {
     }
 
     static func newerFileError(version: UInt16, path: String) -> SpoolError {
-        SpoolError(.newerFormat,
-                   "written in file format version \(version); this build reads versions \(LogFormat.oldestReadableVersion) to \(LogFormat.currentVersion)",
-                   path: path, offset: 8)
+        SpoolError(
+            .newerFormat,
+            "written in file format version \(version); this build reads versions \(LogFormat.oldestReadableVersion) to \(LogFormat.currentVersion)",
+            path: path, offset: 8)
     }
 
     /// Whether the file is a snapshot: its first record holds the single operation `snapshot`.
@@ -195,27 +205,34 @@ struct LogReplay {
         guard let file = try? fileSystem.openFile(at: logFile.path, mode: .readOnly) else { return false }
         defer { file.close() }
         guard let head = try? file.read(at: 0, count: LogFormat.longestFileHeaderSize + LogFormat.frameHeaderSize),
-              case .success(let header) = head.withUnsafeBytes({ FileHeader.decode($0) }),
-              head.count >= header.size + LogFormat.frameHeaderSize else { return false }
+            case .success(let header) = head.withUnsafeBytes({ FileHeader.decode($0) }),
+            head.count >= header.size + LogFormat.frameHeaderSize
+        else { return false }
         let start = header.size
         let length = head.withUnsafeBytes { RecordFrame.declaredBodyLength($0, frameAt: start) }
         // This build's snapshot record is a few dozen bytes; a newer one may be longer, and its
         // version is only trusted from an intact frame, so a bounded first frame is read whole.
         guard length <= Self.firstFrameReadLimit,
-              let whole = try? file.read(at: 0, count: RecordFrame.end(ofFrameAt: start, bodyLength: length)) else {
+            let whole = try? file.read(at: 0, count: RecordFrame.end(ofFrameAt: start, bodyLength: length))
+        else {
             return false
         }
         return try whole.withUnsafeBytes { raw throws -> Bool in
-            guard case .success(let found) = RecordFrame.parse(raw, at: start, seed: RecordFrame.checksumSeed(instanceID: header.instanceID)) else {
+            guard
+                case .success(let found) = RecordFrame.parse(
+                    raw, at: start, seed: RecordFrame.checksumSeed(instanceID: header.instanceID))
+            else {
                 return false
             }
             let operations: [LogOperation]
             do {
-                operations = try TransactionCodec.decode(UnsafeRawBufferPointer(rebasing: raw[found.bodyRange]),
-                                                         fileSequence: logFile.sequence,
-                                                         bodyOffset: Int64(found.bodyRange.lowerBound))
+                operations = try TransactionCodec.decode(
+                    UnsafeRawBufferPointer(rebasing: raw[found.bodyRange]),
+                    fileSequence: logFile.sequence,
+                    bodyOffset: Int64(found.bodyRange.lowerBound))
             } catch TransactionCodec.Failure.newerBodyVersion(let version) {
-                throw Self.newerRecordError(lsn: found.header.lsn, version: version, path: logFile.path, offset: found.offset)
+                throw Self.newerRecordError(
+                    lsn: found.header.lsn, version: version, path: logFile.path, offset: found.offset)
             } catch {
                 return false
             }
@@ -228,9 +245,10 @@ struct LogReplay {
     static let firstFrameReadLimit = 1 << 16
 
     static func newerRecordError(lsn: UInt64, version: UInt8, path: String, offset: Int) -> SpoolError {
-        SpoolError(.newerFormat,
-                   "record \(lsn) has body version \(version); this build reads body versions \(TransactionCodec.baseBodyVersion) to \(TransactionCodec.bodyVersion)",
-                   path: path, offset: Int64(offset))
+        SpoolError(
+            .newerFormat,
+            "record \(lsn) has body version \(version); this build reads body versions \(TransactionCodec.baseBodyVersion) to \(TransactionCodec.bodyVersion)",
+            path: path, offset: Int64(offset))
     }
 
     /// Replays one file.
@@ -238,8 +256,10 @@ struct LogReplay {
     /// - Parameters:
     ///   - isLast: The file is the last one read: writing resumes in it.
     ///   - mayEndTorn: Damage at its end may be a torn tail (only the directory's last file).
-    private func replayFile(_ logFile: LogFile, isLast: Bool, mayEndTorn: Bool, into result: inout Outcome,
-                            inspect: ((String, Int, UInt64, [LogOperation]) -> Void)?) throws {
+    private func replayFile(
+        _ logFile: LogFile, isLast: Bool, mayEndTorn: Bool, into result: inout Outcome,
+        inspect: ((String, Int, UInt64, [LogOperation]) -> Void)?
+    ) throws {
         let file = try fileSystem.openFile(at: logFile.path, mode: .readOnly)
         defer { file.close() }
         try file.withContents { raw in
@@ -263,12 +283,14 @@ struct LogReplay {
                 throw SpoolError(.corruption, "damaged file header: \(reason)", path: logFile.path, offset: 0)
             }
             guard header.sequence == logFile.sequence else {
-                throw SpoolError(.corruption, "header says file \(header.sequence), name says \(logFile.sequence)",
-                                 path: logFile.path, offset: 28)
+                throw SpoolError(
+                    .corruption, "header says file \(header.sequence), name says \(logFile.sequence)",
+                    path: logFile.path, offset: 28)
             }
             if let instance = result.instanceID, instance != header.instanceID {
-                throw SpoolError(.corruption, "the file belongs to another queue (instance id differs)",
-                                 path: logFile.path, offset: 12)
+                throw SpoolError(
+                    .corruption, "the file belongs to another queue (instance id differs)",
+                    path: logFile.path, offset: 12)
             }
             result.instanceID = header.instanceID
             result.versions.insert(header.version)
@@ -280,8 +302,9 @@ struct LogReplay {
                 expectedLSN = max(expectedLSN, firstLSN)
             }
 
-            let scanner = LogScanner(bytes: raw, seed: RecordFrame.checksumSeed(instanceID: header.instanceID),
-                                     isLastFile: mayEndTorn, mode: mode)
+            let scanner = LogScanner(
+                bytes: raw, seed: RecordFrame.checksumSeed(instanceID: header.instanceID),
+                isLastFile: mayEndTorn, mode: mode)
             let outcome: LogScanner.Outcome
             var warmer = JobIndexWarmer()
             defer { result.indexWarmerSink ^= warmer.sink }
@@ -289,17 +312,21 @@ struct LogReplay {
                 outcome = try scanner.scan(from: header.size, expectedLSN: expectedLSN) { event in
                     switch event {
                     case .skipped(let offset, let length, let reason):
-                        Self.skip(.init(path: logFile.path, offset: Int64(offset), length: Int64(length), reason: reason),
-                                  into: &result)
+                        Self.skip(
+                            .init(path: logFile.path, offset: Int64(offset), length: Int64(length), reason: reason),
+                            into: &result)
                     case .stale(let found, let reason):
                         // Passing over it unread is only right for a record this build could read: one of a
                         // newer body version may be what a newer build wrote after its own compaction.
                         if found.bodyRange.count > 0, raw[found.bodyRange.lowerBound] > TransactionCodec.bodyVersion {
-                            throw Self.newerRecordError(lsn: found.header.lsn, version: raw[found.bodyRange.lowerBound],
-                                                        path: logFile.path, offset: found.offset)
+                            throw Self.newerRecordError(
+                                lsn: found.header.lsn, version: raw[found.bodyRange.lowerBound],
+                                path: logFile.path, offset: found.offset)
                         }
-                        Self.skip(.init(path: logFile.path, offset: Int64(found.offset),
-                                        length: Int64(found.end - found.offset), reason: reason), into: &result)
+                        Self.skip(
+                            .init(
+                                path: logFile.path, offset: Int64(found.offset),
+                                length: Int64(found.end - found.offset), reason: reason), into: &result)
                     case .record(let found):
                         warmer.warm(recordAt: found.offset, in: raw, jobs: result.state.jobs)
                         try applyRecord(found, in: raw, file: logFile, into: &result, inspect: inspect)
@@ -321,34 +348,49 @@ struct LogReplay {
     /// and goes on. Above: records are missing at the end of the file before (cut at a record
     /// boundary, say), named with its end; the log goes on at `firstLSN`. Below: the header
     /// disagrees with the records before it; the records up to `expected - 1` are passed over as stale.
-    private func checkContinuity(_ logFile: LogFile, firstLSN: UInt64, expected: UInt64,
-                                 into result: inout Outcome) throws {
+    private func checkContinuity(
+        _ logFile: LogFile, firstLSN: UInt64, expected: UInt64,
+        into result: inout Outcome
+    ) throws {
         let skipped: RecoveryReport.Skipped
         if firstLSN > expected {
-            let reason = "records \(expected) to \(firstLSN - 1) are missing: file \(logFile.sequence) starts at LSN \(firstLSN)"
+            let reason =
+                "records \(expected) to \(firstLSN - 1) are missing: file \(logFile.sequence) starts at LSN \(firstLSN)"
                 + (result.previousFile.map { ", file \($0.file.sequence) ends at LSN \(expected - 1)" } ?? "")
             // The records lie at the end of the file before (or before the log's first file).
-            let place = result.previousFile.map { ($0.file.path, $0.validEnd) } ?? (logFile.path, Int64(FileHeader.firstLSNOffset))
+            let place =
+                result.previousFile.map { ($0.file.path, $0.validEnd) } ?? (
+                    logFile.path, Int64(FileHeader.firstLSNOffset)
+                )
             skipped = .init(path: place.0, offset: place.1, length: 0, reason: reason)
         } else {
-            skipped = .init(path: logFile.path, offset: Int64(FileHeader.firstLSNOffset), length: 0,
-                            reason: "the header says the file's first record is LSN \(firstLSN), but the log before it ends at LSN \(expected - 1)")
+            skipped = .init(
+                path: logFile.path, offset: Int64(FileHeader.firstLSNOffset), length: 0,
+                reason:
+                    "the header says the file's first record is LSN \(firstLSN), but the log before it ends at LSN \(expected - 1)"
+            )
         }
-        let damage = LogDamage(offset: Int(skipped.offset),
-                               kind: .headerLSNMismatch(.init(path: skipped.path, offset: skipped.offset,
-                                                              length: skipped.length, reason: skipped.reason)))
+        let damage = LogDamage(
+            offset: Int(skipped.offset),
+            kind: .headerLSNMismatch(
+                .init(
+                    path: skipped.path, offset: skipped.offset,
+                    length: skipped.length, reason: skipped.reason)))
         try carryOut(RecoveryPlan.decide(damage, mode: mode), file: logFile, into: &result)
         if firstLSN > expected { result.lastLSN = firstLSN - 1 }
     }
 
-    private func applyRecord(_ found: RecordFrame.Found, in raw: UnsafeRawBufferPointer, file: LogFile,
-                             into result: inout Outcome,
-                             inspect: ((String, Int, UInt64, [LogOperation]) -> Void)?) throws {
+    private func applyRecord(
+        _ found: RecordFrame.Found, in raw: UnsafeRawBufferPointer, file: LogFile,
+        into result: inout Outcome,
+        inspect: ((String, Int, UInt64, [LogOperation]) -> Void)?
+    ) throws {
         let body = UnsafeRawBufferPointer(rebasing: raw[found.bodyRange])
         var decoder: TransactionCodec.BodyDecoder
         do {
-            decoder = try TransactionCodec.BodyDecoder(body, fileSequence: file.sequence,
-                                                       bodyOffset: Int64(found.bodyRange.lowerBound))
+            decoder = try TransactionCodec.BodyDecoder(
+                body, fileSequence: file.sequence,
+                bodyOffset: Int64(found.bodyRange.lowerBound))
             if mode == .strict && inspect == nil {
                 // A record that does not decode or apply fails the whole open in strict mode, so
                 // no state built from part of it survives: each operation is applied as it is
@@ -360,8 +402,9 @@ struct LogReplay {
                     do {
                         try result.state.apply(operation)
                     } catch {
-                        let damage = LogDamage(offset: found.offset,
-                                               kind: .operationRefused(lsn: found.header.lsn, reason: "\(error)"))
+                        let damage = LogDamage(
+                            offset: found.offset,
+                            kind: .operationRefused(lsn: found.header.lsn, reason: "\(error)"))
                         try carryOut(RecoveryPlan.decide(damage, mode: mode), file: file, into: &result)
                     }
                 }
@@ -378,8 +421,9 @@ struct LogReplay {
         } catch TransactionCodec.Failure.newerBodyVersion(let version) {
             throw Self.newerRecordError(lsn: found.header.lsn, version: version, path: file.path, offset: found.offset)
         } catch TransactionCodec.Failure.malformed(let reason) {
-            let damage = LogDamage(offset: found.offset,
-                                   kind: .undecodableRecord(lsn: found.header.lsn, end: found.end, reason: reason))
+            let damage = LogDamage(
+                offset: found.offset,
+                kind: .undecodableRecord(lsn: found.header.lsn, end: found.end, reason: reason))
             try carryOut(RecoveryPlan.decide(damage, mode: mode), file: file, into: &result)
             result.lastLSN = found.header.lsn
             return
@@ -390,14 +434,17 @@ struct LogReplay {
     }
 
     /// Applies a decoded record's operations in order; in salvage mode one that does not apply is skipped.
-    private func applyEach(_ operations: [LogOperation], of found: RecordFrame.Found, file: LogFile,
-                                into result: inout Outcome) throws(SpoolError) {
+    private func applyEach(
+        _ operations: [LogOperation], of found: RecordFrame.Found, file: LogFile,
+        into result: inout Outcome
+    ) throws(SpoolError) {
         for operation in operations {
             do {
                 try result.state.apply(operation)
             } catch {
-                let damage = LogDamage(offset: found.offset,
-                                       kind: .operationRefused(lsn: found.header.lsn, reason: "\(error)"))
+                let damage = LogDamage(
+                    offset: found.offset,
+                    kind: .operationRefused(lsn: found.header.lsn, reason: "\(error)"))
                 try carryOut(RecoveryPlan.decide(damage, mode: mode), file: file, into: &result)
             }
         }
@@ -412,9 +459,11 @@ struct LogReplay {
         case .refuseAt(let skip):
             throw SpoolError(.corruption, skip.reason, path: skip.path, offset: skip.offset)
         case .skip(let offset, let length, let reason, _):
-            Self.skip(.init(path: file.path, offset: Int64(offset), length: Int64(length), reason: reason), into: &result)
+            Self.skip(
+                .init(path: file.path, offset: Int64(offset), length: Int64(length), reason: reason), into: &result)
         case .skipAt(let skip):
-            Self.skip(.init(path: skip.path, offset: skip.offset, length: skip.length, reason: skip.reason), into: &result)
+            Self.skip(
+                .init(path: skip.path, offset: skip.offset, length: skip.length, reason: skip.reason), into: &result)
         case .cutTornTail:
             // Only damage in a file's record stream may be a torn tail (``LogScanner``).
             break

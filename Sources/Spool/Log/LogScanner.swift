@@ -53,8 +53,10 @@ struct LogScanner {
     ///
     /// - Parameter expectedLSN: The LSN the first record must have, or `nil` to accept any.
     /// - Throws: ``Corruption`` where the plan refuses; whatever `visit` throws.
-    func scan(from start: Int, expectedLSN: UInt64?,
-              visit: (Event) throws -> Void) throws -> Outcome {
+    func scan(
+        from start: Int, expectedLSN: UInt64?,
+        visit: (Event) throws -> Void
+    ) throws -> Outcome {
         var offset = start
         var expected = expectedLSN
         var outcome = Outcome(validEnd: start)
@@ -88,9 +90,11 @@ struct LogScanner {
                 case .checksumMismatch: frame = .checksumMismatch
                 }
                 let following: LogDamage.Following
-                switch firstRecordOfLaterGroup(after: offset, expectedLSN: expected,
-                                               minimumLSN: expected ?? (outcome.lastLSN ?? 0) + 1,
-                                               previousGroupFirstLSN: outcome.lastGroupFirstLSN) {
+                switch firstRecordOfLaterGroup(
+                    after: offset, expectedLSN: expected,
+                    minimumLSN: expected ?? (outcome.lastLSN ?? 0) + 1,
+                    previousGroupFirstLSN: outcome.lastGroupFirstLSN)
+                {
                 case .laterGroup(let found): following = .laterGroup(at: found)
                 case .tooCostly: following = .uncheckable
                 case .none:
@@ -101,7 +105,8 @@ struct LogScanner {
                         following = .nothingInEarlierFile
                     }
                 }
-                let report = LogDamage(offset: offset, kind: .damagedFrame(frame, following: following, fileEnd: bytes.count))
+                let report = LogDamage(
+                    offset: offset, kind: .damagedFrame(frame, following: following, fileEnd: bytes.count))
                 let plan = RecoveryPlan.decide(report, mode: mode)
                 if case .cutTornTail(let at) = plan {
                     outcome.tornTailOffset = at
@@ -121,8 +126,10 @@ struct LogScanner {
 
     /// Carries out a plan ``RecoveryPlan/decide(_:mode:)`` made: throws what it refuses, tells
     /// `visit` what it skips, and returns how the scan goes on.
-    private func carryOut(_ plan: RecoveryPlan, record: RecordFrame.Found?,
-                          visit: (Event) throws -> Void) throws -> RecoveryPlan.Continuation {
+    private func carryOut(
+        _ plan: RecoveryPlan, record: RecordFrame.Found?,
+        visit: (Event) throws -> Void
+    ) throws -> RecoveryPlan.Continuation {
         switch plan {
         case .refuse(let offset, let reason):
             throw Corruption(offset: offset, reason: reason)
@@ -158,8 +165,10 @@ struct LogScanner {
     /// byte, an LSN no further ahead than the bytes left could hold), and the
     /// checksummed bytes are capped at a few times the file's size, so hostile
     /// bytes cannot make open slow.
-    private func firstRecordOfLaterGroup(after damage: Int, expectedLSN: UInt64?, minimumLSN: UInt64,
-                                         previousGroupFirstLSN: UInt64?) -> Resync {
+    private func firstRecordOfLaterGroup(
+        after damage: Int, expectedLSN: UInt64?, minimumLSN: UInt64,
+        previousGroupFirstLSN: UInt64?
+    ) -> Resync {
         var offset = damage + 1
         var tornGroup: Set<UInt64> = []
         if let expectedLSN { tornGroup.insert(expectedLSN) }
@@ -167,8 +176,10 @@ struct LogScanner {
         let minimumLSN = max(minimumLSN, 1)
         // After a record of the highest LSN, no later record can exist.
         guard minimumLSN <= LogFormat.maximumLSN else { return .none }
-        let furthest = minimumLSN.addingReportingOverflow(UInt64(bytes.count / LogFormat.frameHeaderSize + LogFormat.maximumGroupRecords))
-        let acceptable = minimumLSN...(furthest.overflow ? LogFormat.maximumLSN : min(furthest.partialValue, LogFormat.maximumLSN))
+        let furthest = minimumLSN.addingReportingOverflow(
+            UInt64(bytes.count / LogFormat.frameHeaderSize + LogFormat.maximumGroupRecords))
+        let acceptable =
+            minimumLSN...(furthest.overflow ? LogFormat.maximumLSN : min(furthest.partialValue, LogFormat.maximumLSN))
         var budget = 8 * bytes.count + (1 << 20)
         while offset + LogFormat.frameHeaderSize <= bytes.count {
             // A frame's LSN is never zero: skip zeroed stretches (preallocated space) in one step.
@@ -237,12 +248,14 @@ enum TornTailPolicy {
         while offset + LogFormat.frameHeaderSize <= bytes.count {
             let header = FrameHeader(bytes, at: offset)
             guard RecordType(rawValue: header.type) != nil, header.reserved == 0,
-                  header.bodyLength <= LogFormat.maximumBodySize,
-                  header.bodyLength <= bytes.count - offset - LogFormat.frameHeaderSize,
-                  RecordFrame.acceptableLSNs.contains(header.lsn), header.lsn > UInt64(header.groupIndex) else { break }
+                header.bodyLength <= LogFormat.maximumBodySize,
+                header.bodyLength <= bytes.count - offset - LogFormat.frameHeaderSize,
+                RecordFrame.acceptableLSNs.contains(header.lsn), header.lsn > UInt64(header.groupIndex)
+            else { break }
             if let previous {
                 guard header.lsn == previous.lsn + 1,
-                      header.groupIndex == 0 || header.groupIndex == previous.groupIndex &+ 1 else { break }
+                    header.groupIndex == 0 || header.groupIndex == previous.groupIndex &+ 1
+                else { break }
                 if header.groupIndex == 0 { groups.count += 1 }
             } else {
                 if let wanted = firstLSN, header.lsn != wanted { break }

@@ -37,7 +37,6 @@ final class LogWriter: @unchecked Sendable {
     // the leader-owned ones, which only the current leader touches (the role
     // passes from a caller to the flusher under `lock`).
 
-
     let file: any StorageFile
     /// The sync each commit group gets (``Durability``): a data sync, or an ordered one.
     let durability: Durability
@@ -80,8 +79,10 @@ final class LogWriter: @unchecked Sendable {
     ///   - preallocationChunk: Bytes to reserve ahead of the write position at a time; 0 for none.
     ///   - durability: The sync of each commit group that fits the reserved space (the others,
     ///     and the reservations, get full syncs whatever it says).
-    init(file: any StorageFile, fileSequence: UInt64, seed: UInt32, end: Int64, lastLSN: UInt64,
-         preallocationChunk: Int64 = LogWriter.defaultPreallocationChunk, durability: Durability = .full) {
+    init(
+        file: any StorageFile, fileSequence: UInt64, seed: UInt32, end: Int64, lastLSN: UInt64,
+        preallocationChunk: Int64 = LogWriter.defaultPreallocationChunk, durability: Durability = .full
+    ) {
         self.file = file
         self.durability = durability
         self.fileSequence = fileSequence
@@ -141,13 +142,16 @@ final class LogWriter: @unchecked Sendable {
         let bodyCount = frame.count - LogFormat.frameHeaderSize
         precondition(bodyCount >= 0, "a frame without room for its header")
         guard bodyCount <= LogFormat.maximumBodySize else {
-            throw SpoolError.invalidArgument("a record of \(bodyCount) bytes is over the maximum of \(LogFormat.maximumBodySize)")
+            throw SpoolError.invalidArgument(
+                "a record of \(bodyCount) bytes is over the maximum of \(LogFormat.maximumBodySize)")
         }
         var frame = frame
         let large = frame.count >= Self.directWriteMinimum
         let (appended, flushNow) = try lock.withLock { () -> ((lsn: UInt64, bodyOffset: Int64), Bool) in
             try checkUsable()
-            guard nextLSN <= LogFormat.maximumLSN else { throw SpoolError(.invalidArgument, "the log sequence number space is exhausted") }
+            guard nextLSN <= LogFormat.maximumLSN else {
+                throw SpoolError(.invalidArgument, "the log sequence number space is exhausted")
+            }
             if pendingRecords == LogFormat.maximumGroupRecords {
                 sealedGroups.append(pending)
                 pending = []
@@ -176,17 +180,19 @@ final class LogWriter: @unchecked Sendable {
     private func checkHolds(_ lsn: UInt64) throws(SpoolError) {
         guard lsn < nextLSN else {
             assertionFailure("waiting for record \(lsn), past the last appended \(nextLSN - 1)")
-            throw SpoolError(.ioFailure, "waiting for record \(lsn), which this log file's writer never held",
-                             path: file.path)
+            throw SpoolError(
+                .ioFailure, "waiting for record \(lsn), which this log file's writer never held",
+                path: file.path)
         }
     }
 
     private func checkUsable() throws {
         if isClosed { throw SpoolError(.closed, "the queue is closed") }
         if let failure {
-            throw SpoolError(.needsReopen, "an earlier write or sync failed (\(failure)); reopen the queue",
-                             path: failure.path, offset: failure.offset, errno: failure.errno,
-                             operation: failure.operation)
+            throw SpoolError(
+                .needsReopen, "an earlier write or sync failed (\(failure)); reopen the queue",
+                path: failure.path, offset: failure.offset, errno: failure.errno,
+                operation: failure.operation)
         }
     }
 
@@ -194,12 +200,18 @@ final class LogWriter: @unchecked Sendable {
 
     /// Blocks until the record `lsn` is on stable storage.
     func waitUntilDurable(_ lsn: UInt64) throws {
-        enum Next { case done, lead, wait(BlockingWait) }
+        enum Next {
+            case done, lead
+            case wait(BlockingWait)
+        }
         let next: Next = try lock.withLock {
             if lsn <= durableLSN { return .done }
             if let failure { throw failure }
             try checkHolds(lsn)
-            if !leaderActive { leaderActive = true; return .lead }
+            if !leaderActive {
+                leaderActive = true
+                return .lead
+            }
             let wait = BlockingWait()
             addWaiter(.blocking(lsn: lsn, wait))
             return .wait(wait)
@@ -218,7 +230,10 @@ final class LogWriter: @unchecked Sendable {
                 if lsn <= durableLSN { return .done(.success(())) }
                 if let failure { return .done(.failure(failure)) }
                 do throws(SpoolError) { try checkHolds(lsn) } catch { return .done(.failure(error)) }
-                if !leaderActive { leaderActive = true; return .lead }
+                if !leaderActive {
+                    leaderActive = true
+                    return .lead
+                }
                 addWaiter(.async(lsn: lsn, continuation))
                 return nil
             }

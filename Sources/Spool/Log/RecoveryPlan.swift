@@ -97,8 +97,9 @@ enum RecoveryPlan: Equatable {
             let reason = "record has LSN \(found), expected \(expected)"
             guard mode == .salvage else { return .refuse(offset: offset, reason: reason) }
             if found < expected { return .skip(offset: offset, length: 0, reason: reason, then: .passOverRecord) }
-            return .skip(offset: offset, length: 0, reason: "records \(expected) to \(found - 1) are missing",
-                         then: .applyRecord)
+            return .skip(
+                offset: offset, length: 0, reason: "records \(expected) to \(found - 1) are missing",
+                then: .applyRecord)
         case .damagedFrame(let frame, let following, let fileEnd):
             let reason = frame.reason
             switch following {
@@ -115,7 +116,8 @@ enum RecoveryPlan: Equatable {
             case .nothingInLastFile(let groups, let lsns):
                 // A torn tail is cut in either mode: it was never acknowledged.
                 if groups <= TornTailPolicy.maximumGroups { return .cutTornTail(at: offset) }
-                let why = "\(reason); the damaged frames from here on read as \(groups) or more commit groups "
+                let why =
+                    "\(reason); the damaged frames from here on read as \(groups) or more commit groups "
                     + "(LSNs \(lsns)), and a torn tail is at most the last one"
                 guard mode == .salvage else { return .refuse(offset: offset, reason: why) }
                 return .skip(offset: offset, length: fileEnd - offset, reason: why, then: .stop)
@@ -129,7 +131,8 @@ enum RecoveryPlan: Equatable {
             return .skipAt(skip)
         case .undecodableRecord(let lsn, let end, let reason):
             guard mode == .salvage else {
-                return .refuse(offset: offset, reason: "record \(lsn) has an intact checksum but cannot be decoded: \(reason)")
+                return .refuse(
+                    offset: offset, reason: "record \(lsn) has an intact checksum but cannot be decoded: \(reason)")
             }
             return .skip(offset: offset, length: end - offset, reason: reason, then: .passOverRecord)
         case .operationRefused(let lsn, let reason):
@@ -156,7 +159,9 @@ struct OpenRepairs: Equatable {
     /// Decides the removals of open for `replay` of the queue at `directory`.
     static func removals(after replay: LogReplay.Outcome, directory: String) -> OpenRepairs {
         var repairs = OpenRepairs()
-        let snapshotPath = replay.snapshotSequence.map { directory + "/" + QueueDirectoryLayout.logFileName(sequence: $0) }
+        let snapshotPath = replay.snapshotSequence.map {
+            directory + "/" + QueueDirectoryLayout.logFileName(sequence: $0)
+        }
         if !replay.report.skipped.contains(where: { $0.path == snapshotPath }) {
             repairs.removeObsolete = replay.obsoleteFiles.map(\.path)
         }

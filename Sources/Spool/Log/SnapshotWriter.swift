@@ -28,8 +28,10 @@ struct SnapshotWriter {
     /// snapshot must not copy changed bytes under a fresh checksum).
     /// `beforeRename` runs once the file is synced, before it goes into the log; if it
     /// throws, the file is deleted instead.
-    func write(summary: SnapshotSummary, appliedMigration: UInt64 = 0, jobs: [StoredJob],
-               payload: (StoredJob) throws -> [UInt8], beforeRename: () throws -> Void = {}) throws -> Outcome {
+    func write(
+        summary: SnapshotSummary, appliedMigration: UInt64 = 0, jobs: [StoredJob],
+        payload: (StoredJob) throws -> [UInt8], beforeRename: () throws -> Void = {}
+    ) throws -> Outcome {
         let temporary = directory + "/" + QueueDirectoryLayout.snapshotTempName(sequence: sequence)
         if try fileSystem.entryKind(at: temporary) != nil { try fileSystem.removeFile(at: temporary) }
         let file = try fileSystem.openFile(at: temporary, mode: .createNew)
@@ -55,7 +57,8 @@ struct SnapshotWriter {
                 lsn += 1
                 let bodyOffset = RecordFrame.bodyStart(ofFrameAt: written + Int64(pending.count)) + Int64(prefix)
                 body.bytes.withUnsafeBytes { raw in
-                    _ = RecordFrame.append(body: raw, type: .transaction, lsn: lsn, groupIndex: 0, seed: seed, to: &pending)
+                    _ = RecordFrame.append(
+                        body: raw, type: .transaction, lsn: lsn, groupIndex: 0, seed: seed, to: &pending)
                 }
                 outcome.records += 1
                 return bodyOffset
@@ -74,15 +77,21 @@ struct SnapshotWriter {
             func sealBatch() throws {
                 guard !batch.isEmpty else { return }
                 // The lowest body version that holds the batch: 3 when a job has options.
-                let version = batch.contains { $0.job.hasOptions } ? TransactionCodec.optionsBodyVersion
-                                                                    : TransactionCodec.compactionBodyVersion
+                let version =
+                    batch.contains { $0.job.hasOptions }
+                    ? TransactionCodec.optionsBodyVersion
+                    : TransactionCodec.compactionBodyVersion
                 let base = appendRecord(operations, count: batch.count, version: version)
                 for (job, range) in batch {
                     // The bytes copied are the ones `payload` read and verified against the checksum.
-                    outcome.moves[job.id] = (job.payload, PayloadLocation(fileSequence: sequence,
-                                                                          offset: base + Int64(range.lowerBound),
-                                                                          length: Int32(range.count),
-                                                                          checksum: job.payload.checksum))
+                    outcome.moves[job.id] = (
+                        job.payload,
+                        PayloadLocation(
+                            fileSequence: sequence,
+                            offset: base + Int64(range.lowerBound),
+                            length: Int32(range.count),
+                            checksum: job.payload.checksum)
+                    )
                 }
                 batch = []
                 operations = ByteWriter(capacity: Self.recordTarget + 4096)

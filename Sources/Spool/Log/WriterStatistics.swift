@@ -18,9 +18,10 @@ struct WriterStatistics: Sendable, Equatable {
 
     /// These counts and `other`'s together (a retired file's writer and the next one's).
     func adding(_ other: WriterStatistics) -> WriterStatistics {
-        WriterStatistics(dataSyncs: dataSyncs + other.dataSyncs,
-                         dataSyncNanoseconds: dataSyncNanoseconds + other.dataSyncNanoseconds,
-                         fullSyncs: fullSyncs + other.fullSyncs, reservedBytes: reservedBytes + other.reservedBytes,
-                         extendingWrites: extendingWrites + other.extendingWrites, records: records + other.records)
+        WriterStatistics(
+            dataSyncs: dataSyncs + other.dataSyncs,
+            dataSyncNanoseconds: dataSyncNanoseconds + other.dataSyncNanoseconds,
+            fullSyncs: fullSyncs + other.fullSyncs, reservedBytes: reservedBytes + other.reservedBytes,
+            extendingWrites: extendingWrites + other.extendingWrites, records: records + other.records)
     }
 }

@@ -1,9 +1,9 @@
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// A mutual-exclusion lock that works on every supported OS version.
@@ -24,10 +24,10 @@ final class Lock: @unchecked Sendable {
         defer { pthread_mutexattr_destroy(&attributes) }
         // `!canImport(Darwin)`: the Darwin type-check (.ci/typecheck-darwin) sees Glibc too.
         #if canImport(Glibc) && !canImport(Darwin)
-        // Spins a little before sleeping when the holder is running: the engine's critical sections
-        // are a few µs, far shorter than a futex sleep and wake-up, and many callers woken by one
-        // group commit contend at once (a plain mutex turns that into a convoy of wake-ups).
-        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ADAPTIVE_NP))
+            // Spins a little before sleeping when the holder is running: the engine's critical sections
+            // are a few µs, far shorter than a futex sleep and wake-up, and many callers woken by one
+            // group commit contend at once (a plain mutex turns that into a convoy of wake-ups).
+            pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ADAPTIVE_NP))
         #endif
         let result = pthread_mutex_init(mutex, &attributes)
         precondition(result == 0, "pthread_mutex_init failed: \(result)")

@@ -1,9 +1,9 @@
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// Every difference between Apple platforms and Linux lives in this file:
@@ -30,14 +30,14 @@ enum Platform {
     /// - Returns: `nil` on success, otherwise the call that failed and its errno.
     static func syncData(_ fd: Int32) -> CallFailure? {
         #if canImport(Darwin)
-        if fcntl(fd, F_FULLFSYNC) == 0 { return nil }
-        let fullSyncErrno = errno
-        guard fullSyncErrno == EINVAL || fullSyncErrno == ENOTSUP || fullSyncErrno == ENOTTY else {
-            return CallFailure(call: "fcntl(F_FULLFSYNC)", errno: fullSyncErrno)
-        }
-        return fsync(fd) == 0 ? nil : CallFailure(call: "fsync", errno: errno)
+            if fcntl(fd, F_FULLFSYNC) == 0 { return nil }
+            let fullSyncErrno = errno
+            guard fullSyncErrno == EINVAL || fullSyncErrno == ENOTSUP || fullSyncErrno == ENOTTY else {
+                return CallFailure(call: "fcntl(F_FULLFSYNC)", errno: fullSyncErrno)
+            }
+            return fsync(fd) == 0 ? nil : CallFailure(call: "fsync", errno: errno)
         #else
-        return fdatasync(fd) == 0 ? nil : CallFailure(call: "fdatasync", errno: errno)
+            return fdatasync(fd) == 0 ? nil : CallFailure(call: "fdatasync", errno: errno)
         #endif
     }
 
@@ -52,14 +52,14 @@ enum Platform {
     /// - Returns: `nil` on success, otherwise the call that failed and its errno.
     static func orderedSync(_ fd: Int32) -> CallFailure? {
         #if canImport(Darwin)
-        if fcntl(fd, F_BARRIERFSYNC) == 0 { return nil }
-        let barrierErrno = errno
-        guard barrierErrno == EINVAL || barrierErrno == ENOTSUP || barrierErrno == ENOTTY else {
-            return CallFailure(call: "fcntl(F_BARRIERFSYNC)", errno: barrierErrno)
-        }
-        return fsync(fd) == 0 ? nil : CallFailure(call: "fsync", errno: errno)
+            if fcntl(fd, F_BARRIERFSYNC) == 0 { return nil }
+            let barrierErrno = errno
+            guard barrierErrno == EINVAL || barrierErrno == ENOTSUP || barrierErrno == ENOTTY else {
+                return CallFailure(call: "fcntl(F_BARRIERFSYNC)", errno: barrierErrno)
+            }
+            return fsync(fd) == 0 ? nil : CallFailure(call: "fsync", errno: errno)
         #else
-        return syncData(fd)
+            return syncData(fd)
         #endif
     }
 
@@ -70,9 +70,9 @@ enum Platform {
     /// - Returns: `nil` on success, otherwise the call that failed and its errno.
     static func fullSync(_ fd: Int32) -> CallFailure? {
         #if canImport(Darwin)
-        return syncData(fd)
+            return syncData(fd)
         #else
-        return fsync(fd) == 0 ? nil : CallFailure(call: "fsync", errno: errno)
+            return fsync(fd) == 0 ? nil : CallFailure(call: "fsync", errno: errno)
         #endif
     }
 
@@ -90,33 +90,34 @@ enum Platform {
     /// - Returns: 0 on success, otherwise the errno.
     static func preallocate(_ fd: Int32, offset: Int64, length: Int64) -> Int32 {
         #if canImport(Darwin)
-        // F_ALLOCATEALL with F_ALLOCATECONTIG: without it a contiguous request may succeed having
-        // allocated only part of the length (fst_bytesalloc < fst_length), leaving the rest of the
-        // range that ftruncate then covers unallocated.
-        var store = fstore_t(fst_flags: UInt32(F_ALLOCATECONTIG | F_ALLOCATEALL), fst_posmode: F_PEOFPOSMODE,
-                             fst_offset: 0, fst_length: off_t(length), fst_bytesalloc: 0)
-        if fcntl(fd, F_PREALLOCATE, &store) == -1 {
-            store.fst_flags = UInt32(F_ALLOCATEALL)
-            if fcntl(fd, F_PREALLOCATE, &store) == -1 { return errno }
-        }
-        return ftruncate(fd, off_t(offset + length)) == 0 ? 0 : errno
-        #else
-        // Zeroes are written rather than `posix_fallocate`d: on ext4 and XFS fallocate makes
-        // *unwritten* extents, and the first write into each block converts its extent, a
-        // metadata change that every fdatasync then has to flush (measured here: a 2 KiB group
-        // commit synced in 133–144 µs into fallocated space, 113–132 µs into written zeroes;
-        // 8 KiB: 175–204 µs against 106–119 µs). Written blocks make later syncs data only.
-        var written: Int64 = 0
-        while written < length {
-            let count = Int(min(length - written, Int64(zeroes.count)))
-            let result = zeroes.withUnsafeBytes { pwrite(fd, $0.baseAddress, count, off_t(offset + written)) }
-            if result < 0 {
-                if errno == EINTR { continue }
-                return errno
+            // F_ALLOCATEALL with F_ALLOCATECONTIG: without it a contiguous request may succeed having
+            // allocated only part of the length (fst_bytesalloc < fst_length), leaving the rest of the
+            // range that ftruncate then covers unallocated.
+            var store = fstore_t(
+                fst_flags: UInt32(F_ALLOCATECONTIG | F_ALLOCATEALL), fst_posmode: F_PEOFPOSMODE,
+                fst_offset: 0, fst_length: off_t(length), fst_bytesalloc: 0)
+            if fcntl(fd, F_PREALLOCATE, &store) == -1 {
+                store.fst_flags = UInt32(F_ALLOCATEALL)
+                if fcntl(fd, F_PREALLOCATE, &store) == -1 { return errno }
             }
-            written += Int64(result)
-        }
-        return 0
+            return ftruncate(fd, off_t(offset + length)) == 0 ? 0 : errno
+        #else
+            // Zeroes are written rather than `posix_fallocate`d: on ext4 and XFS fallocate makes
+            // *unwritten* extents, and the first write into each block converts its extent, a
+            // metadata change that every fdatasync then has to flush (measured here: a 2 KiB group
+            // commit synced in 133–144 µs into fallocated space, 113–132 µs into written zeroes;
+            // 8 KiB: 175–204 µs against 106–119 µs). Written blocks make later syncs data only.
+            var written: Int64 = 0
+            while written < length {
+                let count = Int(min(length - written, Int64(zeroes.count)))
+                let result = zeroes.withUnsafeBytes { pwrite(fd, $0.baseAddress, count, off_t(offset + written)) }
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                written += Int64(result)
+            }
+            return 0
         #endif
     }
 
@@ -127,20 +128,20 @@ enum Platform {
     static func fillRandom(_ buffer: UnsafeMutableRawBufferPointer) -> Bool {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return true }
         #if canImport(Darwin)
-        arc4random_buf(base, buffer.count)
-        return true
+            arc4random_buf(base, buffer.count)
+            return true
         #else
-        let fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var filled = 0
-        while filled < buffer.count {
-            let count = read(fd, base + filled, buffer.count - filled)
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { return false }
-            filled += count
-        }
-        return true
+            let fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { return false }
+            defer { close(fd) }
+            var filled = 0
+            while filled < buffer.count {
+                let count = read(fd, base + filled, buffer.count - filled)
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { return false }
+                filled += count
+            }
+            return true
         #endif
     }
 
@@ -160,9 +161,9 @@ enum Platform {
     static func monotonicNanoseconds() -> UInt64 {
         var spec = timespec()
         #if canImport(Darwin)
-        clock_gettime(CLOCK_MONOTONIC, &spec)
+            clock_gettime(CLOCK_MONOTONIC, &spec)
         #else
-        clock_gettime(CLOCK_BOOTTIME, &spec)
+            clock_gettime(CLOCK_BOOTTIME, &spec)
         #endif
         return UInt64(spec.tv_sec) &* 1_000_000_000 &+ UInt64(spec.tv_nsec)
     }
@@ -171,25 +172,25 @@ enum Platform {
     /// reboots, and different after.
     static func bootIdentifier() -> String {
         #if canImport(Darwin)
-        var size = 0
-        guard sysctlbyname("kern.bootsessionuuid", nil, &size, nil, 0) == 0, size > 0 else {
-            return fallbackBootIdentifier()
-        }
-        var buffer = [UInt8](repeating: 0, count: size)
-        guard sysctlbyname("kern.bootsessionuuid", &buffer, &size, nil, 0) == 0 else {
-            return fallbackBootIdentifier()
-        }
-        // The bytes the call returned (`size` of them), up to the NUL that ends a string sysctl.
-        return String(decoding: buffer.prefix(min(size, buffer.count)).prefix { $0 != 0 }, as: UTF8.self)
+            var size = 0
+            guard sysctlbyname("kern.bootsessionuuid", nil, &size, nil, 0) == 0, size > 0 else {
+                return fallbackBootIdentifier()
+            }
+            var buffer = [UInt8](repeating: 0, count: size)
+            guard sysctlbyname("kern.bootsessionuuid", &buffer, &size, nil, 0) == 0 else {
+                return fallbackBootIdentifier()
+            }
+            // The bytes the call returned (`size` of them), up to the NUL that ends a string sysctl.
+            return String(decoding: buffer.prefix(min(size, buffer.count)).prefix { $0 != 0 }, as: UTF8.self)
         #else
-        let fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return fallbackBootIdentifier() }
-        defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 64)
-        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        guard count > 0 else { return fallbackBootIdentifier() }
-        let text = String(decoding: buffer[0..<count], as: UTF8.self)
-        return String(text.filter { !$0.isWhitespace })
+            let fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { return fallbackBootIdentifier() }
+            defer { close(fd) }
+            var buffer = [UInt8](repeating: 0, count: 64)
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            guard count > 0 else { return fallbackBootIdentifier() }
+            let text = String(decoding: buffer[0..<count], as: UTF8.self)
+            return String(text.filter { !$0.isWhitespace })
         #endif
     }
 

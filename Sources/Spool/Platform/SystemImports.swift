@@ -11,7 +11,7 @@
 // import it themselves, and `.ci/check-client-imports` checks that a client of
 // `import Spool` cannot call it.
 #if canImport(FoundationEssentials)
-@_exported import FoundationEssentials
+    @_exported import FoundationEssentials
 #else
-@_exported import Foundation
+    @_exported import Foundation
 #endif

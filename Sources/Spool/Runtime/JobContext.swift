@@ -22,8 +22,9 @@ public struct JobContext: Sendable {
         /// The runner running the attempt under this lease.
         case runner(JobRunner, LeaseToken)
         /// Built by ``JobContext/init(job:cancellationReason:renewLease:)``.
-        case detached(cancellationReason: @Sendable () -> CancellationReason?,
-                      renewLease: @Sendable (TimeInterval?) async throws -> Void)
+        case detached(
+            cancellationReason: @Sendable () -> CancellationReason?,
+            renewLease: @Sendable (TimeInterval?) async throws -> Void)
     }
 
     /// The context of an attempt that `runner` runs under the lease `token`.
@@ -48,8 +49,10 @@ public struct JobContext: Sendable {
     ///     ``isCancelled`` or calls ``checkCancellation()``; never cancelled by default.
     ///   - renewLease: Called by ``renewLease(for:)`` with its argument; succeeds by default. Throw
     ///     ``SpoolError/Code/leaseLost`` from it to test a handler's reaction to a lost lease.
-    public init(job: Job, cancellationReason: @escaping @Sendable () -> CancellationReason? = { nil },
-                renewLease: @escaping @Sendable (TimeInterval?) async throws -> Void = { _ in }) {
+    public init(
+        job: Job, cancellationReason: @escaping @Sendable () -> CancellationReason? = { nil },
+        renewLease: @escaping @Sendable (TimeInterval?) async throws -> Void = { _ in }
+    ) {
         self.job = job
         source = .detached(cancellationReason: cancellationReason, renewLease: renewLease)
     }

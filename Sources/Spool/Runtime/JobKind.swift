@@ -55,20 +55,24 @@ extension NewJob {
     /// every one of them.
     ///
     /// - Throws: ``SpoolError/Code/invalidArgument`` when the parameters cannot be encoded.
-    public init<Parameters: JobKind>(_ parameters: Parameters, id: JobID? = nil, priority: Int = 0,
-                                     runAt: Date? = nil, delay: TimeInterval = 0, maxAttempts: Int? = nil,
-                                     uniqueKey: String? = nil, uniquePolicy: UniquePolicy = .keep,
-                                     dependencies: [JobID] = [], constraints: JobConstraints = .none,
-                                     periodic: PeriodicSchedule? = nil) throws {
+    public init<Parameters: JobKind>(
+        _ parameters: Parameters, id: JobID? = nil, priority: Int = 0,
+        runAt: Date? = nil, delay: TimeInterval = 0, maxAttempts: Int? = nil,
+        uniqueKey: String? = nil, uniquePolicy: UniquePolicy = .keep,
+        dependencies: [JobID] = [], constraints: JobConstraints = .none,
+        periodic: PeriodicSchedule? = nil
+    ) throws {
         let payload: Data
         do {
             payload = try Parameters.encode(parameters)
         } catch {
-            throw SpoolError.invalidArgument("the parameters of a \(Parameters.kind) job could not be encoded: \(error)")
+            throw SpoolError.invalidArgument(
+                "the parameters of a \(Parameters.kind) job could not be encoded: \(error)")
         }
-        self.init(kind: Parameters.kind, payload: payload, id: id, priority: priority, runAt: runAt, delay: delay,
-                  maxAttempts: maxAttempts, uniqueKey: uniqueKey, uniquePolicy: uniquePolicy,
-                  dependencies: dependencies, constraints: constraints, periodic: periodic)
+        self.init(
+            kind: Parameters.kind, payload: payload, id: id, priority: priority, runAt: runAt, delay: delay,
+            maxAttempts: maxAttempts, uniqueKey: uniqueKey, uniquePolicy: uniquePolicy,
+            dependencies: dependencies, constraints: constraints, periodic: periodic)
     }
 }
 
@@ -84,14 +88,18 @@ extension JobQueue {
     /// The errors are those of ``JobQueue/enqueue(_:)-6of7x``, plus ``SpoolError/Code/invalidArgument``
     /// when the parameters cannot be encoded.
     @discardableResult
-    public func enqueue<Parameters: JobKind>(_ parameters: Parameters, id: JobID? = nil, priority: Int = 0,
-                                             runAt: Date? = nil, delay: TimeInterval = 0, maxAttempts: Int? = nil,
-                                             uniqueKey: String? = nil, uniquePolicy: UniquePolicy = .keep,
-                                             dependencies: [JobID] = [], constraints: JobConstraints = .none,
-                                             periodic: PeriodicSchedule? = nil) throws -> JobID {
-        try enqueue(NewJob(parameters, id: id, priority: priority, runAt: runAt, delay: delay, maxAttempts: maxAttempts,
-                           uniqueKey: uniqueKey, uniquePolicy: uniquePolicy, dependencies: dependencies,
-                           constraints: constraints, periodic: periodic))
+    public func enqueue<Parameters: JobKind>(
+        _ parameters: Parameters, id: JobID? = nil, priority: Int = 0,
+        runAt: Date? = nil, delay: TimeInterval = 0, maxAttempts: Int? = nil,
+        uniqueKey: String? = nil, uniquePolicy: UniquePolicy = .keep,
+        dependencies: [JobID] = [], constraints: JobConstraints = .none,
+        periodic: PeriodicSchedule? = nil
+    ) throws -> JobID {
+        try enqueue(
+            NewJob(
+                parameters, id: id, priority: priority, runAt: runAt, delay: delay, maxAttempts: maxAttempts,
+                uniqueKey: uniqueKey, uniquePolicy: uniquePolicy, dependencies: dependencies,
+                constraints: constraints, periodic: periodic))
     }
 
     /// Adds a job of a ``JobKind`` and returns its id once the job is durable. The arguments are
@@ -102,13 +110,17 @@ extension JobQueue {
     ///                                  constraints: JobConstraints(requiresNetwork: true))
     /// ```
     @discardableResult
-    public func enqueue<Parameters: JobKind>(_ parameters: Parameters, id: JobID? = nil, priority: Int = 0,
-                                             runAt: Date? = nil, delay: TimeInterval = 0, maxAttempts: Int? = nil,
-                                             uniqueKey: String? = nil, uniquePolicy: UniquePolicy = .keep,
-                                             dependencies: [JobID] = [], constraints: JobConstraints = .none,
-                                             periodic: PeriodicSchedule? = nil) async throws -> JobID {
-        try await enqueue(NewJob(parameters, id: id, priority: priority, runAt: runAt, delay: delay,
-                                 maxAttempts: maxAttempts, uniqueKey: uniqueKey, uniquePolicy: uniquePolicy,
-                                 dependencies: dependencies, constraints: constraints, periodic: periodic))
+    public func enqueue<Parameters: JobKind>(
+        _ parameters: Parameters, id: JobID? = nil, priority: Int = 0,
+        runAt: Date? = nil, delay: TimeInterval = 0, maxAttempts: Int? = nil,
+        uniqueKey: String? = nil, uniquePolicy: UniquePolicy = .keep,
+        dependencies: [JobID] = [], constraints: JobConstraints = .none,
+        periodic: PeriodicSchedule? = nil
+    ) async throws -> JobID {
+        try await enqueue(
+            NewJob(
+                parameters, id: id, priority: priority, runAt: runAt, delay: delay,
+                maxAttempts: maxAttempts, uniqueKey: uniqueKey, uniquePolicy: uniquePolicy,
+                dependencies: dependencies, constraints: constraints, periodic: periodic))
     }
 }

@@ -8,8 +8,9 @@ extension JobRunner {
         let timeout = registration.options.timeout
         state.withLock { state in
             // The claim asked for the runner's lease duration: its renewal falls half way through that.
-            state.executions[token] = Execution(lease: lease, term: leaseDuration, kind: lease.job.kind,
-                                                timeout: timeout, timeoutAt: timeout.map { now.addingTimeInterval($0) })
+            state.executions[token] = Execution(
+                lease: lease, term: leaseDuration, kind: lease.job.kind,
+                timeout: timeout, timeoutAt: timeout.map { now.addingTimeInterval($0) })
             if let previous, let task = state.executions.removeValue(forKey: previous)?.task {
                 state.retiredTasks.append(task)
             }
@@ -47,8 +48,12 @@ extension JobRunner {
             if execution.isSettled { return (execution.lease, nil) }
             execution.isSettled = true
             if execution.cancellation == .runnerStopped, case .failed(let error, terminal: false) = outcome {
-                return (execution.lease, .failed("stopped: the runner was stopped while the job ran (\(error))",
-                                                 terminal: false))
+                return (
+                    execution.lease,
+                    .failed(
+                        "stopped: the runner was stopped while the job ran (\(error))",
+                        terminal: false)
+                )
             }
             return (execution.lease, outcome)
         }
@@ -84,8 +89,9 @@ extension JobRunner {
         let handover: QueueEngine.Handover
         do {
             handover = try await queue.engine.durably {
-                try $0.handOver(id: lease.job.id, token: lease.token, ending: ending, nextKinds: kinds,
-                                leaseDuration: leaseDuration)
+                try $0.handOver(
+                    id: lease.job.id, token: lease.token, ending: ending, nextKinds: kinds,
+                    leaseDuration: leaseDuration)
             }
         } catch SpoolError.Code.leaseLost {
             events?.record(.discarded(lease.job.id))

@@ -35,8 +35,9 @@ extension JobRunner {
             state.withLock { $0.passes += 1 }
             await awaitRetiredTasks()
             if reasons.queueClosed {
-                stopByItself(SpoolError(.closed, "the queue was closed while the runner ran", path: queue.directory),
-                             cancelRunning: true)
+                stopByItself(
+                    SpoolError(.closed, "the queue was closed while the runner ran", path: queue.directory),
+                    cancelRunning: true)
             }
             // `environmentChanged` needs nothing more: every pass claims afresh, and the
             // claim is where the queue decides what may run now.
@@ -95,7 +96,8 @@ extension JobRunner {
             return Set(state.executions.keys.map(\.rawValue))
         }
         if let kinds, let due = try? queue.engine.earliestDue(kinds: kinds),
-           lastEmptyClaim.map({ due > $0 }) ?? true {
+            lastEmptyClaim.map({ due > $0 }) ?? true
+        {
             candidates.append(Millis.date(due))
         }
         // A job running under a lease this runner does not hold (another process's, kept at open, or
@@ -115,10 +117,11 @@ extension JobRunner {
             let freedKind = freed.flatMap { state.executions[$0]?.kind }
             let occupied = state.executions.count - (freedKind == nil ? 0 : 1)
             guard state.phase == .running, occupied < options.maxConcurrentJobs else { return nil }
-            let saturated = Set(state.registrations.compactMap { kind, registration -> String? in
-                guard let limit = registration.options.maxConcurrentJobs else { return nil }
-                return state.runningCount(of: kind) - (freedKind == kind ? 1 : 0) >= limit ? kind : nil
-            })
+            let saturated = Set(
+                state.registrations.compactMap { kind, registration -> String? in
+                    guard let limit = registration.options.maxConcurrentJobs else { return nil }
+                    return state.runningCount(of: kind) - (freedKind == kind ? 1 : 0) >= limit ? kind : nil
+                })
             switch options.unknownKinds {
             case .wait:
                 let kinds = Set(state.registrations.keys).subtracting(saturated)
@@ -158,15 +161,17 @@ extension JobRunner {
         if state.withLock({ $0.phase == .stopping && $0.cancelOnStop }) {
             // A stop asking to cancel running handlers came while the claim was syncing: start no new
             // side effect. The claim has counted the attempt; it is recorded as a retryable failure.
-            await record(.failed("stopped: the runner was stopped before the handler started", terminal: false),
-                         of: lease)
+            await record(
+                .failed("stopped: the runner was stopped before the handler started", terminal: false),
+                of: lease)
             return false
         }
         if let registration = state.withLock({ $0.registrations[lease.job.kind] }) {
             begin(lease, registration, replacing: previous)
         } else {
-            await record(.failed("unknown kind: no handler is registered for kind \(lease.job.kind)", terminal: true),
-                         of: lease)
+            await record(
+                .failed("unknown kind: no handler is registered for kind \(lease.job.kind)", terminal: true),
+                of: lease)
         }
         return true
     }
@@ -228,8 +233,10 @@ extension JobRunner {
     private func renewDueLeases(now: Date) async {
         let monotonic = clock.monotonicNanoseconds()
         let due = state.withLock { state in
-            state.executions.filter { !$0.value.isSettled && $0.value.renewalDue(now: now, monotonic: monotonic) <= now }
-                .map { ($0.key, $0.value.lease) }
+            state.executions.filter {
+                !$0.value.isSettled && $0.value.renewalDue(now: now, monotonic: monotonic) <= now
+            }
+            .map { ($0.key, $0.value.lease) }
         }
         for (token, lease) in due {
             do {

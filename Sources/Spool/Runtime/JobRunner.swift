@@ -58,7 +58,8 @@ public final class JobRunner: Sendable {
     /// - Throws: As ``init(queue:options:)``.
     public init(queue: JobQueue, options: Options = Options(), events: RunnerEvents?) throws {
         guard options.maxConcurrentJobs >= 1 else {
-            throw SpoolError.invalidArgument("a runner's maxConcurrentJobs must be at least 1, not \(options.maxConcurrentJobs)")
+            throw SpoolError.invalidArgument(
+                "a runner's maxConcurrentJobs must be at least 1, not \(options.maxConcurrentJobs)")
         }
         if let lease = options.leaseDuration { try JobLimits.checkLeaseDuration(lease) }
         self.queue = queue
@@ -101,14 +102,17 @@ public final class JobRunner: Sendable {
     /// - Throws: ``SpoolError/Code/invalidArgument``, nothing registered, when `kind` is not 1 to 200
     ///   UTF-8 bytes, `options.maxConcurrentJobs` is below 1 or `options.timeout` is not a positive
     ///   finite number of seconds.
-    public func register(kind: String, options: KindOptions = KindOptions(),
-                         handler: @escaping @Sendable (Data, JobContext) async throws -> Void) throws {
+    public func register(
+        kind: String, options: KindOptions = KindOptions(),
+        handler: @escaping @Sendable (Data, JobContext) async throws -> Void
+    ) throws {
         try QueueEngine.checkText(kind, name: "kind", maxBytes: JobLimits.maxKindBytes)
         if let limit = options.maxConcurrentJobs, limit < 1 {
             throw SpoolError.invalidArgument("the maxConcurrentJobs of kind \(kind) must be at least 1, not \(limit)")
         }
         if let timeout = options.timeout, !(timeout > 0 && timeout.isFinite) {
-            throw SpoolError.invalidArgument("the timeout of kind \(kind) must be a positive finite number of seconds, not \(timeout)")
+            throw SpoolError.invalidArgument(
+                "the timeout of kind \(kind) must be a positive finite number of seconds, not \(timeout)")
         }
         state.withLock { $0.registrations[kind] = Registration(options: options, run: handler) }
         wakeup.post { $0.runnerChanged = true }

@@ -12,8 +12,10 @@ extension JobRunner {
         public var unknownKinds: UnknownKindPolicy
 
         /// Options with at most `maxConcurrentJobs` handlers at once (4 by default).
-        public init(maxConcurrentJobs: Int = 4, leaseDuration: TimeInterval? = nil,
-                    unknownKinds: UnknownKindPolicy = .wait) {
+        public init(
+            maxConcurrentJobs: Int = 4, leaseDuration: TimeInterval? = nil,
+            unknownKinds: UnknownKindPolicy = .wait
+        ) {
             self.maxConcurrentJobs = maxConcurrentJobs
             self.leaseDuration = leaseDuration
             self.unknownKinds = unknownKinds

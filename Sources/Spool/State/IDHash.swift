@@ -43,7 +43,8 @@ enum IDHash {
             index += 16
         }
         let rest = count - index
-        let first: UInt64, second: UInt64
+        let first: UInt64
+        let second: UInt64
         if rest >= 8 {
             // Two words that may overlap: together they cover the 8 to 16 bytes left.
             first = word(bytes, index)

@@ -44,7 +44,9 @@ struct JobTable: Sendable {
     /// Every job, in no particular order.
     var values: [StoredJob] {
         guard let overlay else { return slots }
-        return slots.filter { !overlay.removed.contains($0.id) && overlay.find($0.id, hash: HashIndex.hash($0.id)) == nil }
+        return slots.filter {
+            !overlay.removed.contains($0.id) && overlay.find($0.id, hash: HashIndex.hash($0.id)) == nil
+        }
             + overlay.slots.filter { !overlay.removed.contains($0.id) }
     }
 
@@ -87,7 +89,10 @@ struct JobTable: Sendable {
     /// Replaces the job at a ``position(of:)`` with a new value of the same job.
     mutating func replace(at position: Int, with job: StoredJob) {
         precondition(self[position: position].id == job.id, "a job stored under another id")
-        guard overlay != nil else { return slots[position] = job }
+        guard overlay != nil else {
+            slots[position] = job
+            return
+        }
         if position < slots.count {
             overlay!.put(job, hash: HashIndex.hash(job.id))
         } else {
@@ -225,7 +230,10 @@ extension JobTable.Overlay {
 
     /// Writes a job that exists (in the shared table or here) here.
     mutating func put(_ job: StoredJob, hash: UInt32) {
-        if let position = find(job.id, hash: hash) { return slots[position] = job }
+        if let position = find(job.id, hash: hash) {
+            slots[position] = job
+            return
+        }
         index.insert(hash: hash, position: slots.count, growingFor: slots.count + 1)
         slots.append(job)
     }

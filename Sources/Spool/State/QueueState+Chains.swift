@@ -15,7 +15,9 @@ extension QueueState {
     mutating func propagate(from finishedID: String) {
         var worklist = [finishedID]
         while let id = worklist.popLast() {
-            guard let prerequisite = jobs[id], prerequisite.state.isFinished, let waiting = dependents[id] else { continue }
+            guard let prerequisite = jobs[id], prerequisite.state.isFinished, let waiting = dependents[id] else {
+                continue
+            }
             if prerequisite.state == .succeeded {
                 dependents[id] = nil
                 for dependentID in waiting {
@@ -43,7 +45,8 @@ extension QueueState {
         while let id = worklist.popLast() {
             for dependentID in dependents[id] ?? [] {
                 guard let dependent = jobs[dependentID], !dependent.state.isFinished,
-                      found.insert(dependentID).inserted else { continue }
+                    found.insert(dependentID).inserted
+                else { continue }
                 worklist.append(dependentID)
             }
         }

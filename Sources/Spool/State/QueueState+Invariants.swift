@@ -10,7 +10,9 @@ extension QueueState {
         }
         var carriers: [String: [StoredJob]] = [:]
         var derivedDependents: [String: Set<String>] = [:]
-        var enqueued = 0, running = 0, failed = 0
+        var enqueued = 0
+        var running = 0
+        var failed = 0
         var runningSet = Set<String>()
         var readyByBucket: [ReadyIndex.BucketKey: Set<String>] = [:]
         for (id, job) in jobs {
@@ -19,7 +21,9 @@ extension QueueState {
                 report(.attemptsWithinBudget, id, "attempts \(job.attempts) of \(job.maxAttempts)")
             }
             if (job.state == .running) != (job.lease != nil) {
-                report(.leaseExactlyWhileRunning, id, "\(job.state.rawValue) " + (job.lease == nil ? "without" : "with") + " a lease")
+                report(
+                    .leaseExactlyWhileRunning, id,
+                    "\(job.state.rawValue) " + (job.lease == nil ? "without" : "with") + " a lease")
             }
             if job.state.isFinished, job.nextRetryAt != nil {
                 report(.finishedWithoutDeadline, id, "\(job.state.rawValue) with a retry deadline")
@@ -31,8 +35,9 @@ extension QueueState {
             for prerequisite in job.waitingFor {
                 derivedDependents[prerequisite, default: []].insert(id)
                 if !job.state.isFinished, jobs[prerequisite]?.state.isFinished != false {
-                    report(.waitsOnlyForUnfinished, id,
-                           "waits for \(prerequisite), which is \(jobs[prerequisite]?.state.rawValue ?? "gone")")
+                    report(
+                        .waitsOnlyForUnfinished, id,
+                        "waits for \(prerequisite), which is \(jobs[prerequisite]?.state.rawValue ?? "gone")")
                 }
             }
             if job.state == .running, !job.waitingFor.isEmpty {
@@ -40,7 +45,9 @@ extension QueueState {
             }
             switch job.state {
             case .enqueued: enqueued += 1
-            case .running: running += 1; runningSet.insert(id)
+            case .running:
+                running += 1
+                runningSet.insert(id)
             case .failed: failed += 1
             default: break
             }
@@ -52,10 +59,14 @@ extension QueueState {
         for (key, jobs) in carriers {
             let ordered = jobs.sorted { $0.sequence < $1.sequence }.map(\.id)
             if uniqueKeys[key] != ordered.last {
-                report(.uniqueKeyIndex, uniqueKeys[key], "key \(key) held by \(uniqueKeys[key] ?? "nobody"), carriers \(ordered)")
+                report(
+                    .uniqueKeyIndex, uniqueKeys[key],
+                    "key \(key) held by \(uniqueKeys[key] ?? "nobody"), carriers \(ordered)")
             }
             if (earlierKeyCarriers[key] ?? []) != Array(ordered.dropLast()) {
-                report(.uniqueKeyIndex, ordered.last, "earlier carriers of \(key): \(earlierKeyCarriers[key] ?? []), carriers \(ordered)")
+                report(
+                    .uniqueKeyIndex, ordered.last,
+                    "earlier carriers of \(key): \(earlierKeyCarriers[key] ?? []), carriers \(ordered)")
             }
         }
         for (key, holder) in uniqueKeys where carriers[key] == nil {
@@ -65,14 +76,19 @@ extension QueueState {
             report(.uniqueKeyIndex, nil, "earlier carriers of key \(key), which no unfinished job carries")
         }
         let indexed = dependents.mapValues(Set.init)
-        for prerequisite in Set(indexed.keys).union(derivedDependents.keys) where indexed[prerequisite] != derivedDependents[prerequisite] {
-            report(.dependentsIndex, prerequisite,
-                   "dependents \(indexed[prerequisite].map { $0.sorted() } ?? []), prerequisites say \(derivedDependents[prerequisite].map { $0.sorted() } ?? [])")
+        for prerequisite in Set(indexed.keys).union(derivedDependents.keys)
+        where indexed[prerequisite] != derivedDependents[prerequisite] {
+            report(
+                .dependentsIndex, prerequisite,
+                "dependents \(indexed[prerequisite].map { $0.sorted() } ?? []), prerequisites say \(derivedDependents[prerequisite].map { $0.sorted() } ?? [])"
+            )
         }
         for prerequisite in dependents.keys where dependents[prerequisite]!.count != indexed[prerequisite]!.count {
             report(.dependentsIndex, prerequisite, "a dependent listed twice: \(dependents[prerequisite]!)")
         }
-        if enqueuedCount != enqueued { report(.countsByState, nil, "enqueued count \(enqueuedCount), table \(enqueued)") }
+        if enqueuedCount != enqueued {
+            report(.countsByState, nil, "enqueued count \(enqueuedCount), table \(enqueued)")
+        }
         if runningCount != running { report(.countsByState, nil, "running count \(runningCount), table \(running)") }
         if failedCount != failed { report(.countsByState, nil, "failed count \(failedCount), table \(failed)") }
         if runningIDs != runningSet {
@@ -100,15 +116,20 @@ extension QueueState {
             while true {
                 var top: ReadyIndex.Entry?
                 // Taken entries count as stale, so each call drops the previous top and shows the next.
-                _ = index.earliestDue(where: { $0 == key }, isCurrent: { entry in
-                    guard isCurrent(entry), !drained.contains(entry.id) else { return false }
-                    top = entry
-                    return true
-                })
+                _ = index.earliestDue(
+                    where: { $0 == key },
+                    isCurrent: { entry in
+                        guard isCurrent(entry), !drained.contains(entry.id) else { return false }
+                        top = entry
+                        return true
+                    })
                 guard let entry = top else { break }
                 drained.insert(entry.id)
                 if !ids.contains(entry.id) {
-                    broken.append(BrokenInvariant(.readyIndex, jobID: entry.id, "filed in the ready bucket of kind \(key.kind), priority \(key.priority), not its own"))
+                    broken.append(
+                        BrokenInvariant(
+                            .readyIndex, jobID: entry.id,
+                            "filed in the ready bucket of kind \(key.kind), priority \(key.priority), not its own"))
                 }
             }
             for missing in ids.subtracting(drained) {
@@ -117,12 +138,15 @@ extension QueueState {
             found.formUnion(drained)
         }
         var stray: ReadyIndex.Entry?
-        _ = index.earliestDue(where: { expected[$0] == nil }, isCurrent: { entry in
-            if isCurrent(entry), stray == nil { stray = entry }
-            return false
-        })
+        _ = index.earliestDue(
+            where: { expected[$0] == nil },
+            isCurrent: { entry in
+                if isCurrent(entry), stray == nil { stray = entry }
+                return false
+            })
         if let stray, !found.contains(stray.id) {
-            broken.append(BrokenInvariant(.readyIndex, jobID: stray.id, "in a ready bucket that no ready job belongs to"))
+            broken.append(
+                BrokenInvariant(.readyIndex, jobID: stray.id, "in a ready bucket that no ready job belongs to"))
         }
         return broken
     }

@@ -18,7 +18,8 @@ extension QueueState {
                 throw .migratedWithoutPayload(id: image.id)
             }
             guard (image.state == .running) == (image.lease != nil),
-                  !(image.state.isFinished && image.nextRetryAt != nil) else {
+                !(image.state.isFinished && image.nextRetryAt != nil)
+            else {
                 throw .migratedInconsistent(id: image.id)
             }
             let keyEffect = try uniqueKeyEffect(ofMigrated: image)
@@ -42,12 +43,13 @@ extension QueueState {
                 store(job)
                 return
             }
-            let job = StoredJob(id: image.id, kind: image.kind, state: image.state, attempts: image.attempts,
-                                maxAttempts: image.maxAttempts, priority: image.priority,
-                                sequence: nextSequence, createdAt: image.createdAt,
-                                runAt: image.runAt, nextRetryAt: image.nextRetryAt, finishedAt: image.finishedAt,
-                                uniqueKey: image.uniqueKey, lastError: image.lastError, payload: payload,
-                                lease: image.lease)
+            let job = StoredJob(
+                id: image.id, kind: image.kind, state: image.state, attempts: image.attempts,
+                maxAttempts: image.maxAttempts, priority: image.priority,
+                sequence: nextSequence, createdAt: image.createdAt,
+                runAt: image.runAt, nextRetryAt: image.nextRetryAt, finishedAt: image.finishedAt,
+                uniqueKey: image.uniqueKey, lastError: image.lastError, payload: payload,
+                lease: image.lease)
             nextSequence += 1
             if case .takes(let key) = keyEffect { takeUniqueKey(key, for: job.id) }
             count(job.state, by: 1)

@@ -16,7 +16,9 @@ extension QueueState {
     mutating func bestReadyJob(at now: Int64, kinds: KindSet) -> StoredJob? {
         guard !kinds.isEmpty else { return nil }
         let jobs = self.jobs
-        guard let entry = ready.best(dueAt: now, kinds: kinds, isCurrent: { Self.isCurrent($0, in: jobs) }) else { return nil }
+        guard let entry = ready.best(dueAt: now, kinds: kinds, isCurrent: { Self.isCurrent($0, in: jobs) }) else {
+            return nil
+        }
         return jobs[entry.id]
     }
 
@@ -32,8 +34,9 @@ extension QueueState {
         guard !kinds.isEmpty else { return nil }
         let jobs = self.jobs
         let conditions = ready.conditions
-        return ready.earliestDue(where: { kinds.contains($0.kind) && ($0.constraints.map(conditions.satisfies) ?? true) },
-                                 isCurrent: { Self.isCurrent($0, in: jobs) })
+        return ready.earliestDue(
+            where: { kinds.contains($0.kind) && ($0.constraints.map(conditions.satisfies) ?? true) },
+            isCurrent: { Self.isCurrent($0, in: jobs) })
     }
 
     /// The earliest due time of the unblocked enqueued jobs requiring exactly `constraints`,
@@ -41,8 +44,9 @@ extension QueueState {
     mutating func earliestDue(kind: String?, constraints: JobConstraints) -> Int64? {
         let jobs = self.jobs
         let wanted: JobConstraints? = constraints.isEmpty ? nil : constraints
-        return ready.earliestDue(where: { (kind == nil || $0.kind == kind) && $0.constraints == wanted },
-                                 isCurrent: { Self.isCurrent($0, in: jobs) })
+        return ready.earliestDue(
+            where: { (kind == nil || $0.kind == kind) && $0.constraints == wanted },
+            isCurrent: { Self.isCurrent($0, in: jobs) })
     }
 
     /// The earliest due time of the unblocked enqueued jobs, per constraint set, whatever the conditions.

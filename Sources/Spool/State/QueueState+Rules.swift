@@ -6,8 +6,10 @@ extension QueueState {
     // MARK: Existence, state and lease
 
     /// The job `id` in one of `states`, with its position in ``jobs`` for a write back.
-    func located(_ id: String, in states: [JobState],
-                 for action: Refusal.Action) throws(Refusal) -> (job: StoredJob, position: Int) {
+    func located(
+        _ id: String, in states: [JobState],
+        for action: Refusal.Action
+    ) throws(Refusal) -> (job: StoredJob, position: Int) {
         guard let position = jobs.position(of: id) else { throw .noSuchJob(id: id, action: action) }
         let job = jobs[position: position]
         guard states.contains(job.state) else { throw .wrongState(id: id, action: action, state: job.state) }
@@ -15,8 +17,10 @@ extension QueueState {
     }
 
     /// The lease rule: the running job `id`, whose lease is held under `token`.
-    func leased(_ id: String, token: UInt64,
-                for action: Refusal.Action) throws(Refusal) -> (job: StoredJob, position: Int) {
+    func leased(
+        _ id: String, token: UInt64,
+        for action: Refusal.Action
+    ) throws(Refusal) -> (job: StoredJob, position: Int) {
         guard let position = jobs.position(of: id) else { throw .noSuchJob(id: id, action: action) }
         let job = jobs[position: position]
         guard job.state == .running else { throw .notRunning(id: id, action: action, state: job.state) }
@@ -78,13 +82,17 @@ extension QueueState {
     ///
     /// - Returns: The prerequisites the job waits for (those that did not succeed), and whether it is
     ///   cancelled at birth (one of them failed or was cancelled).
-    func checkEnqueue(id: String, idHash: UInt32, dependencies: [String], isPeriodic: Bool,
-                      uniqueKey: String?) throws(Refusal) -> (waitingFor: [String], cancelledAtBirth: Bool) {
+    func checkEnqueue(
+        id: String, idHash: UInt32, dependencies: [String], isPeriodic: Bool,
+        uniqueKey: String?
+    ) throws(Refusal) -> (waitingFor: [String], cancelledAtBirth: Bool) {
         guard !jobs.contains(id, hash: idHash) else { throw .idExists(id: id, action: .enqueue) }
         var waitingFor: [String] = []
         var cancelledAtBirth = false
         for (index, dependency) in dependencies.enumerated() {
-            guard let prerequisite = jobs[dependency] else { throw .prerequisiteMissing(id: id, prerequisite: dependency) }
+            guard let prerequisite = jobs[dependency] else {
+                throw .prerequisiteMissing(id: id, prerequisite: dependency)
+            }
             guard prerequisite.periodic == nil, !isPeriodic else { throw .periodicInChain(id: id, other: dependency) }
             guard !dependencies[..<index].contains(dependency) else {
                 throw .prerequisiteNamedTwice(id: id, prerequisite: dependency)
@@ -154,8 +162,9 @@ extension QueueState {
     private func check(_ operation: LogOperation) throws(Refusal) {
         switch operation {
         case .enqueue(let op):
-            _ = try checkEnqueue(id: op.id, idHash: JobTable.hash(of: op.id), dependencies: op.options.dependencies,
-                                 isPeriodic: op.options.periodic != nil, uniqueKey: op.uniqueKey)
+            _ = try checkEnqueue(
+                id: op.id, idHash: JobTable.hash(of: op.id), dependencies: op.options.dependencies,
+                isPeriodic: op.options.periodic != nil, uniqueKey: op.uniqueKey)
         case .claim(let op): _ = try located(op.id, in: Self.claimableStates, for: .claim)
         case .renewLease(let id, let token, _, _): _ = try leased(id, token: token, for: .renew)
         case .complete(let id, let token, _): _ = try leased(id, token: token, for: .complete)
@@ -191,8 +200,10 @@ extension QueueState {
 
     /// The claim order: higher priority first, then earlier due, then earlier enqueued.
     @inline(__always)
-    static func claimPrecedes(priority: Int32, dueAt: Int64, sequence: UInt64,
-                              _ otherPriority: Int32, _ otherDueAt: Int64, _ otherSequence: UInt64) -> Bool {
+    static func claimPrecedes(
+        priority: Int32, dueAt: Int64, sequence: UInt64,
+        _ otherPriority: Int32, _ otherDueAt: Int64, _ otherSequence: UInt64
+    ) -> Bool {
         if priority != otherPriority { return priority > otherPriority }
         return dueAt != otherDueAt ? dueAt < otherDueAt : sequence < otherSequence
     }

@@ -44,8 +44,9 @@ extension QueueState {
         case .enqueue(let new):
             // The enqueue rule directly: no operation is made for it (the live path's common case).
             do {
-                _ = try checkEnqueue(id: new.id, idHash: JobTable.hash(of: new.id), dependencies: new.options.dependencies,
-                                     isPeriodic: new.options.periodic != nil, uniqueKey: new.uniqueKey)
+                _ = try checkEnqueue(
+                    id: new.id, idHash: JobTable.hash(of: new.id), dependencies: new.options.dependencies,
+                    isPeriodic: new.options.periodic != nil, uniqueKey: new.uniqueKey)
                 return nil
             } catch {
                 return error
@@ -62,9 +63,11 @@ extension QueueState {
         case .other(let other):
             return other
         case .enqueue(let new):
-            return .enqueue(.init(id: new.id, kind: new.kind, payload: unwrittenPayload, priority: new.priority,
-                                  createdAt: new.createdAt, runAt: new.runAt, maxAttempts: new.maxAttempts,
-                                  uniqueKey: new.uniqueKey, options: new.options))
+            return .enqueue(
+                .init(
+                    id: new.id, kind: new.kind, payload: unwrittenPayload, priority: new.priority,
+                    createdAt: new.createdAt, runAt: new.runAt, maxAttempts: new.maxAttempts,
+                    uniqueKey: new.uniqueKey, options: new.options))
         case .migrateJob(var job, let payload):
             if payload != nil { job.payload = unwrittenPayload }
             return .migrateJob(job)

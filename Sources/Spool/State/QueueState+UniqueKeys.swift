@@ -49,7 +49,9 @@ extension QueueState {
         if let previous = jobs[image.id] {
             return previous.state.isFinished ? .leaves(key: key) : .none
         }
-        if let holder = uniqueKeys[key] { throw .uniqueKeyHeld(id: image.id, action: .migrateJob, key: key, holder: holder) }
+        if let holder = uniqueKeys[key] {
+            throw .uniqueKeyHeld(id: image.id, action: .migrateJob, key: key, holder: holder)
+        }
         return .takes(key: key)
     }
 }

@@ -84,8 +84,9 @@ struct QueueState: Sendable {
             // maximum), and a claim past it must not trap; no correct writer gets near it.
             job.attempts = job.attempts == .max ? .max : job.attempts + 1
             job.nextRetryAt = nil
-            job.lease = StoredLease(token: op.token, claimedAt: op.claimedAt, expiresAt: op.expiresAt,
-                                    monotonicExpiry: op.monotonicExpiry, bootID: op.bootID)
+            job.lease = StoredLease(
+                token: op.token, claimedAt: op.claimedAt, expiresAt: op.expiresAt,
+                monotonicExpiry: op.monotonicExpiry, bootID: op.bootID)
             store(job, at: position)
         case .renewLease(let id, let token, let expiresAt, let monotonicExpiry):
             let (found, position) = try leased(id, token: token, for: .renew)
@@ -203,20 +204,23 @@ struct QueueState: Sendable {
         let idHash = JobTable.hash(of: op.id)
         // Prerequisites: a succeeded one is satisfied; an unfinished one blocks the job; a failed or
         // cancelled one cancels it at once (it can never run, as WorkManager does).
-        let (waitingFor, cancelledAtBirth) = try checkEnqueue(id: op.id, idHash: idHash, dependencies: op.options.dependencies,
-                                                              isPeriodic: op.options.periodic != nil, uniqueKey: op.uniqueKey)
+        let (waitingFor, cancelledAtBirth) = try checkEnqueue(
+            id: op.id, idHash: idHash, dependencies: op.options.dependencies,
+            isPeriodic: op.options.periodic != nil, uniqueKey: op.uniqueKey)
         // In range: decoding refuses others (FieldRanges), and the live path validates them first.
-        let priority = Int32(truncatingIfNeeded: op.priority), maxAttempts = Int32(truncatingIfNeeded: op.maxAttempts)
+        let priority = Int32(truncatingIfNeeded: op.priority)
+        let maxAttempts = Int32(truncatingIfNeeded: op.maxAttempts)
         // One initializer sets the rare fields together (see StoredJob.init): no box for a plain enqueue.
-        let job = StoredJob(id: op.id, kind: op.kind, state: cancelledAtBirth ? .cancelled : .enqueued, attempts: 0,
-                            maxAttempts: maxAttempts, priority: priority, sequence: nextSequence,
-                            createdAt: op.createdAt, runAt: op.runAt, nextRetryAt: nil,
-                            finishedAt: cancelledAtBirth ? op.createdAt : nil, uniqueKey: op.uniqueKey, lastError: nil,
-                            payload: op.payload, lease: nil, constraints: op.options.constraints,
-                            waitingFor: waitingFor,
-                            periodic: op.options.periodic.map {
-                                StoredPeriodic(interval: $0.interval, flex: $0.flex, anchor: op.runAt, occurrence: 1)
-                            })
+        let job = StoredJob(
+            id: op.id, kind: op.kind, state: cancelledAtBirth ? .cancelled : .enqueued, attempts: 0,
+            maxAttempts: maxAttempts, priority: priority, sequence: nextSequence,
+            createdAt: op.createdAt, runAt: op.runAt, nextRetryAt: nil,
+            finishedAt: cancelledAtBirth ? op.createdAt : nil, uniqueKey: op.uniqueKey, lastError: nil,
+            payload: op.payload, lease: nil, constraints: op.options.constraints,
+            waitingFor: waitingFor,
+            periodic: op.options.periodic.map {
+                StoredPeriodic(interval: $0.interval, flex: $0.flex, anchor: op.runAt, occurrence: 1)
+            })
         nextSequence += 1
         if let key = op.uniqueKey, !cancelledAtBirth { takeUniqueKey(key, for: op.id) }
         for prerequisite in waitingFor { dependents[prerequisite, default: []].append(op.id) }
@@ -299,8 +303,10 @@ struct QueueState: Sendable {
         let wasReady = previous.state == .enqueued && !previous.isBlocked
         let isReady = job.state == .enqueued && !job.isBlocked
         // The ready index files a job under its kind, priority and constraints: a migration may change them.
-        if isReady && (!wasReady || previous.dueAt != job.dueAt || previous.kind != job.kind
-                       || previous.priority != job.priority) {
+        if isReady
+            && (!wasReady || previous.dueAt != job.dueAt || previous.kind != job.kind
+                || previous.priority != job.priority)
+        {
             job.scheduleVersion &+= 1
             ready.insert(job)
         } else if wasReady && !isReady {

@@ -59,7 +59,8 @@ struct ReadyIndex: Sendable {
         guard !isSuspended else { return }
         let constraints = job.constraints
         if !hasPending || job.kind != pendingKey.kind || job.priority != pendingKey.priority
-            || constraints != pendingKey.constraints {
+            || constraints != pendingKey.constraints
+        {
             flushPending()
             pendingKey = BucketKey(kind: job.kind, priority: job.priority, constraints: constraints)
             hasPending = true
@@ -100,8 +101,10 @@ struct ReadyIndex: Sendable {
         for key in Array(buckets.keys) where kinds.contains(key.kind) && isRunnable(key) {
             guard let top = currentTop(of: key, isCurrent: isCurrent), top.dueAt <= now else { continue }
             if let current = winner {
-                if QueueState.claimPrecedes(priority: key.priority, dueAt: top.dueAt, sequence: top.sequence,
-                                            current.priority, current.entry.dueAt, current.entry.sequence) {
+                if QueueState.claimPrecedes(
+                    priority: key.priority, dueAt: top.dueAt, sequence: top.sequence,
+                    current.priority, current.entry.dueAt, current.entry.sequence)
+                {
                     winner = (top, key.priority)
                 }
             } else {
@@ -199,7 +202,8 @@ struct ReadyIndex: Sendable {
         private mutating func siftDown(from start: Int) {
             var parent = start
             while true {
-                let left = 2 * parent + 1, right = left + 1
+                let left = 2 * parent + 1
+                let right = left + 1
                 var smallest = parent
                 if left < items.count && items[left].precedes(items[smallest]) { smallest = left }
                 if right < items.count && items[right].precedes(items[smallest]) { smallest = right }

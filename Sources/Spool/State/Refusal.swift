@@ -64,12 +64,12 @@ enum Refusal: Error, Equatable, Sendable, CustomStringConvertible {
     var jobID: String {
         switch self {
         case .noSuchJob(let id, _), .wrongState(let id, _, _), .notRunning(let id, _, _), .staleLease(let id, _),
-             .leaseOfRemovedJob(let id), .idExists(let id, _), .uniqueKeyHeld(let id, _, _, _),
-             .prerequisiteMissing(let id, _), .prerequisiteNamedTwice(let id, _),
-             .periodicInChain(let id, _), .prerequisiteNotPending(let id, _), .awaitedByUnfinished(let id, _, _),
-             .notPeriodic(let id), .restoredLeaseMismatch(let id), .stepOutsideMigration(let id),
-             .migratedWithoutPayload(let id), .migratedInconsistent(let id), .migratedKeyChanged(let id),
-             .notAMigrationStep(let id):
+            .leaseOfRemovedJob(let id), .idExists(let id, _), .uniqueKeyHeld(let id, _, _, _),
+            .prerequisiteMissing(let id, _), .prerequisiteNamedTwice(let id, _),
+            .periodicInChain(let id, _), .prerequisiteNotPending(let id, _), .awaitedByUnfinished(let id, _, _),
+            .notPeriodic(let id), .restoredLeaseMismatch(let id), .stepOutsideMigration(let id),
+            .migratedWithoutPayload(let id), .migratedInconsistent(let id), .migratedKeyChanged(let id),
+            .notAMigrationStep(let id):
             return id
         case .snapshotNotFirst, .migrationNotNewer, .commitNotBegun, .migrationsAppliedMisplaced:
             return ""
@@ -86,9 +86,15 @@ enum Refusal: Error, Equatable, Sendable, CustomStringConvertible {
         case .notRunning(_, let action, let state):
             return (.leaseLost, "\(action.rawValue): the lease is no longer valid: the job is \(state.rawValue) now")
         case .staleLease(_, let action):
-            return (.leaseLost, "\(action.rawValue): the lease is no longer valid: the job was claimed again under another lease")
+            return (
+                .leaseLost,
+                "\(action.rawValue): the lease is no longer valid: the job was claimed again under another lease"
+            )
         case .leaseOfRemovedJob:
-            return (.leaseLost, "the lease is no longer valid: the job no longer exists (deleted, expired by retention, or removed by a migration)")
+            return (
+                .leaseLost,
+                "the lease is no longer valid: the job no longer exists (deleted, expired by retention, or removed by a migration)"
+            )
         case .idExists(_, let action):
             return (.invalidArgument, "\(action.rawValue): a job with this id exists")
         case .uniqueKeyHeld(_, let action, let key, let holder):
@@ -100,7 +106,10 @@ enum Refusal: Error, Equatable, Sendable, CustomStringConvertible {
         case .periodicInChain(_, let other):
             return (.invalidArgument, "enqueue: a periodic job in a chain (\(other))")
         case .prerequisiteNotPending(_, let prerequisite):
-            return (.invalidState, "retry: prerequisite \(prerequisite) did not succeed and is finished or gone: retry it first")
+            return (
+                .invalidState,
+                "retry: prerequisite \(prerequisite) did not succeed and is finished or gone: retry it first"
+            )
         case .awaitedByUnfinished(_, let action, let dependent):
             return (.invalidState, "\(action.rawValue): unfinished job \(dependent) waits for it (cancel it first)")
         case .notPeriodic:

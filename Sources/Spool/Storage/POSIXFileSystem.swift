@@ -1,9 +1,9 @@
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// The real file system, through POSIX calls.
@@ -116,8 +116,9 @@ struct POSIXFileSystem: FileSystem {
                 if !exclusive, code == ENOENT { return ProcessDirectoryLocks.noDescriptor }
                 if code == ELOOP {
                     // O_NOFOLLOW refuses a link: say so, rather than "too many levels of symbolic links".
-                    throw SpoolError(.notAQueue, "LOCK is a symbolic link (symbolic links in a queue directory are not followed)",
-                                     path: lockPath, errno: code, operation: "open lock file")
+                    throw SpoolError(
+                        .notAQueue, "LOCK is a symbolic link (symbolic links in a queue directory are not followed)",
+                        path: lockPath, errno: code, operation: "open lock file")
                 }
                 throw SpoolError.system("open lock file", errno: code, path: lockPath)
             }
@@ -126,8 +127,9 @@ struct POSIXFileSystem: FileSystem {
                 let code = errno
                 _ = systemClose(fd)
                 if code == EAGAIN || code == EACCES {
-                    throw SpoolError(.locked, "the queue is open in another process", path: path,
-                                     errno: code, operation: "fcntl F_SETLK")
+                    throw SpoolError(
+                        .locked, "the queue is open in another process", path: path,
+                        errno: code, operation: "fcntl F_SETLK")
                 }
                 throw SpoolError.system("fcntl F_SETLK", errno: code, path: lockPath)
             }
@@ -141,7 +143,10 @@ struct POSIXFileSystem: FileSystem {
 /// same process fails as one in another process does, with the one descriptor
 /// of each directory's `LOCK` that holds the process's record lock.
 enum ProcessDirectoryLocks {
-    struct Key: Hashable { var device: UInt64; var inode: UInt64 }
+    struct Key: Hashable {
+        var device: UInt64
+        var inode: UInt64
+    }
     private struct Holders {
         /// −1 for one exclusive holder, otherwise the number of shared ones.
         var count: Int
@@ -158,8 +163,9 @@ enum ProcessDirectoryLocks {
         try holders.withLock { table in
             if let current = table[key] {
                 if current.count == -1 || exclusive {
-                    throw SpoolError(.locked, "the queue is already open in this process", path: path,
-                                     errno: EWOULDBLOCK, operation: "lock")
+                    throw SpoolError(
+                        .locked, "the queue is already open in this process", path: path,
+                        errno: EWOULDBLOCK, operation: "lock")
                 }
                 table[key]?.count += 1
                 return

@@ -34,7 +34,6 @@ extension SpoolClock {
     }
 }
 
-
 /// The system's clocks.
 public struct SystemClock: SpoolClock {
     private static let boot = Platform.bootIdentifier()
@@ -94,12 +93,13 @@ public final class ManualClock: SpoolClock, @unchecked Sendable {
     /// Moves both clocks forward by `seconds`, waking the sleepers whose deadline it reaches.
     public func advance(by seconds: TimeInterval) {
         precondition(seconds >= 0, "a clock advances forward")
-        wake(lock.withLock {
-            wall = wall.addingTimeInterval(seconds)
-            // Saturates at 2^62 ns (146 years), far below where a lease expiry added to it would overflow.
-            monotonic = min(monotonic + UInt64(min(seconds * 1e9, 4e18).rounded()), 1 << 62)
-            return dueSleepers()
-        })
+        wake(
+            lock.withLock {
+                wall = wall.addingTimeInterval(seconds)
+                // Saturates at 2^62 ns (146 years), far below where a lease expiry added to it would overflow.
+                monotonic = min(monotonic + UInt64(min(seconds * 1e9, 4e18).rounded()), 1 << 62)
+                return dueSleepers()
+            })
     }
 
     /// Moves both clocks forward to the wall-clock time `date` (no move if it is earlier).
@@ -110,10 +110,11 @@ public final class ManualClock: SpoolClock, @unchecked Sendable {
     /// Sets the wall clock alone, as when a person changes the time; a jump forward
     /// wakes the sleepers whose deadline it passes, a jump back wakes none.
     public func setWallClock(_ date: Date) {
-        wake(lock.withLock {
-            wall = date
-            return dueSleepers()
-        })
+        wake(
+            lock.withLock {
+                wall = date
+                return dueSleepers()
+            })
     }
 
     /// Suspends until ``advance(by:)`` or ``setWallClock(_:)`` moves the wall

@@ -28,9 +28,11 @@ public struct JobConstraints: Hashable, Sendable {
     public var requiredConditions: Set<String>
 
     /// Describes what a job needs; by default, nothing.
-    public init(requiresNetwork: Bool = false, requiresUnmeteredNetwork: Bool = false, requiresCharging: Bool = false,
-                requiresDeviceIdle: Bool = false, requiresBatteryNotLow: Bool = false,
-                requiredConditions: Set<String> = []) {
+    public init(
+        requiresNetwork: Bool = false, requiresUnmeteredNetwork: Bool = false, requiresCharging: Bool = false,
+        requiresDeviceIdle: Bool = false, requiresBatteryNotLow: Bool = false,
+        requiredConditions: Set<String> = []
+    ) {
         self.requiresNetwork = requiresNetwork
         self.requiresUnmeteredNetwork = requiresUnmeteredNetwork
         self.requiresCharging = requiresCharging
@@ -72,8 +74,10 @@ public struct DeviceConditions: Hashable, Sendable {
     public var satisfiedConditions: Set<String>
 
     /// Describes the device's state; by default nothing holds.
-    public init(isNetworkAvailable: Bool = false, isNetworkUnmetered: Bool = false, isCharging: Bool = false,
-                isDeviceIdle: Bool = false, isBatteryNotLow: Bool = false, satisfiedConditions: Set<String> = []) {
+    public init(
+        isNetworkAvailable: Bool = false, isNetworkUnmetered: Bool = false, isCharging: Bool = false,
+        isDeviceIdle: Bool = false, isBatteryNotLow: Bool = false, satisfiedConditions: Set<String> = []
+    ) {
         self.isNetworkAvailable = isNetworkAvailable
         self.isNetworkUnmetered = isNetworkUnmetered
         self.isCharging = isCharging

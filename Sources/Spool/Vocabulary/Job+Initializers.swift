@@ -13,12 +13,14 @@ extension Job {
     ///
     /// Every argument but `kind` has the value of a job just enqueued with no options: id a random
     /// UUID, state enqueued, no attempts, ``RetryPolicy/default``'s attempts, due at `createdAt`.
-    public init(id: JobID = JobID(UUID().uuidString.lowercased()), kind: String, state: JobState = .enqueued, attempts: Int = 0,
-                maxAttempts: Int = RetryPolicy.default.maxAttempts, priority: Int = 0, createdAt: Date = Date(),
-                runAt: Date? = nil, nextRetryAt: Date? = nil, finishedAt: Date? = nil, uniqueKey: String? = nil,
-                lastError: String? = nil, payloadSize: Int = 0, leaseExpiresAt: Date? = nil,
-                constraints: JobConstraints = .none, blockingPrerequisites: [JobID] = [],
-                periodic: PeriodicSchedule? = nil, occurrence: Int = 1) {
+    public init(
+        id: JobID = JobID(UUID().uuidString.lowercased()), kind: String, state: JobState = .enqueued, attempts: Int = 0,
+        maxAttempts: Int = RetryPolicy.default.maxAttempts, priority: Int = 0, createdAt: Date = Date(),
+        runAt: Date? = nil, nextRetryAt: Date? = nil, finishedAt: Date? = nil, uniqueKey: String? = nil,
+        lastError: String? = nil, payloadSize: Int = 0, leaseExpiresAt: Date? = nil,
+        constraints: JobConstraints = .none, blockingPrerequisites: [JobID] = [],
+        periodic: PeriodicSchedule? = nil, occurrence: Int = 1
+    ) {
         self.id = id
         self.kind = kind
         self.state = state
@@ -54,8 +56,10 @@ extension Lease {
     ///   - payload: The job's parameters.
     ///   - token: The lease's token; a random one by default.
     ///   - expiresAt: When the lease runs out; five minutes after now by default.
-    public init(job: Job, payload: Data = Data(), token: LeaseToken = LeaseToken(rawValue: UInt64.random(in: .min ... .max)),
-                expiresAt: Date = Date().addingTimeInterval(300)) {
+    public init(
+        job: Job, payload: Data = Data(), token: LeaseToken = LeaseToken(rawValue: UInt64.random(in: .min ... .max)),
+        expiresAt: Date = Date().addingTimeInterval(300)
+    ) {
         var job = job
         job.leaseExpiresAt = expiresAt
         job.payloadSize = payload.count

@@ -52,10 +52,12 @@ public struct NewJob: Sendable {
     public var periodic: PeriodicSchedule?
 
     /// Describes a job to enqueue. Only `kind` is required.
-    public init(kind: String, payload: Data = Data(), id: JobID? = nil, priority: Int = 0, runAt: Date? = nil,
-                delay: TimeInterval = 0, maxAttempts: Int? = nil, uniqueKey: String? = nil,
-                uniquePolicy: UniquePolicy = .keep, dependencies: [JobID] = [], constraints: JobConstraints = .none,
-                periodic: PeriodicSchedule? = nil) {
+    public init(
+        kind: String, payload: Data = Data(), id: JobID? = nil, priority: Int = 0, runAt: Date? = nil,
+        delay: TimeInterval = 0, maxAttempts: Int? = nil, uniqueKey: String? = nil,
+        uniquePolicy: UniquePolicy = .keep, dependencies: [JobID] = [], constraints: JobConstraints = .none,
+        periodic: PeriodicSchedule? = nil
+    ) {
         self.dependencies = dependencies
         self.constraints = constraints
         self.periodic = periodic

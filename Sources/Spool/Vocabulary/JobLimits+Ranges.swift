@@ -12,8 +12,9 @@ extension JobLimits {
     /// Refuses a lease duration outside ``minLeaseDuration`` ..< ``maxLeaseDuration``.
     static func checkLeaseDuration(_ duration: TimeInterval) throws {
         guard duration >= minLeaseDuration, duration < maxLeaseDuration else {
-            throw SpoolError.invalidArgument("the lease duration must be at least \(minLeaseDuration) s and under "
-                                             + "\(Int64(maxLeaseDuration)) s, not \(duration)")
+            throw SpoolError.invalidArgument(
+                "the lease duration must be at least \(minLeaseDuration) s and under "
+                    + "\(Int64(maxLeaseDuration)) s, not \(duration)")
         }
     }
 }

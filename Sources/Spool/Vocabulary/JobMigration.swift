@@ -38,8 +38,10 @@ public struct JobMigration: Sendable {
     public var transform: @Sendable (_ job: Job, _ payload: Data) -> Action
 
     /// Describes a migration.
-    public init(number: Int, name: String = "",
-                transform: @escaping @Sendable (_ job: Job, _ payload: Data) -> Action) {
+    public init(
+        number: Int, name: String = "",
+        transform: @escaping @Sendable (_ job: Job, _ payload: Data) -> Action
+    ) {
         self.number = number
         self.name = name
         self.transform = transform

@@ -43,10 +43,13 @@ public struct RetryPolicy: Sendable, Equatable {
     /// at least `base` (infinity: no cap but the longest delay, about 3,000 years), `jitter` from
     /// 0 to 1 and `maxAttempts` from 1 to ``JobLimits/maxAttempts``; otherwise the policy is
     /// refused where it is used (see ``validate()``).
-    public static func exponential(base: TimeInterval, factor: Double = 2, maximum: TimeInterval = 3600,
-                                   jitter: Double = 0, maxAttempts: Int = 10) -> RetryPolicy {
-        RetryPolicy(schedule: .exponential(base: base, factor: factor, maximum: maximum, jitter: jitter),
-                    maxAttempts: maxAttempts)
+    public static func exponential(
+        base: TimeInterval, factor: Double = 2, maximum: TimeInterval = 3600,
+        jitter: Double = 0, maxAttempts: Int = 10
+    ) -> RetryPolicy {
+        RetryPolicy(
+            schedule: .exponential(base: base, factor: factor, maximum: maximum, jitter: jitter),
+            maxAttempts: maxAttempts)
     }
 
     /// Checks the policy against the rules of ``table(_:maxAttempts:)`` and
@@ -58,11 +61,13 @@ public struct RetryPolicy: Sendable, Equatable {
         case .table(let delays):
             guard !delays.isEmpty else { throw SpoolError.invalidArgument("a retry table needs at least one delay") }
             guard delays.allSatisfy({ $0 >= 0 && $0.isFinite }) else {
-                throw SpoolError.invalidArgument("every delay of a retry table must be a finite number of seconds, not negative")
+                throw SpoolError.invalidArgument(
+                    "every delay of a retry table must be a finite number of seconds, not negative")
             }
         case .exponential(let base, let factor, let maximum, let jitter):
             guard base >= 0, base.isFinite else {
-                throw SpoolError.invalidArgument("an exponential retry base must be a finite number of seconds, not negative")
+                throw SpoolError.invalidArgument(
+                    "an exponential retry base must be a finite number of seconds, not negative")
             }
             guard factor >= 1, factor.isFinite else {
                 throw SpoolError.invalidArgument("an exponential retry factor must be a finite number, at least 1")

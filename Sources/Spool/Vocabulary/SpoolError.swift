@@ -91,8 +91,10 @@ public struct SpoolError: Error, Sendable, CustomStringConvertible {
     public var jobID: JobID?
 
     /// Creates an error. Spool creates these; tests and adapters may too.
-    public init(_ code: Code, _ message: String, path: String? = nil, offset: Int64? = nil,
-                errno: Int32? = nil, operation: String? = nil, jobID: JobID? = nil) {
+    public init(
+        _ code: Code, _ message: String, path: String? = nil, offset: Int64? = nil,
+        errno: Int32? = nil, operation: String? = nil, jobID: JobID? = nil
+    ) {
         self.code = code
         self.message = message
         self.path = path
@@ -107,8 +109,11 @@ public struct SpoolError: Error, Sendable, CustomStringConvertible {
         var text = "\(code): \(message)"
         if let jobID { text += " [job \(jobID)]" }
         if let path { text += " [path \(path)" + (offset.map { " at offset \($0)" } ?? "") + "]" }
-        if let operation { text += " [\(operation)" + (errno.map { " errno \($0) \(Self.errnoName($0))" } ?? "") + "]" }
-        else if let errno { text += " [errno \(errno) \(Self.errnoName(errno))]" }
+        if let operation {
+            text += " [\(operation)" + (errno.map { " errno \($0) \(Self.errnoName($0))" } ?? "") + "]"
+        } else if let errno {
+            text += " [errno \(errno) \(Self.errnoName(errno))]"
+        }
         return text
     }
 

@@ -27,10 +27,12 @@ struct StoredJob: Sendable {
     /// The value standing for "no time" in the sentinel fields.
     private static let none = Int64.min
 
-    init(id: String, kind: String, state: JobState, attempts: Int32, maxAttempts: Int32, priority: Int32,
-         sequence: UInt64, createdAt: Int64, runAt: Int64, nextRetryAt: Int64?, finishedAt: Int64?,
-         uniqueKey: String?, lastError: String?, payload: PayloadLocation, lease: StoredLease?,
-         constraints: JobConstraints? = nil, waitingFor: [String] = [], periodic: StoredPeriodic? = nil) {
+    init(
+        id: String, kind: String, state: JobState, attempts: Int32, maxAttempts: Int32, priority: Int32,
+        sequence: UInt64, createdAt: Int64, runAt: Int64, nextRetryAt: Int64?, finishedAt: Int64?,
+        uniqueKey: String?, lastError: String?, payload: PayloadLocation, lease: StoredLease?,
+        constraints: JobConstraints? = nil, waitingFor: [String] = [], periodic: StoredPeriodic? = nil
+    ) {
         self.id = id
         self.kind = kind
         self.sequence = sequence
@@ -47,12 +49,15 @@ struct StoredJob: Sendable {
         // Most jobs set none of the rare fields: no box, and no RareValues built to find that out
         // (replay makes every job here, and three setters each building one cost a tenth of an open).
         if uniqueKey == nil && lastError == nil && lease == nil && constraints == nil && waitingFor.isEmpty
-            && periodic == nil {
+            && periodic == nil
+        {
             self.rare = nil
         } else {
-            self.rare = RareFields.make(RareValues(uniqueKey: uniqueKey, lastError: lastError, lease: lease,
-                                                   constraints: constraints, waitingFor: waitingFor,
-                                                   periodic: periodic))
+            self.rare = RareFields.make(
+                RareValues(
+                    uniqueKey: uniqueKey, lastError: lastError, lease: lease,
+                    constraints: constraints, waitingFor: waitingFor,
+                    periodic: periodic))
         }
     }
 
@@ -140,7 +145,8 @@ struct RareValues: Equatable, Sendable {
     var periodic: StoredPeriodic?
 
     var isEmpty: Bool {
-        uniqueKey == nil && lastError == nil && lease == nil && constraints == nil && waitingFor.isEmpty && periodic == nil
+        uniqueKey == nil && lastError == nil && lease == nil && constraints == nil && waitingFor.isEmpty
+            && periodic == nil
     }
 }
 

@@ -9,12 +9,12 @@ enum CancelCommand {
         synopsis: "DIR ID [--json]",
         summary: "Cancel an enqueued or running job.",
         help: """
-          --json               print the job as JSON instead of a summary line
+              --json               print the job as JSON instead of a summary line
 
-        A running job's lease becomes invalid: its handler's complete or fail exits 1
-        with leaseLost and the result is discarded. Cancelling a cancelled job changes
-        nothing; a succeeded or failed job cannot be cancelled (exit 1, invalidState).
-        """,
+            A running job's lease becomes invalid: its handler's complete or fail exits 1
+            with leaseLost and the result is discarded. Cancelling a cancelled job changes
+            nothing; a succeeded or failed job cannot be cancelled (exit 1, invalidState).
+            """,
         spec: ArgumentSpec(positionals: ["DIR", "ID"], flags: ["json"]),
         run: run)
 

@@ -9,10 +9,10 @@ enum CompactCommand {
         synopsis: "DIR",
         summary: "Rewrite the log as a snapshot of the live jobs and delete the files it replaces.",
         help: """
-        Opens the queue, writes every job into a new snapshot log file, then deletes the
-        older log files. Succeeded and cancelled jobs that finished more than 24 hours ago
-        are dropped; every other job is kept exactly. Prints the bytes before and after.
-        """,
+            Opens the queue, writes every job into a new snapshot log file, then deletes the
+            older log files. Succeeded and cancelled jobs that finished more than 24 hours ago
+            are dropped; every other job is kept exactly. Prints the bytes before and after.
+            """,
         spec: ArgumentSpec(positionals: ["DIR"]),
         run: run)
 
@@ -20,8 +20,9 @@ enum CompactCommand {
     private static func run(_ arguments: ParsedArguments, _ console: Console) throws -> Int32 {
         let directory = arguments.positionals[0]
         let report = try QueueAccess.withQueue(directory) { try $0.compact() }
-        console.out("compacted \(directory): \(report.bytesBefore) bytes -> \(report.bytesAfter) bytes; "
-                    + "\(report.jobsWritten) jobs in \(report.recordsWritten) records, \(report.jobsExpired) expired")
+        console.out(
+            "compacted \(directory): \(report.bytesBefore) bytes -> \(report.bytesAfter) bytes; "
+                + "\(report.jobsWritten) jobs in \(report.recordsWritten) records, \(report.jobsExpired) expired")
         return ExitStatus.success
     }
 }

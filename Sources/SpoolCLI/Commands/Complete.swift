@@ -9,12 +9,12 @@ enum CompleteCommand {
         synopsis: "DIR ID --token TOKEN [--json]",
         summary: "Record that the job leased under TOKEN succeeded.",
         help: """
-          --token TOKEN        the 16 hex digits `spool claim` printed
-          --json               print the job as JSON instead of a summary line
+              --token TOKEN        the 16 hex digits `spool claim` printed
+              --json               print the job as JSON instead of a summary line
 
-        Exits 1 with leaseLost when the job was cancelled, or its lease expired and was
-        reclaimed, since the claim: the result is discarded.
-        """,
+            Exits 1 with leaseLost when the job was cancelled, or its lease expired and was
+            reclaimed, since the claim: the result is discarded.
+            """,
         spec: ArgumentSpec(positionals: ["DIR", "ID"], valueOptions: ["token"], flags: ["json"]),
         run: run)
 

@@ -7,12 +7,13 @@ enum DemoCommand {
     static let command = Command(
         name: "demo",
         synopsis: "[DIR]",
-        summary: "Walk through enqueue, priorities, retries, manual retry, reopen, cancel and the worker runtime, instantly.",
+        summary:
+            "Walk through enqueue, priorities, retries, manual retry, reopen, cancel and the worker runtime, instantly.",
         help: """
-        Uses DIR, which must be new or empty, or else a temporary directory that is
-        removed at the end. Time comes from a manual clock that the demo moves by hand,
-        so waiting for retry deadlines takes no time at all.
-        """,
+            Uses DIR, which must be new or empty, or else a temporary directory that is
+            removed at the end. Time comes from a manual clock that the demo moves by hand,
+            so waiting for retry deadlines takes no time at all.
+            """,
         spec: ArgumentSpec(positionals: ["DIR"], optionalPositionals: 1),
         run: run)
 
@@ -26,7 +27,8 @@ enum DemoCommand {
             }
             directory = given
         } else {
-            directory = files.temporaryDirectory.appendingPathComponent("spool-demo-\(UUID().uuidString.prefix(8))").path
+            directory =
+                files.temporaryDirectory.appendingPathComponent("spool-demo-\(UUID().uuidString.prefix(8))").path
         }
         defer { if arguments.positional(0) == nil { try? files.removeItem(atPath: directory) } }
         try DemoScript(directory: directory, temporary: arguments.positional(0) == nil, console: console).run()
@@ -86,7 +88,8 @@ private final class DemoScript: DemoNarration {
         say("email   due \(t(try job("email").runAt).padding(7)) (priority 10)")
         try queue.enqueue(NewJob(kind: "sync", id: "sync", uniqueKey: "sync:inbox"))
         say("sync    due \(t(try job("sync").runAt).padding(7)) (unique key sync:inbox)")
-        let kept = try queue.enqueue(NewJob(kind: "sync", id: "sync-again", uniqueKey: "sync:inbox", uniquePolicy: .keep))
+        let kept = try queue.enqueue(
+            NewJob(kind: "sync", id: "sync-again", uniqueKey: "sync:inbox", uniquePolicy: .keep))
         say("sync-again with unique key sync:inbox, policy keep → kept \(kept), still \(try queue.jobs().count) jobs")
     }
 
@@ -97,7 +100,9 @@ private final class DemoScript: DemoNarration {
     private func claimByPriority() throws {
         step("2. Claim in priority order at t+0s")
         while let lease = try queue.claim() {
-            say("claim → \(lease.job.id) (priority \(lease.job.priority)), attempt \(lease.attempt)/\(lease.job.maxAttempts)")
+            say(
+                "claim → \(lease.job.id) (priority \(lease.job.priority)), attempt \(lease.attempt)/\(lease.job.maxAttempts)"
+            )
             if lease.job.id == "email" {
                 say("complete email → \(try queue.complete(lease).state.rawValue)")
             } else {
@@ -114,7 +119,9 @@ private final class DemoScript: DemoNarration {
         while true {
             let job = try queue.fail(lease, error: "inbox server unreachable")
             let retry = job.nextRetryAt.map { "+\(Int64($0.timeIntervalSince(clock.now()).rounded()))s" } ?? "none"
-            say("\(t(clock.now()).padding(7)) attempt \(lease.attempt)/\(job.maxAttempts) failed → \(job.state.rawValue), next retry \(retry)")
+            say(
+                "\(t(clock.now()).padding(7)) attempt \(lease.attempt)/\(job.maxAttempts) failed → \(job.state.rawValue), next retry \(retry)"
+            )
             guard let deadline = job.nextRetryAt else { break }
             clock.advance(by: deadline.timeIntervalSince(clock.now()))
             guard let next = try queue.claim(kind: "sync") else {
@@ -131,11 +138,17 @@ private final class DemoScript: DemoNarration {
     private func retryByHand() throws {
         step("4. A person retries sync: a full budget again")
         let retried = try queue.retry("sync")
-        say("retry sync → \(retried.state.rawValue), attempts \(retried.attempts)/\(retried.maxAttempts), due now (\(t(retried.dueAt ?? retried.runAt)))")
-        guard let lease = try queue.claim(kind: "sync") else { throw CommandFailure.operational("demo: sync not ready") }
+        say(
+            "retry sync → \(retried.state.rawValue), attempts \(retried.attempts)/\(retried.maxAttempts), due now (\(t(retried.dueAt ?? retried.runAt)))"
+        )
+        guard let lease = try queue.claim(kind: "sync") else {
+            throw CommandFailure.operational("demo: sync not ready")
+        }
         let failed = try queue.fail(lease, error: "inbox server still unreachable")
         let retry = failed.nextRetryAt.map(t) ?? "none"
-        say("claim → attempt \(lease.attempt)/\(lease.job.maxAttempts) (not 6/5); it fails → \(failed.state.rawValue), next retry \(retry)")
+        say(
+            "claim → attempt \(lease.attempt)/\(lease.job.maxAttempts) (not 6/5); it fails → \(failed.state.rawValue), next retry \(retry)"
+        )
     }
 
     /// Step 5: close, reopen from the log, and compare every job.
@@ -145,15 +158,18 @@ private final class DemoScript: DemoNarration {
         try queue.close()
         queue = try JobQueue(directory: directory, configuration: Self.configuration(clock))
         let after = try queue.jobs()
-        say("reopened: replayed \(queue.recoveryReport.recordsReplayed) records; every job identical to before the close: "
-            + (after == before ? "yes" : "NO"))
+        say(
+            "reopened: replayed \(queue.recoveryReport.recordsReplayed) records; every job identical to before the close: "
+                + (after == before ? "yes" : "NO"))
         table(after).forEach(say)
     }
 
     /// Step 6: cancel a claimed job; completing it afterwards fails with leaseLost.
     private func cancelWhileRunning() throws {
         step("6. Cancel a running job; its late result is refused")
-        guard let lease = try queue.claim(kind: "report") else { throw CommandFailure.operational("demo: report not ready") }
+        guard let lease = try queue.claim(kind: "report") else {
+            throw CommandFailure.operational("demo: report not ready")
+        }
         say("claim → report, attempt \(lease.attempt)/\(lease.job.maxAttempts), lease until \(t(lease.expiresAt))")
         say("cancel report → \(try queue.cancel("report").state.rawValue)")
         do {
@@ -170,12 +186,15 @@ private final class DemoScript: DemoNarration {
     /// The jobs as a table with deadlines in demo time.
     private func table(_ jobs: [Job]) -> [String] {
         let rows = jobs.map { job -> [String] in
-            let due = job.state == .running ? job.leaseExpiresAt.map { "lease until " + t($0) }
+            let due =
+                job.state == .running
+                ? job.leaseExpiresAt.map { "lease until " + t($0) }
                 : job.dueAt.map { (job.nextRetryAt != nil ? "retry " : "") + t($0) }
-            return [job.id.rawValue, job.state.rawValue, "\(job.attempts)/\(job.maxAttempts)", due ?? "-",
-                    job.lastError ?? "-"]
+            return [
+                job.id.rawValue, job.state.rawValue, "\(job.attempts)/\(job.maxAttempts)", due ?? "-",
+                job.lastError ?? "-",
+            ]
         }
         return Formatting.table(header: ["ID", "STATE", "ATTEMPTS", "DUE / NEXT RETRY", "LAST ERROR"], rows: rows)
     }
 }
-

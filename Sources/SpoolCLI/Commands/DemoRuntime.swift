@@ -34,8 +34,9 @@ struct RuntimeDemo: DemoNarration, Sendable {
         try await chain(events)
         step("Stop the runner, letting running handlers finish")
         await runner.stop(.finishRunning)
-        say("stopped: \(runner.isRunning ? "still running (unexpected)" : "no handler left running"), "
-            + "\(try queue.jobs(state: .running).count) jobs running")
+        say(
+            "stopped: \(runner.isRunning ? "still running (unexpected)" : "no handler left running"), "
+                + "\(try queue.jobs(state: .running).count) jobs running")
     }
 
     /// The demo's handlers.
@@ -90,10 +91,13 @@ struct RuntimeDemo: DemoNarration, Sendable {
                 say("\(t(clock.now()).padding(8)) attempt \(attempt)/\(job.maxAttempts) → \(job.state.rawValue)")
                 break
             }
-            say("\(t(clock.now()).padding(8)) attempt \(attempt)/\(job.maxAttempts) failed (\(job.lastError ?? "")) "
-                + "→ next retry \(t(retry))")
+            say(
+                "\(t(clock.now()).padding(8)) attempt \(attempt)/\(job.maxAttempts) failed (\(job.lastError ?? "")) "
+                    + "→ next retry \(t(retry))")
             await events.wait { $0.last == .waiting(until: retry) }
-            say("\(t(clock.now()).padding(8)) the runner sleeps until \(t(retry)) exactly; the demo moves the clock there")
+            say(
+                "\(t(clock.now()).padding(8)) the runner sleeps until \(t(retry)) exactly; the demo moves the clock there"
+            )
             clock.advance(to: retry)
         }
     }
@@ -111,9 +115,12 @@ struct RuntimeDemo: DemoNarration, Sendable {
             if case .cancelledHandler(id, let reason) = event { return reason }
             return nil
         }.first
-        say("the runner saw the change and cancelled the handler (\(reason.map { "\($0)" } ?? "?")); "
-            + "what it returned was discarded")
-        say("upload-album is \(try job(id).state.rawValue), attempts \(try job(id).attempts)/\(try job(id).maxAttempts)")
+        say(
+            "the runner saw the change and cancelled the handler (\(reason.map { "\($0)" } ?? "?")); "
+                + "what it returned was discarded")
+        say(
+            "upload-album is \(try job(id).state.rawValue), attempts \(try job(id).attempts)/\(try job(id).maxAttempts)"
+        )
     }
 
     /// Step 10: chains. A job runs only after its prerequisites succeed and while its
@@ -121,22 +128,29 @@ struct RuntimeDemo: DemoNarration, Sendable {
     private func chain(_ events: RunnerEvents) async throws {
         step("10. A chain: resize → publish (needs a network) → notify; a failed prerequisite cancels its dependents")
         let resize = try await queue.enqueue(ResizePhoto(name: "album-cover.heic", width: 512), id: "resize-cover")
-        let publish = try await queue.enqueue(NewJob(kind: "publish-album", id: "publish-album", dependencies: [resize],
-                                                     constraints: JobConstraints(requiresNetwork: true)))
-        let notify = try await queue.enqueue(NewJob(kind: "notify-friends", id: "notify-friends", dependencies: [publish]))
+        let publish = try await queue.enqueue(
+            NewJob(
+                kind: "publish-album", id: "publish-album", dependencies: [resize],
+                constraints: JobConstraints(requiresNetwork: true)))
+        let notify = try await queue.enqueue(
+            NewJob(kind: "notify-friends", id: "notify-friends", dependencies: [publish]))
         say("publish-album waits for resize-cover and needs a network; notify-friends waits for publish-album")
         await events.wait { $0.contains(.succeeded(resize)) }
-        say("resize-cover → \(try job(resize).state.rawValue); publish-album is no longer blocked but "
-            + "stays \(try job(publish).state.rawValue): the device reports no network yet")
+        say(
+            "resize-cover → \(try job(resize).state.rawValue); publish-album is no longer blocked but "
+                + "stays \(try job(publish).state.rawValue): the device reports no network yet")
         try queue.updateDeviceConditions(DeviceConditions(isNetworkAvailable: true))
         say("the app reports a network → the runner wakes at once")
         await events.wait { $0.contains(.succeeded(notify)) }
-        say("publish-album → \(try job(publish).state.rawValue), then notify-friends → \(try job(notify).state.rawValue)")
+        say(
+            "publish-album → \(try job(publish).state.rawValue), then notify-friends → \(try job(notify).state.rawValue)"
+        )
         let convert = try await queue.enqueue(NewJob(kind: "convert-video", id: "convert-video"))
         let share = try await queue.enqueue(NewJob(kind: "publish-album", id: "share-video", dependencies: [convert]))
         await events.wait { $0.contains(.failed(convert, error: "unsupported codec: ProRes RAW", terminal: true)) }
-        say("convert-video throws TerminalJobFailure → \(try job(convert).state.rawValue) for good "
-            + "(\(try job(convert).lastError ?? ""))")
+        say(
+            "convert-video throws TerminalJobFailure → \(try job(convert).state.rawValue) for good "
+                + "(\(try job(convert).lastError ?? ""))")
         say("share-video, waiting for it, → \(try job(share).state.rawValue) in the same record")
     }
 }
@@ -161,8 +175,8 @@ private final class ResultBox<T>: @unchecked Sendable {
     var result: Result<T, any Error>?
 }
 
-private extension Result where Failure == any Error {
-    init(_ body: () async throws -> Success) async {
+extension Result where Failure == any Error {
+    fileprivate init(_ body: () async throws -> Success) async {
         do {
             self = .success(try await body())
         } catch {

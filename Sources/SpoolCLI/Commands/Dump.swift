@@ -9,12 +9,12 @@ enum DumpCommand {
         synopsis: "DIR",
         summary: "Print every record, in log order, as one JSON object per line.",
         help: """
-        Each line is {"file","offset","lsn","operations":[...]}; each operation is
-        {"op","id", then its fields}. Times are integer milliseconds since 1970 in
-        fields ending in Ms; an enqueue's payload appears as payloadOffset and
-        payloadLength. Records before any damage are printed; the damage then exits 1
-        with the file and offset. A torn tail is noted on stderr (exit 0).
-        """,
+            Each line is {"file","offset","lsn","operations":[...]}; each operation is
+            {"op","id", then its fields}. Times are integer milliseconds since 1970 in
+            fields ending in Ms; an enqueue's payload appears as payloadOffset and
+            payloadLength. Records before any damage are printed; the damage then exits 1
+            with the file and offset. A torn tail is noted on stderr (exit 0).
+            """,
         spec: ArgumentSpec(positionals: ["DIR"]),
         run: run)
 
@@ -25,7 +25,8 @@ enum DumpCommand {
             try LogInspector.forEachRecord(directory: directory) { console.out(json($0).rendered) }
         }
         if let torn = summary.tornTail {
-            console.err("warning: torn tail of \(torn.bytes) bytes at offset \(torn.offset) in \(torn.path) (not printed)")
+            console.err(
+                "warning: torn tail of \(torn.bytes) bytes at offset \(torn.offset) in \(torn.path) (not printed)")
         }
         return ExitStatus.success
     }

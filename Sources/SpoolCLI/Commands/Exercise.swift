@@ -13,13 +13,13 @@ enum ExerciseCommand {
         synopsis: "DIR [--seed N] [--threads N] [--operations N]",
         summary: "Run a concurrent workload printing each acknowledged change (for crash tests).",
         help: """
-          --seed N             seed of the workload's random choices (default 1)
-          --threads N          concurrent workers (default 4; 1 to \(maximumThreads))
-          --operations N       stop after this many operations per worker, at least 1 (default: run until killed)
+              --seed N             seed of the workload's random choices (default 1)
+              --threads N          concurrent workers (default 4; 1 to \(maximumThreads))
+              --operations N       stop after this many operations per worker, at least 1 (default: run until killed)
 
-        Each line is printed only after the change is durable, so after a kill -9
-        every printed line must be reflected when the queue is reopened.
-        """,
+            Each line is printed only after the change is durable, so after a kill -9
+            every printed line must be reflected when the queue is reopened.
+            """,
         spec: ArgumentSpec(positionals: ["DIR"], valueOptions: ["seed", "threads", "operations"]),
         run: run)
 
@@ -63,7 +63,9 @@ private final class Workload: @unchecked Sendable {
                     acknowledge("enqueued", id)
                 case 4...5:
                     if let lease = try queue.claim(leaseDuration: 600) {
-                        lock.lock(); leases.append(lease); lock.unlock()
+                        lock.lock()
+                        leases.append(lease)
+                        lock.unlock()
                         acknowledge("claimed", lease.job.id)
                     }
                 default:
@@ -106,8 +108,8 @@ private struct SplitMix {
     }
 }
 
-private extension Optional {
-    func orUsage(_ message: String) throws -> Wrapped {
+extension Optional {
+    fileprivate func orUsage(_ message: String) throws -> Wrapped {
         guard let value = self else { throw CommandFailure.usage(message) }
         return value
     }

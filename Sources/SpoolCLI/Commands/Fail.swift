@@ -9,17 +9,18 @@ enum FailCommand {
         synopsis: "DIR ID --token TOKEN --error TEXT [--terminal] [--json]",
         summary: "Record that the attempt leased under TOKEN failed; print when it runs again.",
         help: """
-          --token TOKEN        the 16 hex digits `spool claim` printed
-          --error TEXT         what went wrong, kept as the job's last error
-          --terminal           do not retry: the job ends failed now
-          --json               print the job as JSON instead of a summary line
+              --token TOKEN        the 16 hex digits `spool claim` printed
+              --error TEXT         what went wrong, kept as the job's last error
+              --terminal           do not retry: the job ends failed now
+              --json               print the job as JSON instead of a summary line
 
-        A retryable failure sends the job back to enqueued with a retry deadline
-        (5 s, 15 s, 45 s, 135 s after failed attempts 1 to 4); the failure of the last
-        attempt, or a terminal one, leaves it failed until `spool retry`. Exits 1 with
-        leaseLost when the job was cancelled or its lease reclaimed since the claim.
-        """,
-        spec: ArgumentSpec(positionals: ["DIR", "ID"], valueOptions: ["token", "error"], flags: ["terminal", "json"]),
+            A retryable failure sends the job back to enqueued with a retry deadline
+            (5 s, 15 s, 45 s, 135 s after failed attempts 1 to 4); the failure of the last
+            attempt, or a terminal one, leaves it failed until `spool retry`. Exits 1 with
+            leaseLost when the job was cancelled or its lease reclaimed since the claim.
+            """,
+        spec: ArgumentSpec(
+            positionals: ["DIR", "ID"], valueOptions: ["token", "error"], flags: ["terminal", "json"]),
         run: run)
 
     /// Does the work with the parsed arguments; returns the exit status.

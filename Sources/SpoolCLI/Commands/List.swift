@@ -9,12 +9,12 @@ enum ListCommand {
         synopsis: "DIR [--state STATE] [--json]",
         summary: "List jobs in enqueue order, as a table or as one JSON array.",
         help: """
-          --state STATE        only jobs in STATE
-          --json               print one JSON array of job objects (payload included)
+              --state STATE        only jobs in STATE
+              --json               print one JSON array of job objects (payload included)
 
-        The table shows each job's attempts used of its maximum, when it is due (or its
-        next retry, or when its lease ends) relative to now, and its last error.
-        """,
+            The table shows each job's attempts used of its maximum, when it is due (or its
+            next retry, or when its lease ends) relative to now, and its last error.
+            """,
         spec: ArgumentSpec(positionals: ["DIR"], valueOptions: ["state"], flags: ["json"]),
         run: run)
 
@@ -32,12 +32,14 @@ enum ListCommand {
         let lines = try QueueAccess.inspecting(arguments.positionals[0]) { queue -> [String] in
             let jobs = queue.jobs(state: state)
             if arguments.flag("json") {
-                return [JSONValue.array(try jobs.map { JobPresentation.json($0, payload: try queue.payload(of: $0.id)) })
-                    .renderedOneElementPerLine]
+                return [
+                    JSONValue.array(try jobs.map { JobPresentation.json($0, payload: try queue.payload(of: $0.id)) })
+                        .renderedOneElementPerLine
+                ]
             }
             return table(jobs, now: Date(), state: state)
         }
-        lines.forEach { console.out($0) }
+        for line in lines { console.out(line) }
         return ExitStatus.success
     }
 
@@ -45,9 +47,11 @@ enum ListCommand {
     static func table(_ jobs: [Job], now: Date, state: JobState?) -> [String] {
         guard !jobs.isEmpty else { return [state.map { "no \($0.rawValue) jobs" } ?? "no jobs"] }
         let rows = jobs.map { job in
-            [job.id.rawValue.escapingControlCharacters, job.kind.escapingControlCharacters, job.state.rawValue,
-             "\(job.attempts)/\(job.maxAttempts)", JobPresentation.schedule(job, now: now),
-             job.lastError.map { Formatting.brief($0, limit: 60).escapingControlCharacters } ?? "-"]
+            [
+                job.id.rawValue.escapingControlCharacters, job.kind.escapingControlCharacters, job.state.rawValue,
+                "\(job.attempts)/\(job.maxAttempts)", JobPresentation.schedule(job, now: now),
+                job.lastError.map { Formatting.brief($0, limit: 60).escapingControlCharacters } ?? "-",
+            ]
         }
         let header = ["ID", "KIND", "STATE", "ATTEMPTS", "DUE", "LAST ERROR"]
         return Formatting.table(header: header, rows: rows) + [Formatting.countsLine(jobs)]

@@ -9,14 +9,14 @@ enum ReportCommand {
         synopsis: "DIR --html FILE",
         summary: "Write one self-contained HTML page showing the queue: states, jobs, attempts, log files.",
         help: """
-          --html FILE          write the page to FILE (replaced if it exists)
+              --html FILE          write the page to FILE (replaced if it exists)
 
-        Reads the queue without changing it, as `list` does, and writes one HTML page with
-        no script and no external resource: the jobs per state, the next deadlines, every
-        job with its attempts and last error, each job's attempts and retries on a timeline
-        (inline SVG), the log files, and what a compaction would reclaim (measured by
-        compacting a copy of the files in a scratch directory, with the default retention).
-        """,
+            Reads the queue without changing it, as `list` does, and writes one HTML page with
+            no script and no external resource: the jobs per state, the next deadlines, every
+            job with its attempts and last error, each job's attempts and retries on a timeline
+            (inline SVG), the log files, and what a compaction would reclaim (measured by
+            compacting a copy of the files in a scratch directory, with the default retention).
+            """,
         spec: ArgumentSpec(positionals: ["DIR"], valueOptions: ["html"]),
         run: run)
 

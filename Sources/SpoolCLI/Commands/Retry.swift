@@ -10,15 +10,15 @@ enum RetryCommand {
         synopsis: "DIR ID [--json]",
         summary: "Send a failed, cancelled or enqueued job to enqueued, due now, with its attempts reset to 0.",
         help: """
-          --json               print the job as JSON instead of a summary line
+              --json               print the job as JSON instead of a summary line
 
-        An enqueued job (delayed, or waiting out the backoff after a failed attempt) is
-        made due now with a full budget, as a failed or cancelled one is; a job waiting
-        for a prerequisite still waits for it. A running or succeeded job cannot be
-        retried (exit 1, invalidState), nor a job whose prerequisite failed or was
-        cancelled (retry that one first; exit 1, invalidState), nor a job whose unique
-        key another unfinished job now holds (exit 1, uniqueKeyConflict).
-        """,
+            An enqueued job (delayed, or waiting out the backoff after a failed attempt) is
+            made due now with a full budget, as a failed or cancelled one is; a job waiting
+            for a prerequisite still waits for it. A running or succeeded job cannot be
+            retried (exit 1, invalidState), nor a job whose prerequisite failed or was
+            cancelled (retry that one first; exit 1, invalidState), nor a job whose unique
+            key another unfinished job now holds (exit 1, uniqueKeyConflict).
+            """,
         spec: ArgumentSpec(positionals: ["DIR", "ID"], flags: ["json"]),
         run: run)
 

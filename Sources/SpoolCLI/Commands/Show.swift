@@ -9,8 +9,8 @@ enum ShowCommand {
         synopsis: "DIR ID [--json]",
         summary: "Show one job, with its payload.",
         help: """
-          --json               print the job as one JSON object
-        """,
+              --json               print the job as one JSON object
+            """,
         spec: ArgumentSpec(positionals: ["DIR", "ID"], flags: ["json"]),
         run: run)
 
@@ -27,7 +27,7 @@ enum ShowCommand {
             if arguments.flag("json") { return [JobPresentation.json(job, payload: payload).rendered] }
             return JobPresentation.details(job, payload: payload, now: Date())
         }
-        lines.forEach { console.out($0) }
+        for line in lines { console.out(line) }
         return ExitStatus.success
     }
 }

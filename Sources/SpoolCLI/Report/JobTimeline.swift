@@ -39,7 +39,8 @@ struct JobTimeline {
 
     /// The earliest and latest instants the timeline shows.
     var span: (start: Date, end: Date)? {
-        let instants = [enqueuedAt].compactMap { $0 } + attempts.flatMap { [$0.start, $0.end] } + marks.map(\.at)
+        let instants =
+            [enqueuedAt].compactMap { $0 } + attempts.flatMap { [$0.start, $0.end] } + marks.map(\.at)
             + attempts.compactMap { if case .retried(_, let at) = $0.outcome { return at } else { return nil } }
         guard let first = instants.min(), let last = instants.max() else { return nil }
         return (first, last)
@@ -60,11 +61,15 @@ struct JobTimeline {
 
     private mutating func apply(_ operation: LogOperationSummary, now: Date) {
         func date(_ name: String) -> Date? {
-            guard case .integer(let millis)? = operation.fields.first(where: { $0.name == name })?.value else { return nil }
+            guard case .integer(let millis)? = operation.fields.first(where: { $0.name == name })?.value else {
+                return nil
+            }
             return Date(timeIntervalSince1970: Double(millis) / 1000)
         }
         func text(_ name: String) -> String? {
-            guard case .string(let value)? = operation.fields.first(where: { $0.name == name })?.value else { return nil }
+            guard case .string(let value)? = operation.fields.first(where: { $0.name == name })?.value else {
+                return nil
+            }
             return value
         }
         /// Ends the open attempt, if there is one.
@@ -78,10 +83,14 @@ struct JobTimeline {
             enqueuedAt = date("createdAtMs")
         case "claim":
             guard let start = date("claimedAtMs"), let expiry = date("expiresAtMs") else { return }
-            attempts.append(Attempt(number: attempts.count + 1, start: start, end: max(start, now),
-                                    outcome: .running(leaseExpiresAt: expiry)))
+            attempts.append(
+                Attempt(
+                    number: attempts.count + 1, start: start, end: max(start, now),
+                    outcome: .running(leaseExpiresAt: expiry)))
         case "renewLease":
-            if let last = attempts.indices.last, case .running = attempts[last].outcome, let expiry = date("expiresAtMs") {
+            if let last = attempts.indices.last, case .running = attempts[last].outcome,
+                let expiry = date("expiresAtMs")
+            {
                 attempts[last].outcome = .running(leaseExpiresAt: expiry)
             }
         case "complete":

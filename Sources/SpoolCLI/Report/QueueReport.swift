@@ -43,10 +43,11 @@ struct QueueReport {
             }
             let known = Set(jobs.map(\.id))
             let timelines = JobTimeline.build(from: records, now: now).filter { known.contains($0.key) }
-            return QueueReport(directory: directory, generatedAt: now, counts: queue.counts, jobs: jobs,
-                               timelines: timelines, logFiles: files,
-                               compaction: estimateCompaction(of: directory, files: names, configuration: configuration),
-                               retention: configuration.retention)
+            return QueueReport(
+                directory: directory, generatedAt: now, counts: queue.counts, jobs: jobs,
+                timelines: timelines, logFiles: files,
+                compaction: estimateCompaction(of: directory, files: names, configuration: configuration),
+                retention: configuration.retention)
         }
         report.generatedAt = now
         return report
@@ -54,8 +55,10 @@ struct QueueReport {
 
     /// Copies the queue's files (not its lock) to a scratch directory, opens the copy and compacts
     /// it: what compaction would reclaim, measured by compaction itself. The queue is not touched.
-    private static func estimateCompaction(of directory: String, files: [String],
-                                           configuration: Configuration) -> CompactionEstimate {
+    private static func estimateCompaction(
+        of directory: String, files: [String],
+        configuration: Configuration
+    ) -> CompactionEstimate {
         let scratch = FileManager.default.temporaryDirectory.path + "/spool-report-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         do {
@@ -63,7 +66,8 @@ struct QueueReport {
             for name in files where name != "LOCK" {
                 var isDirectory: ObjCBool = false
                 guard FileManager.default.fileExists(atPath: directory + "/" + name, isDirectory: &isDirectory),
-                      !isDirectory.boolValue else { continue }
+                    !isDirectory.boolValue
+                else { continue }
                 try FileManager.default.copyItem(atPath: directory + "/" + name, toPath: scratch + "/" + name)
             }
             let before = try bytes(in: scratch)

@@ -15,37 +15,47 @@ enum TimelineSVG {
         let plot = width - labelWidth - 10
         func x(_ date: Date) -> Double { labelWidth + date.timeIntervalSince(start) / length * plot }
         let height = Double(jobs.count) * rowHeight + 30
-        var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(width))\" height=\"\(Int(height))\" "
+        var svg =
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(width))\" height=\"\(Int(height))\" "
             + "viewBox=\"0 0 \(Int(width)) \(Int(height))\" role=\"img\" aria-label=\"attempts per job over time\">\n"
         // The axis: its two ends, as dates.
-        svg += "<line x1=\"\(labelWidth)\" y1=\"\(height - 22)\" x2=\"\(width - 10)\" y2=\"\(height - 22)\" stroke=\"#999\"/>\n"
+        svg +=
+            "<line x1=\"\(labelWidth)\" y1=\"\(height - 22)\" x2=\"\(width - 10)\" y2=\"\(height - 22)\" stroke=\"#999\"/>\n"
         svg += "<text x=\"\(labelWidth)\" y=\"\(height - 6)\">\(HTMLText.escape(ISO8601.string(from: start)))</text>\n"
-        svg += "<text x=\"\(width - 10)\" y=\"\(height - 6)\" text-anchor=\"end\">\(HTMLText.escape(ISO8601.string(from: end)))</text>\n"
+        svg +=
+            "<text x=\"\(width - 10)\" y=\"\(height - 6)\" text-anchor=\"end\">\(HTMLText.escape(ISO8601.string(from: end)))</text>\n"
         for (row, job) in jobs.enumerated() {
             guard let timeline = timelines[job.id] else { continue }
             let y = Double(row) * rowHeight + 4
-            svg += "<g>\n<text x=\"4\" y=\"\(y + 14)\">\(HTMLText.escape(label(job)))<title>"
+            svg +=
+                "<g>\n<text x=\"4\" y=\"\(y + 14)\">\(HTMLText.escape(label(job)))<title>"
                 + "\(HTMLText.escape(job.id.rawValue)) (\(HTMLText.escape(job.kind)))</title></text>\n"
-            svg += "<line x1=\"\(labelWidth)\" y1=\"\(y + 10)\" x2=\"\(width - 10)\" y2=\"\(y + 10)\" stroke=\"#f0f0f0\"/>\n"
+            svg +=
+                "<line x1=\"\(labelWidth)\" y1=\"\(y + 10)\" x2=\"\(width - 10)\" y2=\"\(y + 10)\" stroke=\"#f0f0f0\"/>\n"
             if let enqueued = timeline.enqueuedAt {
-                svg += "<circle cx=\(quoted(x(enqueued))) cy=\"\(y + 10)\" r=\"3\" fill=\"#0a60c2\"><title>enqueued "
+                svg +=
+                    "<circle cx=\(quoted(x(enqueued))) cy=\"\(y + 10)\" r=\"3\" fill=\"#0a60c2\"><title>enqueued "
                     + "\(HTMLText.escape(ISO8601.string(from: enqueued)))</title></circle>\n"
             }
             for attempt in timeline.attempts {
                 let (color, detail, retryAt) = describe(attempt.outcome)
-                let left = x(attempt.start), right = max(x(attempt.end), left + 3)
-                svg += "<rect x=\(quoted(left)) y=\"\(y + 3)\" width=\(quoted(right - left)) height=\"14\" rx=\"2\" fill=\"\(color)\">"
+                let left = x(attempt.start)
+                let right = max(x(attempt.end), left + 3)
+                svg +=
+                    "<rect x=\(quoted(left)) y=\"\(y + 3)\" width=\(quoted(right - left)) height=\"14\" rx=\"2\" fill=\"\(color)\">"
                     + "<title>attempt \(attempt.number): \(HTMLText.escape(detail)), "
                     + "\(HTMLText.escape(ISO8601.string(from: attempt.start))) to \(HTMLText.escape(ISO8601.string(from: attempt.end)))"
                     + "</title></rect>\n"
                 if let retryAt {
-                    svg += "<line x1=\(quoted(right)) y1=\"\(y + 10)\" x2=\(quoted(max(x(retryAt), right))) y2=\"\(y + 10)\" "
+                    svg +=
+                        "<line x1=\(quoted(right)) y1=\"\(y + 10)\" x2=\(quoted(max(x(retryAt), right))) y2=\"\(y + 10)\" "
                         + "stroke=\"#e08a00\" stroke-dasharray=\"3 3\"><title>retry due "
                         + "\(HTMLText.escape(ISO8601.string(from: retryAt)))</title></line>\n"
                 }
             }
             for mark in timeline.marks {
-                svg += "<path d=\"M\(format(x(mark.at))) \(y + 1) l4 4 l-4 4 l-4 -4 z\" fill=\"#666\"><title>"
+                svg +=
+                    "<path d=\"M\(format(x(mark.at))) \(y + 1) l4 4 l-4 4 l-4 -4 z\" fill=\"#666\"><title>"
                     + "\(HTMLText.escape(mark.label)) \(HTMLText.escape(ISO8601.string(from: mark.at)))</title></path>\n"
             }
             svg += "</g>\n"

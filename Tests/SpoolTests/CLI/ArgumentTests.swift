@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Spool
 
 /// Bad input gets a typed error, and nothing is written or changed.

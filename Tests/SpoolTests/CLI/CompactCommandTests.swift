@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Spool
 
 /// `spool compact` and `spool stats`, run as the built executable.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Spool
 
 /// `spool demo`, run as the built executable: it reaches its end, and shows the runtime.

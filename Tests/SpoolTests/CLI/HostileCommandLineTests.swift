@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Spool
 
 /// The `spool` tool, run as the built executable with arguments a person or a script may get
@@ -30,14 +31,20 @@ import Testing
             #expect(result.error.contains("--\(option.dropFirst(2)) is not valid UTF-8"), "\(option): \(result.error)")
             #expect(!FileManager.default.fileExists(atPath: queue), "\(option): the queue was created")
             // The same as --option=VALUE.
-            let inline = try RawCommand.run(binary, Array(arguments.dropLast(2)) + [Array((option + "=").utf8) + invalid],
-                                            scratch: temporary.path)
+            let inline = try RawCommand.run(
+                binary, Array(arguments.dropLast(2)) + [Array((option + "=").utf8) + invalid],
+                scratch: temporary.path)
             #expect(inline.status == 2, "\(option)=: exit \(inline.status): \(inline.error)")
         }
-        let directory = try RawCommand.run(binary, [Array("enqueue".utf8), Array((queue + "-").utf8) + [0xFF],
-                                                    Array("--kind".utf8), Array("k".utf8)], scratch: temporary.path)
+        let directory = try RawCommand.run(
+            binary,
+            [
+                Array("enqueue".utf8), Array((queue + "-").utf8) + [0xFF],
+                Array("--kind".utf8), Array("k".utf8),
+            ], scratch: temporary.path)
         #expect(directory.status == 2 && directory.error.contains("DIR is not valid UTF-8"), "\(directory.error)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).allSatisfy { !$0.hasPrefix("queue") })
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: temporary.path).allSatisfy { !$0.hasPrefix("queue") })
     }
 
     @Test func aPayloadFileGivesExactBytesAndLongPayloads() throws {
@@ -49,7 +56,8 @@ import Testing
         #expect(fromFile.status == 0, "\(fromFile.error)")
         // Over what one command-line argument may hold on Linux (128 KiB), from standard input.
         let long = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
-        let fromInput = try spool(["enqueue", queue, "--kind", "k", "--id", "long", "--payload-file", "-"], input: long)
+        let fromInput = try spool(
+            ["enqueue", queue, "--kind", "k", "--id", "long", "--payload-file", "-"], input: long)
         #expect(fromInput.status == 0, "\(fromInput.error)")
         let opened = try JobQueue(directory: queue, configuration: testConfiguration())
         #expect(try opened.payload(of: "binary") == Data(bytes))
@@ -59,21 +67,26 @@ import Testing
         let both = try spool(["enqueue", queue, "--kind", "k", "--payload", "x", "--payload-file", path])
         #expect(both.status == 2, "\(both.error)")
         let missing = try spool(["enqueue", queue, "--kind", "k", "--payload-file", temporary.path + "/missing"])
-        #expect(missing.status == 1 && missing.error.contains("errno \(ENOENT)") && missing.error.contains("missing"),
-                "\(missing.error)")
+        #expect(
+            missing.status == 1 && missing.error.contains("errno \(ENOENT)") && missing.error.contains("missing"),
+            "\(missing.error)")
         let limit = Configuration().maximumPayloadSize
-        let tooLong = try spool(["enqueue", queue, "--kind", "k", "--payload-file", "-"],
-                                input: [UInt8](repeating: 1, count: limit + 1))
+        let tooLong = try spool(
+            ["enqueue", queue, "--kind", "k", "--payload-file", "-"],
+            input: [UInt8](repeating: 1, count: limit + 1))
         #expect(tooLong.status == 1 && tooLong.error.contains("\(limit)"), "\(tooLong.error)")
     }
 
     @Test func exerciseRefusesNegativeCounts() throws {
         defer { temporary.cleanup() }
-        for arguments in [["--threads", "-1", "--operations", "1"], ["--threads", "0", "--operations", "1"],
-                          ["--operations", "-1"], ["--operations", "0"]] {
+        for arguments in [
+            ["--threads", "-1", "--operations", "1"], ["--threads", "0", "--operations", "1"],
+            ["--operations", "-1"], ["--operations", "0"],
+        ] {
             let result = try spool(["exercise", queue] + arguments)
-            #expect(result.status == 2 && result.error.contains("must be from"),
-                    "\(arguments): exit \(result.status): \(result.error)")
+            #expect(
+                result.status == 2 && result.error.contains("must be from"),
+                "\(arguments): exit \(result.status): \(result.error)")
         }
         let fine = try spool(["exercise", queue, "--threads", "2", "--operations", "3"])
         #expect(fine.status == 0, "\(fine.error)")
@@ -86,18 +99,22 @@ import Testing
         _ = try spool(["enqueue", queue, "--kind", "k"])
         for lease in ["1e10", "1e-9", "0"] {
             let claim = try spool(["claim", queue, "--lease", lease])
-            #expect(claim.status == 1 && claim.error.contains("at least \(JobLimits.minLeaseDuration) s")
-                    && claim.error.contains("under \(Int64(JobLimits.maxLeaseDuration)) s"), "--lease \(lease): \(claim.error)")
+            #expect(
+                claim.status == 1 && claim.error.contains("at least \(JobLimits.minLeaseDuration) s")
+                    && claim.error.contains("under \(Int64(JobLimits.maxLeaseDuration)) s"),
+                "--lease \(lease): \(claim.error)")
         }
         for priority in ["9223372036854775808", "-9223372036854775809", "2147483648"] {
             let result = try spool(["enqueue", queue, "--kind", "k", "--priority", priority])
-            #expect(result.status == 2 && result.error.contains("from \(Int32.min) to \(Int32.max)"),
-                    "--priority \(priority): \(result.error)")
+            #expect(
+                result.status == 2 && result.error.contains("from \(Int32.min) to \(Int32.max)"),
+                "--priority \(priority): \(result.error)")
         }
         let words = try spool(["enqueue", queue, "--kind", "k", "--priority", "high"])
         #expect(words.status == 2 && words.error.contains("whole number"), "\(words.error)")
         let attempts = try spool(["enqueue", queue, "--kind", "k", "--max-attempts", "0"])
-        #expect(attempts.status == 2 && attempts.error.contains("from 1 to \(JobLimits.maxAttempts)"), "\(attempts.error)")
+        #expect(
+            attempts.status == 2 && attempts.error.contains("from 1 to \(JobLimits.maxAttempts)"), "\(attempts.error)")
     }
 
     @Test func aLockThatIsALinkAnEmptyDirectoryArgumentAndAnEmptyLogFile() throws {
@@ -108,7 +125,8 @@ import Testing
         try FileManager.default.createSymbolicLink(atPath: lock, withDestinationPath: temporary.path + "/elsewhere")
         for command in [["enqueue", queue, "--kind", "k"], ["list", queue]] {
             let linked = try spool(command)
-            #expect(linked.status == 1 && linked.error.contains("notAQueue")
+            #expect(
+                linked.status == 1 && linked.error.contains("notAQueue")
                     && linked.error.contains("symbolic link"), "\(command[0]): \(linked.error)")
         }
 
@@ -125,7 +143,8 @@ import Testing
         try writeFile(fresh + "/" + QueueDirectoryLayout.logFileName(sequence: 1), [])
         try writeFile(fresh + "/" + QueueDirectoryLayout.lockFileName, [])
         let stats = try spool(["stats", fresh])
-        #expect(stats.status == 0 && stats.output.contains("format: file version none;"), "\(stats.output) \(stats.error)")
+        #expect(
+            stats.status == 0 && stats.output.contains("format: file version none;"), "\(stats.output) \(stats.error)")
     }
 
     @Test func controlCharactersInIdsAreEscapedInText() throws {
@@ -133,8 +152,9 @@ import Testing
         let enqueued = try spool(["enqueue", queue, "--kind", "k\u{1B}[31m", "--id", "a\nb"])
         #expect(enqueued.status == 0 && enqueued.output == "a\\nb\n", "\(enqueued.output)")
         let list = try spool(["list", queue])
-        #expect(list.output.contains("a\\nb") && list.output.contains("k\\u001b[31m") && !list.output.contains("\u{1B}"),
-                "\(list.output)")
+        #expect(
+            list.output.contains("a\\nb") && list.output.contains("k\\u001b[31m") && !list.output.contains("\u{1B}"),
+            "\(list.output)")
         #expect(list.output.split(separator: "\n").count == 3, "\(list.output)")
         let show = try spool(["show", queue, "a\nb"])
         #expect(show.output.contains("a\\nb") && !show.output.contains("a\nb"), "\(show.output)")
@@ -144,8 +164,10 @@ import Testing
         #expect(object["id"] as? String == "a\nb" && object["kind"] as? String == "k\u{1B}[31m")
         // An error naming a job prints it escaped, on one line.
         let missing = try spool(["cancel", queue, "x\ny\u{85}"])
-        #expect(missing.status == 1 && missing.error.contains("x\\ny\\u0085") && missing.error.split(separator: "\n").count == 1,
-                "\(missing.error)")
+        #expect(
+            missing.status == 1 && missing.error.contains("x\\ny\\u0085")
+                && missing.error.split(separator: "\n").count == 1,
+            "\(missing.error)")
         // A summary line.
         let cancelled = try spool(["cancel", queue, "a\nb"])
         #expect(cancelled.output == "a\\nb: cancelled\n", "\(cancelled.output)")
@@ -170,19 +192,25 @@ import Testing
         let retried = try spool(["retry", queue, "waiting", "--json"])
         #expect(retried.status == 0, "\(retried.error)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(retried.outputBytes)) as? [String: Any])
-        #expect(object["attempts"] as? Int == 0 && object["nextRetryAt"] is NSNull && object["state"] as? String == "enqueued")
+        #expect(
+            object["attempts"] as? Int == 0 && object["nextRetryAt"] is NSNull
+                && object["state"] as? String == "enqueued")
     }
 
     @Test func versionNamesTheLibraryAndTheFormatVersions() throws {
         defer { temporary.cleanup() }
         let version = try spool(["--version"])
         #expect(version.status == 0)
-        let bodies = (TransactionCodec.baseBodyVersion...TransactionCodec.bodyVersion).map(String.init).joined(separator: ", ")
+        let bodies = (TransactionCodec.baseBodyVersion...TransactionCodec.bodyVersion).map(String.init).joined(
+            separator: ", ")
         #expect(version.output.hasPrefix("spool \(SpoolVersion.library)\n"), "\(version.output)")
-        #expect(version.output.contains("writes: log file format \(LogFormat.currentVersion); record bodies \(bodies)"),
-                "\(version.output)")
-        #expect(version.output.contains("reads: log file formats \(LogFormat.oldestReadableVersion)-\(LogFormat.currentVersion); "
-                                        + "record bodies \(bodies)"), "\(version.output)")
+        #expect(
+            version.output.contains("writes: log file format \(LogFormat.currentVersion); record bodies \(bodies)"),
+            "\(version.output)")
+        #expect(
+            version.output.contains(
+                "reads: log file formats \(LogFormat.oldestReadableVersion)-\(LogFormat.currentVersion); "
+                    + "record bodies \(bodies)"), "\(version.output)")
         let usage = try spool(["--help"])
         #expect(usage.output.contains("spool --version"), "\(usage.output)")
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @_spi(RunnerEvents) @testable import Spool
 
 /// Bad arguments never trap the process: each is a typed `invalidArgument` — retry policies (refused by
@@ -43,7 +44,8 @@ import Testing
     @Test func theEdgesOfTheRetryPolicyRulesAreValid() throws {
         let valid: [RetryPolicy] = [
             .default, .table([0]), .table([0, 1e12], maxAttempts: 1), .table([1], maxAttempts: JobLimits.maxAttempts),
-            .exponential(base: 0), .exponential(base: 1, factor: 1, maximum: 1), .exponential(base: 1, maximum: .infinity),
+            .exponential(base: 0), .exponential(base: 1, factor: 1, maximum: 1),
+            .exponential(base: 1, maximum: .infinity),
             .exponential(base: 1, jitter: 0), .exponential(base: 1, jitter: 1),
         ]
         for policy in valid { try policy.validate() }
@@ -60,8 +62,12 @@ import Testing
         negative.retention = -1
         var nan = testConfiguration()
         nan.retention = .nan
-        for (name, configuration) in [("lease of 10^9 s", lease), ("negative retention", negative), ("NaN retention", nan)] {
-            expectError(.invalidArgument, "\(name)") { try JobQueue(directory: temp.queue, configuration: configuration) }
+        for (name, configuration) in [
+            ("lease of 10^9 s", lease), ("negative retention", negative), ("NaN retention", nan),
+        ] {
+            expectError(.invalidArgument, "\(name)") {
+                try JobQueue(directory: temp.queue, configuration: configuration)
+            }
             #expect(!FileManager.default.fileExists(atPath: temp.queue), "\(name)")
         }
     }
@@ -101,17 +107,22 @@ import Testing
     ]
 
     @Test(arguments: trappingRegistrations)
-    func badRegistrationsAreATypedErrorAndRegisterNothing(_ name: String, _ kind: String,
-                                                          _ options: JobRunner.KindOptions) throws {
+    func badRegistrationsAreATypedErrorAndRegisterNothing(
+        _ name: String, _ kind: String,
+        _ options: JobRunner.KindOptions
+    ) throws {
         let temp = TemporaryDirectory()
         defer { temp.cleanup() }
         let queue = try JobQueue(directory: temp.queue, configuration: testConfiguration())
         defer { try? closeChecked(queue) }
-        if !kind.isEmpty, kind.utf8.count <= JobLimits.maxKindBytes { try queue.enqueue(NewJob(kind: kind, id: "waiting")) }
+        if !kind.isEmpty, kind.utf8.count <= JobLimits.maxKindBytes {
+            try queue.enqueue(NewJob(kind: kind, id: "waiting"))
+        }
         let runner = try JobRunner(queue: queue)
         expectError(.invalidArgument, "\(name)") { try runner.register(kind: kind, options: options) { _, _ in } }
-        #expect(try runner.unhandledJobs().map(\.id) == (queue.job("waiting") == nil ? [] : ["waiting"]),
-                "\(name): the refused handler was registered")
+        #expect(
+            try runner.unhandledJobs().map(\.id) == (queue.job("waiting") == nil ? [] : ["waiting"]),
+            "\(name): the refused handler was registered")
     }
 
     private struct Nameless: JobKind {

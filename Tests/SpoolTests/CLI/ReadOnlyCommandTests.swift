@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Spool
 
 /// `spool list`, `show` and `stats`, run as the built executable, only read: they change no byte
@@ -30,8 +31,9 @@ import Testing
         _ = try #require(try queue.claim(leaseDuration: 60))
         try closeChecked(queue)
         // A torn tail on the last log file, and a snapshot leftover.
-        let log = try #require(try FileManager.default.contentsOfDirectory(atPath: temporary.queue)
-            .filter { $0.hasPrefix("wal-") }.max())
+        let log = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: temporary.queue)
+                .filter { $0.hasPrefix("wal-") }.max())
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: temporary.queue + "/" + log))
         handle.seekToEndOfFile()
         handle.write(Data([0x2A, 0, 0, 0, 0x11, 0x22, 0x33]))
@@ -41,9 +43,11 @@ import Testing
 
         let result = try ChildProcess.run(binary, [command[0], temporary.queue] + command.dropFirst())
         #expect(result.status == 0, "\(result.output)")
-        #expect(try contents(of: temporary.queue) == before, "spool \(command.joined(separator: " ")) changed the queue")
+        #expect(
+            try contents(of: temporary.queue) == before, "spool \(command.joined(separator: " ")) changed the queue")
         if command[0] == "show" && command.contains("--json") {
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+            let object = try #require(
+                try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
             #expect(object["state"] as? String == "running" && object["payload"] as? String == "p")
         }
         if command[0] == "stats" { #expect(result.output.contains("running: 1"), "\(result.output)") }

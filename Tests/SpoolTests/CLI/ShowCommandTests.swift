@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Spool
 
 /// `spool show`, run as the built executable: every field of a job, for scripts and for people.
@@ -10,10 +11,13 @@ import Testing
         defer { temporary.cleanup() }
         let queue = try JobQueue(directory: temporary.queue, configuration: Configuration())
         try queue.enqueue(NewJob(kind: "k", id: "first"))
-        let constraints = JobConstraints(requiresUnmeteredNetwork: true, requiresCharging: true,
-                                         requiredConditions: ["signed-in"])
-        try queue.enqueue(NewJob(kind: "sync", payload: Data("p".utf8), id: "second", dependencies: ["first"],
-                                 constraints: constraints))
+        let constraints = JobConstraints(
+            requiresUnmeteredNetwork: true, requiresCharging: true,
+            requiredConditions: ["signed-in"])
+        try queue.enqueue(
+            NewJob(
+                kind: "sync", payload: Data("p".utf8), id: "second", dependencies: ["first"],
+                constraints: constraints))
         try queue.enqueue(NewJob(kind: "refresh", id: "third", periodic: PeriodicSchedule(interval: 3600, flex: 600)))
         try closeChecked(queue)
 
@@ -37,8 +41,10 @@ import Testing
 
         let text = try ChildProcess.run(binary, ["show", temporary.queue, "second"])
         #expect(text.status == 0)
-        #expect(text.output.contains("requires") && text.output.contains("unmetered network, charging, condition signed-in"),
-                "\(text.output)")
+        #expect(
+            text.output.contains("requires")
+                && text.output.contains("unmetered network, charging, condition signed-in"),
+            "\(text.output)")
         #expect(text.output.contains("blocked by") && text.output.contains("first"), "\(text.output)")
         let repeatingText = try ChildProcess.run(binary, ["show", temporary.queue, "third"])
         #expect(repeatingText.output.contains("every 1h (flex 10m), occurrence 1"), "\(repeatingText.output)")

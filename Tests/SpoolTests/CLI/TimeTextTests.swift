@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SpoolCLI
 
 /// How `spool` writes instants: ISO 8601 in UTC with milliseconds, valid at every instant a `Date`

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Spool
 @testable import SpoolCLI
 
@@ -24,8 +25,10 @@ import Testing
     @Test func brokenInvariantsAreReportedWithTheirJobAndExitOne() {
         let lines = Lines()
         let console = Console(writeOut: { lines.append($0) }, writeErr: { lines.append($0) })
-        let broken = [BrokenInvariant(.leaseExactlyWhileRunning, jobID: "job-7", "running without a lease"),
-                      BrokenInvariant(.countsByState, jobID: nil, "enqueued count 2, table 1")]
+        let broken = [
+            BrokenInvariant(.leaseExactlyWhileRunning, jobID: "job-7", "running without a lease"),
+            BrokenInvariant(.countsByState, jobID: nil, "enqueued count 2, table 1"),
+        ]
         #expect(VerifyCommand.report(broken, directory: "/q", console) == ExitStatus.failure)
         let text = lines.text
         #expect(text.contains("breaks 2 invariants"), "\(text)")
@@ -39,6 +42,14 @@ import Testing
 private final class Lines: @unchecked Sendable {
     private let lock = NSLock()
     private var captured: [String] = []
-    func append(_ line: String) { lock.lock(); captured.append(line); lock.unlock() }
-    var text: String { lock.lock(); defer { lock.unlock() }; return captured.joined() }
+    func append(_ line: String) {
+        lock.lock()
+        captured.append(line)
+        lock.unlock()
+    }
+    var text: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return captured.joined()
+    }
 }

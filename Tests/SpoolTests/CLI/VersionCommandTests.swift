@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @_spi(Benchmarks) @testable import Spool
 
 /// `spool stats` and `spool verify` report the format versions and the applied job migration, run
@@ -42,8 +43,10 @@ import Testing
 
         let stats = try ChildProcess.run(binary, ["stats", temporary.queue])
         #expect(stats.status == 0)
-        #expect(stats.output.contains("format: file version 2 (1 file); record bodies 1 (3 records), 4 (2 records); "
-                                      + "this build reads files 1-2, bodies 1, 2, 3, 4"), "\(stats.output)")
+        #expect(
+            stats.output.contains(
+                "format: file version 2 (1 file); record bodies 1 (3 records), 4 (2 records); "
+                    + "this build reads files 1-2, bodies 1, 2, 3, 4"), "\(stats.output)")
         #expect(stats.output.contains("applied job migration: 2"), "\(stats.output)")
         let verify = try ChildProcess.run(binary, ["verify", temporary.queue])
         #expect(verify.status == 0)
@@ -56,8 +59,9 @@ import Testing
         let lastLSN = try LogInspector.verify(directory: temporary.queue).lastLSN
         let body: [UInt8] = [TransactionCodec.bodyVersion + 1, 0]
         body.withUnsafeBytes { raw in
-            _ = RecordFrame.append(body: raw, type: .transaction, lsn: lastLSN + 1, groupIndex: 0,
-                                   seed: RecordFrame.checksumSeed(instanceID: Array(bytes[12..<28])), to: &bytes)
+            _ = RecordFrame.append(
+                body: raw, type: .transaction, lsn: lastLSN + 1, groupIndex: 0,
+                seed: RecordFrame.checksumSeed(instanceID: Array(bytes[12..<28])), to: &bytes)
         }
         try writeFile(path, bytes)
         let refused = try ChildProcess.run(binary, ["verify", temporary.queue])

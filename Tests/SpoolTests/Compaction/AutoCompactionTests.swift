@@ -1,12 +1,15 @@
 import Foundation
 import Testing
+
 @_spi(Benchmarks) @testable import Spool
 
 /// `Configuration.autoCompaction`: the queue compacts itself in the background
 /// when obsolete records pile up, never twice at once, and recovers from a failed one.
 @Suite struct AutoCompactionTests {
-    private func configuration(_ clock: ManualClock, retention: TimeInterval = 0,
-                               auto: AutoCompaction? = AutoCompaction(minimumLogBytes: 16 << 10, obsoleteRatio: 1)) -> Configuration {
+    private func configuration(
+        _ clock: ManualClock, retention: TimeInterval = 0,
+        auto: AutoCompaction? = AutoCompaction(minimumLogBytes: 16 << 10, obsoleteRatio: 1)
+    ) -> Configuration {
         var configuration = testConfiguration(clock: clock)
         configuration.logFileSize = 4096
         configuration.preallocationChunk = 4096
@@ -27,8 +30,10 @@ import Testing
 
     /// Enqueue, claim and complete `count` jobs, keeping about `live` jobs waiting;
     /// calls `sample` after every 50 jobs.
-    private func churn(_ queue: JobQueue, clock: ManualClock, count: Int, live: Int,
-                       sample: () throws -> Void = {}) throws {
+    private func churn(
+        _ queue: JobQueue, clock: ManualClock, count: Int, live: Int,
+        sample: () throws -> Void = {}
+    ) throws {
         for index in 0..<count {
             try queue.enqueue(NewJob(kind: "churn", payload: Data(repeating: UInt8(index % 256), count: 40)))
             clock.advance(by: 0.01)
@@ -63,8 +68,11 @@ import Testing
         defer { try? closeChecked(reopened) }
         #expect(comparableJobs(reopened.engine.stateSnapshot) == comparableJobs(live))
         #expect(reopened.engine.stateSnapshot.nextSequence == live.nextSequence)
-        #expect(reopened.history == QueueHistory(createdAt: live.summary.map { Millis.date($0.createdAt) },
-                                                 expiredJobs: Int(live.expiredJobs)))
+        #expect(
+            reopened.history
+                == QueueHistory(
+                    createdAt: live.summary.map { Millis.date($0.createdAt) },
+                    expiredJobs: Int(live.expiredJobs)))
         for job in live.jobs.values {
             #expect(try reopened.payload(of: JobID(job.id)).count == 40)
         }

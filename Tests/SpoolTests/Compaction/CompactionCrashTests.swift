@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @_spi(Benchmarks) @testable import Spool
 
 /// A compaction that expires jobs, crashed at every I/O step: the recovered
@@ -22,8 +23,10 @@ import Testing
         let clock = configuration.clock as! ManualClock
         let queue = try JobQueue(directory: "/q", configuration: configuration)
         for index in 0..<10 {
-            _ = try queue.enqueue(NewJob(kind: "k", payload: Data("payload \(index)".utf8), id: JobID("j\(index)"),
-                                         uniqueKey: index == 5 ? "u" : nil))
+            _ = try queue.enqueue(
+                NewJob(
+                    kind: "k", payload: Data("payload \(index)".utf8), id: JobID("j\(index)"),
+                    uniqueKey: index == 5 ? "u" : nil))
         }
         for _ in 0..<5 { _ = try queue.complete(try #require(try queue.claim())) }
         _ = try queue.cancel("j5")
@@ -36,7 +39,8 @@ import Testing
     private static func jobs(_ queue: JobQueue) throws -> [String: String] {
         var result: [String: String] = [:]
         for job in try queue.jobs() {
-            result[job.id.rawValue] = "\(job.state) \(job.attempts) \(job.lastError ?? "-") \(job.uniqueKey ?? "-") "
+            result[job.id.rawValue] =
+                "\(job.state) \(job.attempts) \(job.lastError ?? "-") \(job.uniqueKey ?? "-") "
                 + String(decoding: try queue.payload(of: job.id), as: UTF8.self)
         }
         return result

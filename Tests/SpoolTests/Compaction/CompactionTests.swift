@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @_spi(Benchmarks) @testable import Spool
 
 /// `compact()` rewrites the log as a snapshot that recreates every job exactly.
@@ -23,17 +24,23 @@ import Testing
         var payloads: [JobID: Data] = [:]
         for index in 0..<count {
             let payload = Data("job \(index) ".utf8 + Array(repeating: UInt8(index % 200), count: index % 70))
-            let id = try queue.enqueue(NewJob(kind: index % 2 == 0 ? "a" : "b", payload: payload, priority: index % 3,
-                                              delay: Double(index % 4), uniqueKey: index % 5 == 0 ? "key-\(index)" : nil))
+            let id = try queue.enqueue(
+                NewJob(
+                    kind: index % 2 == 0 ? "a" : "b", payload: payload, priority: index % 3,
+                    delay: Double(index % 4), uniqueKey: index % 5 == 0 ? "key-\(index)" : nil))
             payloads[id] = payload
             clock.advance(by: 2)
             switch index % 6 {
             case 0: if let lease = try queue.claim() { _ = try queue.complete(lease) }
             case 1: if let lease = try queue.claim() { _ = try queue.fail(lease, error: "boom \(index)") }
-            case 2: _ = try queue.claim()   // stays running, lease kept
+            case 2: _ = try queue.claim()  // stays running, lease kept
             case 3: _ = try queue.cancel(id)
             case 4: if let lease = try queue.claim() { _ = try queue.fail(lease, error: "fatal", terminal: true) }
-            default: if index % 12 == 5 { try queue.delete(id); payloads[id] = nil }
+            default:
+                if index % 12 == 5 {
+                    try queue.delete(id)
+                    payloads[id] = nil
+                }
             }
         }
         return payloads
@@ -98,7 +105,9 @@ import Testing
         let reopened = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
         defer { try? closeChecked(reopened) }
         #expect(comparableJobs(reopened.engine.stateSnapshot) == comparableJobs(live))
-        for (id, payload) in payloads where live.jobs[id.rawValue] != nil { #expect(try reopened.payload(of: id) == payload) }
+        for (id, payload) in payloads where live.jobs[id.rawValue] != nil {
+            #expect(try reopened.payload(of: id) == payload)
+        }
     }
 
     @Test func retentionDropsOldSucceededAndCancelledJobsOnly() throws {
@@ -120,7 +129,7 @@ import Testing
         let recent = try queue.enqueue(NewJob(kind: "k", id: "recent"))
         _ = try queue.complete(try #require(try queue.claim()))
         let waiting = try queue.enqueue(NewJob(kind: "k", id: "waiting", uniqueKey: "u"))
-        clock.advance(by: 1000)   // "done" and "cancelled" finished 4000 s ago, "recent" 1000 s ago
+        clock.advance(by: 1000)  // "done" and "cancelled" finished 4000 s ago, "recent" 1000 s ago
 
         let report = try queue.compact()
         #expect(report.jobsExpired == 2)
@@ -179,7 +188,9 @@ import Testing
                     let payload = Data("w\(worker)-\(index)".utf8)
                     let id = try queue.enqueue(NewJob(kind: "k", payload: payload, id: JobID("w\(worker)-\(index)")))
                     if index % 2 == 0, let lease = try queue.claim() {
-                        if lease.payload != Data(lease.job.id.rawValue.utf8) { failures.withLock { $0.append("payload of \(lease.job.id)") } }
+                        if lease.payload != Data(lease.job.id.rawValue.utf8) {
+                            failures.withLock { $0.append("payload of \(lease.job.id)") }
+                        }
                         _ = try queue.complete(lease)
                     }
                     if try queue.payload(of: id) != payload { failures.withLock { $0.append("payload of \(id)") } }
@@ -201,8 +212,9 @@ import Testing
     private func withoutPayloadLocations(_ state: QueueState) -> [String: StoredJob] {
         comparableJobs(state).mapValues { job in
             var copy = job
-            copy.payload = PayloadLocation(fileSequence: 0, offset: 0, length: job.payload.length,
-                                           checksum: job.payload.checksum)
+            copy.payload = PayloadLocation(
+                fileSequence: 0, offset: 0, length: job.payload.length,
+                checksum: job.payload.checksum)
             return copy
         }
     }

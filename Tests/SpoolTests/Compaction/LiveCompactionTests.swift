@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Spool
 
 /// Compaction while the queue is live: payload reads racing the deletion of old files, and the trigger's arithmetic.
@@ -30,10 +31,13 @@ import Testing
         let compaction = Locked<Result<CompactionReport, any Error>?>(nil)
         // The read's open of the old file is followed at once by a whole compaction (on this thread).
         fileSystem.afterReadOnlyOpen.withLock { hook in
-            hook = (QueueDirectoryLayout.logFileName(sequence: old), 0, {
-                let result = Result { try queue.compact() }
-                compaction.withLock { $0 = result }
-            })
+            hook = (
+                QueueDirectoryLayout.logFileName(sequence: old), 0,
+                {
+                    let result = Result { try queue.compact() }
+                    compaction.withLock { $0 = result }
+                }
+            )
         }
         #expect(try queue.payload(of: id) == payload)
         let report = try #require(compaction.withLock { $0 })
@@ -67,8 +71,10 @@ import Testing
     }
 
     /// Extreme but accepted settings of automatic compaction must not trap in the trigger's arithmetic.
-    @Test(arguments: [AutoCompaction(minimumLogBytes: .min, obsoleteRatio: 0.5),
-                      AutoCompaction(minimumLogBytes: 0, obsoleteRatio: .infinity)])
+    @Test(arguments: [
+        AutoCompaction(minimumLogBytes: .min, obsoleteRatio: 0.5),
+        AutoCompaction(minimumLogBytes: 0, obsoleteRatio: .infinity),
+    ])
     func theTriggerArithmeticDoesNotTrap(auto: AutoCompaction) throws {
         let temporary = TemporaryDirectory()
         defer { temporary.cleanup() }
@@ -103,19 +109,22 @@ import Testing
         let closed = DispatchSemaphore(value: 0)
         let closeReturnedEarly = Locked(false)
         fileSystem.afterReadOnlyOpen.withLock { hook in
-            hook = (QueueDirectoryLayout.logFileName(sequence: old), 1, {
-                Thread {
-                    do { try closeChecked(queue) } catch { outcome.withLock { $0.close = error } }
-                    closed.signal()
-                }.start()
-                while !queue.engine.lock.withLock({ queue.engine.isClosed }) {}
-                // The compaction is still writing (this hook runs inside it): close must wait for it,
-                // keeping the directory until it has stopped. A close that returned let the directory go.
-                if closed.wait(timeout: .now() + 0.5) == .success {
-                    closeReturnedEarly.withLock { $0 = true }
-                    closed.signal()
+            hook = (
+                QueueDirectoryLayout.logFileName(sequence: old), 1,
+                {
+                    Thread {
+                        do { try closeChecked(queue) } catch { outcome.withLock { $0.close = error } }
+                        closed.signal()
+                    }.start()
+                    while !queue.engine.lock.withLock({ queue.engine.isClosed }) {}
+                    // The compaction is still writing (this hook runs inside it): close must wait for it,
+                    // keeping the directory until it has stopped. A close that returned let the directory go.
+                    if closed.wait(timeout: .now() + 0.5) == .success {
+                        closeReturnedEarly.withLock { $0 = true }
+                        closed.signal()
+                    }
                 }
-            })
+            )
         }
         // Blocking work on a thread of its own, not on Swift's cooperative pool.
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -130,8 +139,9 @@ import Testing
         #expect(!closeReturnedEarly.withLock { $0 }, "close() returned while a compaction was still writing")
         #expect((compactError as? SpoolError)?.code == .closed, "\(String(describing: compactError))")
         let names = try FileManager.default.contentsOfDirectory(atPath: temporary.queue)
-        #expect(!names.contains(QueueDirectoryLayout.logFileName(sequence: snapshot)),
-                "the snapshot was renamed into the log after close: \(names.sorted())")
+        #expect(
+            !names.contains(QueueDirectoryLayout.logFileName(sequence: snapshot)),
+            "the snapshot was renamed into the log after close: \(names.sorted())")
         #expect(!names.contains(QueueDirectoryLayout.snapshotTempName(sequence: snapshot)))
         let reopened = try JobQueue(directory: temporary.queue, configuration: testConfiguration())
         defer { try? closeChecked(reopened) }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Spool
 @testable import SpoolCLI
 
@@ -36,64 +37,86 @@ import Testing
         Record(body: TransactionCodec.encode(operations))
     }
 
-    static func job(_ id: String, _ state: JobState, sequence: UInt64, attempts: Int32 = 0, lease: StoredLease? = nil,
-                    finishedAt: Int64? = nil, uniqueKey: String? = nil, lastError: String? = nil,
-                    constraints: JobConstraints? = nil, waitingFor: [String] = [],
-                    periodic: StoredPeriodic? = nil) -> StoredJob {
-        StoredJob(id: id, kind: "k", state: state, attempts: attempts, maxAttempts: 5, priority: 3, sequence: sequence,
-                  createdAt: t - 10_000, runAt: t - 5_000, nextRetryAt: state == .enqueued ? t - 1_000 : nil,
-                  finishedAt: finishedAt, uniqueKey: uniqueKey, lastError: lastError,
-                  payload: PayloadLocation(fileSequence: 1, offset: 0, length: 0, checksum: 0), lease: lease,
-                  constraints: constraints, waitingFor: waitingFor, periodic: periodic)
+    static func job(
+        _ id: String, _ state: JobState, sequence: UInt64, attempts: Int32 = 0, lease: StoredLease? = nil,
+        finishedAt: Int64? = nil, uniqueKey: String? = nil, lastError: String? = nil,
+        constraints: JobConstraints? = nil, waitingFor: [String] = [],
+        periodic: StoredPeriodic? = nil
+    ) -> StoredJob {
+        StoredJob(
+            id: id, kind: "k", state: state, attempts: attempts, maxAttempts: 5, priority: 3, sequence: sequence,
+            createdAt: t - 10_000, runAt: t - 5_000, nextRetryAt: state == .enqueued ? t - 1_000 : nil,
+            finishedAt: finishedAt, uniqueKey: uniqueKey, lastError: lastError,
+            payload: PayloadLocation(fileSequence: 1, offset: 0, length: 0, checksum: 0), lease: lease,
+            constraints: constraints, waitingFor: waitingFor, periodic: periodic)
     }
 
     /// The snapshot file's records: every snapshot opcode (12, 24, 11, 16).
     static func snapshotRecords() -> [Record] {
-        let lease = StoredLease(token: 7, claimedAt: t - 2_000, expiresAt: t + 600_000, monotonicExpiry: 900_000_000_000,
-                                bootID: "boot-0")
+        let lease = StoredLease(
+            token: 7, claimedAt: t - 2_000, expiresAt: t + 600_000, monotonicExpiry: 900_000_000_000,
+            bootID: "boot-0")
         var summary = ByteWriter()
-        SnapshotCodec.encode(SnapshotSummary(lastLSN: 100, nextSequence: 10, createdAt: t - 100_000, expiredJobs: 2),
-                             into: &summary)
+        SnapshotCodec.encode(
+            SnapshotSummary(lastLSN: 100, nextSequence: 10, createdAt: t - 100_000, expiredJobs: 2),
+            into: &summary)
         var applied = ByteWriter()
         MigrationCodec.encode(.migrationsApplied(number: 1), into: &applied)
         let jobs = [
             job("a", .enqueued, sequence: 1, attempts: 1, uniqueKey: "ka", lastError: "e"),
             job("b", .running, sequence: 2, attempts: 1, lease: lease),
             job("c", .succeeded, sequence: 3, attempts: 1, finishedAt: t - 500),
-            job("p", .enqueued, sequence: 4, constraints: JobConstraints(requiresNetwork: true, requiredConditions: ["wifi"]),
+            job(
+                "p", .enqueued, sequence: 4,
+                constraints: JobConstraints(requiresNetwork: true, requiredConditions: ["wifi"]),
                 periodic: StoredPeriodic(interval: 900_000, flex: 300_000, anchor: t - 5_000, occurrence: 2)),
             job("w", .enqueued, sequence: 5, waitingFor: ["a"]),
         ]
         return [
             Record(body: body(version: 2, count: 1) { $0.writeRaw(summary.bytes) }),
             Record(body: body(version: 4, count: 1) { $0.writeRaw(applied.bytes) }),
-            Record(body: body(version: 3, count: jobs.count) { writer in
-                for job in jobs { SnapshotCodec.encodeRestore(job, payload: Array("payload-\(job.id)".utf8), into: &writer) }
-            }),
+            Record(
+                body: body(version: 3, count: jobs.count) { writer in
+                    for job in jobs {
+                        SnapshotCodec.encodeRestore(job, payload: Array("payload-\(job.id)".utf8), into: &writer)
+                    }
+                }),
         ]
     }
 
     /// The records after the snapshot: every other opcode, each applying to the state before it.
     static func logRecords() -> [Record] {
         func enqueue(_ id: String, key: String? = nil, options: EnqueueOptions = EnqueueOptions()) -> PlannedOperation {
-            .enqueue(NewEnqueue(id: id, kind: "k", payload: Data("payload-\(id)".utf8), priority: 1, createdAt: t,
-                                runAt: t, maxAttempts: 3, uniqueKey: key, options: options))
+            .enqueue(
+                NewEnqueue(
+                    id: id, kind: "k", payload: Data("payload-\(id)".utf8), priority: 1, createdAt: t,
+                    runAt: t, maxAttempts: 3, uniqueKey: key, options: options))
         }
         func claim(_ id: String, _ token: UInt64) -> PlannedOperation {
-            .other(.claim(.init(id: id, token: token, claimedAt: t, expiresAt: t + 600_000, monotonicExpiry: 700_000_000_000,
-                                bootID: "boot-0")))
+            .other(
+                .claim(
+                    .init(
+                        id: id, token: token, claimedAt: t, expiresAt: t + 600_000, monotonicExpiry: 700_000_000_000,
+                        bootID: "boot-0")))
         }
         var migrated = MigratedJob(job("a", .enqueued, sequence: 1, attempts: 1, uniqueKey: "ka", lastError: "e"))
         migrated.kind = "k2"
-        let created = MigratedJob(id: "m", kind: "k", state: .enqueued, attempts: 0, maxAttempts: 2, priority: 0,
-                                  createdAt: t, runAt: t, nextRetryAt: nil, finishedAt: nil, uniqueKey: nil,
-                                  lastError: nil, lease: nil, payload: nil)
+        let created = MigratedJob(
+            id: "m", kind: "k", state: .enqueued, attempts: 0, maxAttempts: 2, priority: 0,
+            createdAt: t, runAt: t, nextRetryAt: nil, finishedAt: nil, uniqueKey: nil,
+            lastError: nil, lease: nil, payload: nil)
         var records = [
             planned([enqueue("e1", key: "ke")]),
-            planned([enqueue("e2", options: EnqueueOptions(constraints: JobConstraints(requiresCharging: true),
-                                                           dependencies: ["e1"]))]),
+            planned([
+                enqueue(
+                    "e2",
+                    options: EnqueueOptions(
+                        constraints: JobConstraints(requiresCharging: true),
+                        dependencies: ["e1"]))
+            ]),
             planned([claim("e1", 11)]),
-            planned([.other(.renewLease(id: "e1", token: 11, expiresAt: t + 900_000, monotonicExpiry: 800_000_000_000))]),
+            planned([.other(.renewLease(id: "e1", token: 11, expiresAt: t + 900_000, monotonicExpiry: 800_000_000_000))]
+            ),
             planned([.other(.complete(id: "e1", token: 11, at: t + 1))]),
             planned([claim("e2", 12)]),
             planned([.other(.fail(id: "e2", token: 12, at: t + 2, error: "no", nextRetryAt: t + 5_000))]),
@@ -104,11 +127,15 @@ import Testing
             planned([.other(.cancel(id: "e2", at: t + 6))]),
             planned([.other(.delete(id: "e2"))]),
             planned([.other(.expire(id: "c"))]),
-            planned([claim("p", 14), .other(.complete(id: "p", token: 14, at: t + 7)),
-                     .other(.nextOccurrence(id: "p", at: t + 7, runAt: t + 900_000))]),
-            planned([.other(.migrationBegin(number: 2, at: t + 8)), .migrateJob(migrated, payload: nil),
-                     .migrateJob(created, payload: Array("new".utf8)), .other(.migrationRemove(id: "w")),
-                     .other(.migrationCommit(number: 2))]),
+            planned([
+                claim("p", 14), .other(.complete(id: "p", token: 14, at: t + 7)),
+                .other(.nextOccurrence(id: "p", at: t + 7, runAt: t + 900_000)),
+            ]),
+            planned([
+                .other(.migrationBegin(number: 2, at: t + 8)), .migrateJob(migrated, payload: nil),
+                .migrateJob(created, payload: Array("new".utf8)), .other(.migrationRemove(id: "w")),
+                .other(.migrationCommit(number: 2)),
+            ]),
             planned([.other(.abandon(id: "b", at: t + 9, reason: "unknown kind"))]),
             planned([enqueue("q", options: EnqueueOptions(periodic: (interval: 900_000, flex: 300_000)))]),
             planned([claim("q", 15)]),
@@ -126,8 +153,9 @@ import Testing
         let seed = RecordFrame.checksumSeed(instanceID: instanceID)
         for (index, record) in records.enumerated() {
             record.body.withUnsafeBytes {
-                _ = RecordFrame.append(body: $0, type: .transaction, lsn: firstLSN + UInt64(index),
-                                       groupIndex: record.groupIndex, seed: seed, to: &bytes)
+                _ = RecordFrame.append(
+                    body: $0, type: .transaction, lsn: firstLSN + UInt64(index),
+                    groupIndex: record.groupIndex, seed: seed, to: &bytes)
             }
         }
         return bytes
@@ -137,12 +165,15 @@ import Testing
 
     /// The queue's two files: the snapshot (1) and the log after it (2).
     static func files(snapshot: [Record], log: [Record]) -> [(UInt64, [UInt8])] {
-        [(1, file(sequence: 1, records: snapshot, firstLSN: 1, instanceID: instanceID)),
-         (2, file(sequence: 2, records: log, firstLSN: 101, instanceID: instanceID))]
+        [
+            (1, file(sequence: 1, records: snapshot, firstLSN: 1, instanceID: instanceID)),
+            (2, file(sequence: 2, records: log, firstLSN: 101, instanceID: instanceID)),
+        ]
     }
 
     /// A frame whose header fields are patched, its checksum computed again over what it now covers.
-    static func patchedFrame(body: [UInt8], lsn: UInt64, groupIndex: UInt16, patch: (inout [UInt8]) -> Void) -> [UInt8] {
+    static func patchedFrame(body: [UInt8], lsn: UInt64, groupIndex: UInt16, patch: (inout [UInt8]) -> Void) -> [UInt8]
+    {
         var frame: [UInt8] = []
         body.withUnsafeBytes {
             _ = RecordFrame.append(body: $0, type: .transaction, lsn: lsn, groupIndex: groupIndex, seed: 0, to: &frame)
@@ -151,7 +182,8 @@ import Testing
         let length = Int(UInt32(frame[4]) | UInt32(frame[5]) << 8 | UInt32(frame[6]) << 16 | UInt32(frame[7]) << 24)
         let end = min(frame.count, LogFormat.frameHeaderSize + length)
         let crc = frame.withUnsafeBytes {
-            CRC32C.update(RecordFrame.checksumSeed(instanceID: instanceID), UnsafeRawBufferPointer(rebasing: $0[4..<end]))
+            CRC32C.update(
+                RecordFrame.checksumSeed(instanceID: instanceID), UnsafeRawBufferPointer(rebasing: $0[4..<end]))
         }
         for byte in 0..<4 { frame[byte] = UInt8(truncatingIfNeeded: crc >> UInt32(8 * byte)) }
         return frame
@@ -165,7 +197,8 @@ import Testing
 
     /// Every case: each field of each record set to each extreme, and each frame header field too.
     static func cases() throws -> [Case] {
-        let snapshot = snapshotRecords(), log = logRecords()
+        let snapshot = snapshotRecords()
+        let log = logRecords()
         var cases: [Case] = [Case(name: "unchanged", files: files(snapshot: snapshot, log: log))]
         for (fileIndex, records) in [snapshot, log].enumerated() {
             for (index, record) in records.enumerated() {
@@ -179,16 +212,23 @@ import Testing
                     for (value, bytes) in FieldGrammar.replacements(for: spot.encoding) {
                         var body = record.body
                         body.replaceSubrange(spot.range, with: bytes)
-                        cases.append(Case(name: "\(place) \(spot.name) = \(value)",
-                                          files: withRecord(Record(body: body, groupIndex: record.groupIndex))))
+                        cases.append(
+                            Case(
+                                name: "\(place) \(spot.name) = \(value)",
+                                files: withRecord(Record(body: body, groupIndex: record.groupIndex))))
                     }
                 }
                 // The frame header's fields, with a checksum over what the frame now covers.
                 let lsn = (fileIndex == 0 ? 1 : 101) + UInt64(index)
                 let headerFields: [(String, Range<Int>, [UInt64])] = [
-                    ("length", 4..<8, [0, 1, UInt64(record.body.count) - 1, UInt64(record.body.count) + 1,
-                                       UInt64(LogFormat.maximumBodySize), UInt64(LogFormat.maximumBodySize) + 1,
-                                       (1 << 31) - 1, 1 << 31, UInt64(UInt32.max) - 1, UInt64(UInt32.max)]),
+                    (
+                        "length", 4..<8,
+                        [
+                            0, 1, UInt64(record.body.count) - 1, UInt64(record.body.count) + 1,
+                            UInt64(LogFormat.maximumBodySize), UInt64(LogFormat.maximumBodySize) + 1,
+                            (1 << 31) - 1, 1 << 31, UInt64(UInt32.max) - 1, UInt64(UInt32.max),
+                        ]
+                    ),
                     ("lsn", 8..<16, FieldGrammar.unsignedExtremes + [lsn - 1, lsn + 1]),
                     ("type", 16..<17, FieldGrammar.byteExtremes.map(UInt64.init)),
                     ("reserved", 17..<18, FieldGrammar.byteExtremes.map(UInt64.init)),
@@ -201,10 +241,13 @@ import Testing
                                 frame[position] = UInt8(truncatingIfNeeded: value >> (8 * UInt64(offset)))
                             }
                         }
-                        var fileBytes = fileIndex == 0 ? files(snapshot: snapshot, log: log)[0].1
-                                                       : files(snapshot: snapshot, log: log)[1].1
+                        var fileBytes =
+                            fileIndex == 0
+                            ? files(snapshot: snapshot, log: log)[0].1
+                            : files(snapshot: snapshot, log: log)[1].1
                         let start = frameOffset(records: records, index: index)
-                        fileBytes.replaceSubrange(start..<(start + LogFormat.frameHeaderSize + record.body.count), with: frame)
+                        fileBytes.replaceSubrange(
+                            start..<(start + LogFormat.frameHeaderSize + record.body.count), with: frame)
                         var all = files(snapshot: snapshot, log: log)
                         all[fileIndex].1 = fileBytes
                         cases.append(Case(name: "\(place) frame \(name) = \(value)", files: all))
@@ -237,7 +280,9 @@ import Testing
         }
         #expect([.corruption, .newerFormat, .notAQueue].contains(error.code), "\(name): \(what): \(error)")
         if error.code == .corruption {
-            #expect(error.path != nil && error.offset != nil, "\(name): \(what): corruption without file and offset: \(error)")
+            #expect(
+                error.path != nil && error.offset != nil,
+                "\(name): \(what): corruption without file and offset: \(error)")
         }
     }
 
@@ -248,27 +293,34 @@ import Testing
         do {
             var described = 0
             let now = Date(timeIntervalSince1970: 1_800_000_000)
-            return try directory.inspect(mode: .strict, visit: { path, offset, lsn, operations in
-                // As `spool dump` prints it.
-                let record = LogRecordSummary(path: path, offset: Int64(offset), lsn: lsn,
-                                              operations: operations.map(LogOperationSummary.init))
-                _ = DumpCommand.json(record).rendered
-                described += record.operations.count
-            }) { result in
-                let summary = VerificationSummary(result)
-                let queue = InspectedQueue(directory: Self.directory, fileSystem: disk, result: result)
-                // As `spool list`, `show` and `stats` print them.
-                for job in queue.jobs() {
-                    let payload = (try? queue.payload(of: job.id)) ?? Data()
-                    _ = JobPresentation.json(job, payload: payload).rendered
-                    _ = JobPresentation.details(job, payload: payload, now: now)
-                    _ = (JobPresentation.schedule(job, now: now), JobPresentation.summary(job, now: now))
-                }
-                _ = ListCommand.table(queue.jobs(), now: now, state: nil)
-                _ = (queue.counts.total, queue.history.expiredJobs, queue.history.createdAt.map(ISO8601.string(from:)))
-                _ = FormatVersionsText.found(summary)
-                return "inspected \(summary.records) records, \(described) operations"
-            }
+            return try directory.inspect(
+                mode: .strict,
+                visit: { path, offset, lsn, operations in
+                    // As `spool dump` prints it.
+                    let record = LogRecordSummary(
+                        path: path, offset: Int64(offset), lsn: lsn,
+                        operations: operations.map(LogOperationSummary.init))
+                    _ = DumpCommand.json(record).rendered
+                    described += record.operations.count
+                },
+                then: { result in
+                    let summary = VerificationSummary(result)
+                    let queue = InspectedQueue(directory: Self.directory, fileSystem: disk, result: result)
+                    // As `spool list`, `show` and `stats` print them.
+                    for job in queue.jobs() {
+                        let payload = (try? queue.payload(of: job.id)) ?? Data()
+                        _ = JobPresentation.json(job, payload: payload).rendered
+                        _ = JobPresentation.details(job, payload: payload, now: now)
+                        _ = (JobPresentation.schedule(job, now: now), JobPresentation.summary(job, now: now))
+                    }
+                    _ = ListCommand.table(queue.jobs(), now: now, state: nil)
+                    _ = (
+                        queue.counts.total, queue.history.expiredJobs,
+                        queue.history.createdAt.map(ISO8601.string(from:))
+                    )
+                    _ = FormatVersionsText.found(summary)
+                    return "inspected \(summary.records) records, \(described) operations"
+                })
         } catch {
             checkReplayError(error, name, "inspection")
             return "refused"
@@ -300,7 +352,7 @@ import Testing
             _ = try queue.nextDeadlines()
             _ = try queue.compact()
             _ = try queue.enqueue(NewJob(kind: "k"))
-            try queue.close()   // not closeChecked: no invariant check (above)
+            try queue.close()  // not closeChecked: no invariant check (above)
         } catch let error as SpoolError {
             try? queue.close()
             return "opened, then \(error.code)"
@@ -323,7 +375,9 @@ import Testing
                 outcomes["\(mode) " + (try Self.open(testCase.files, mode: mode, testCase.name)), default: 0] += 1
             }
         }
-        print("field sweep: \(cases.count) cases: \(outcomes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")
+        print(
+            "field sweep: \(cases.count) cases: \(outcomes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))"
+        )
         #expect(cases.count > 2_000)
     }
 

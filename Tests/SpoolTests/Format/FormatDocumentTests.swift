@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Spool
 
 /// FORMAT.md's worked example is checked against the bytes this build writes,
@@ -9,12 +10,16 @@ import Testing
     static func exampleBytes() -> [UInt8] {
         let instanceID = Array(UInt8(0)..<16)
         var bytes = FileHeader(instanceID: instanceID, sequence: 1, firstLSN: 1).encoded()
-        let body = TransactionCodec.encode([.enqueue(NewEnqueue(
-            id: "job-1", kind: "upload", payload: Data("hello".utf8), priority: 0,
-            createdAt: 1_800_000_000_000, runAt: 1_800_000_000_000, maxAttempts: 5, uniqueKey: nil))])
+        let body = TransactionCodec.encode([
+            .enqueue(
+                NewEnqueue(
+                    id: "job-1", kind: "upload", payload: Data("hello".utf8), priority: 0,
+                    createdAt: 1_800_000_000_000, runAt: 1_800_000_000_000, maxAttempts: 5, uniqueKey: nil))
+        ])
         body.withUnsafeBytes {
-            _ = RecordFrame.append(body: $0, type: .transaction, lsn: 1, groupIndex: 0,
-                                   seed: RecordFrame.checksumSeed(instanceID: instanceID), to: &bytes)
+            _ = RecordFrame.append(
+                body: $0, type: .transaction, lsn: 1, groupIndex: 0,
+                seed: RecordFrame.checksumSeed(instanceID: instanceID), to: &bytes)
         }
         return bytes
     }
@@ -35,7 +40,8 @@ import Testing
         let document = try String(contentsOfFile: packageRoot() + "/FORMAT.md", encoding: .utf8)
         let lines = document.split(separator: "\n").map(String.init)
         guard let start = lines.firstIndex(of: "<!-- example-hex-begin -->"),
-              let end = lines.firstIndex(of: "<!-- example-hex-end -->") else {
+            let end = lines.firstIndex(of: "<!-- example-hex-end -->")
+        else {
             Issue.record("FORMAT.md has no example markers; expected:\n\(expectedText)")
             return
         }
@@ -43,9 +49,11 @@ import Testing
         #expect(documented == expected, "FORMAT.md's example differs; this build writes:\n\(expectedText)")
 
         // The version 1 header of the same file, which this build reads (and no longer writes).
-        let version1 = Self.hexDump(FileHeader(version: 1, instanceID: Array(UInt8(0)..<16), sequence: 1, firstLSN: nil).encoded())
+        let version1 = Self.hexDump(
+            FileHeader(version: 1, instanceID: Array(UInt8(0)..<16), sequence: 1, firstLSN: nil).encoded())
         guard let v1Start = lines.firstIndex(of: "<!-- header-v1-hex-begin -->"),
-              let v1End = lines.firstIndex(of: "<!-- header-v1-hex-end -->") else {
+            let v1End = lines.firstIndex(of: "<!-- header-v1-hex-end -->")
+        else {
             Issue.record("FORMAT.md has no version 1 header markers; expected:\n\(version1.joined(separator: "\n"))")
             return
         }
@@ -58,7 +66,8 @@ import Testing
         let header = try bytes.withUnsafeBytes { try FileHeader.decode($0).get() }
         #expect(header.sequence == 1 && header.version == 2 && header.firstLSN == 1)
         let found = try bytes.withUnsafeBytes {
-            try RecordFrame.parse($0, at: header.size, seed: RecordFrame.checksumSeed(instanceID: header.instanceID)).get()
+            try RecordFrame.parse($0, at: header.size, seed: RecordFrame.checksumSeed(instanceID: header.instanceID))
+                .get()
         }
         #expect(found.header.lsn == 1 && found.end == bytes.count)
     }
@@ -73,8 +82,9 @@ extension FormatDocumentTests {
         var bytes = FileHeader(instanceID: instanceID, sequence: 1, firstLSN: 1).encoded()
         for (index, body) in bodies.enumerated() {
             body.withUnsafeBytes {
-                _ = RecordFrame.append(body: $0, type: .transaction, lsn: UInt64(index + 1), groupIndex: 0,
-                                       seed: RecordFrame.checksumSeed(instanceID: instanceID), to: &bytes)
+                _ = RecordFrame.append(
+                    body: $0, type: .transaction, lsn: UInt64(index + 1), groupIndex: 0,
+                    seed: RecordFrame.checksumSeed(instanceID: instanceID), to: &bytes)
             }
         }
         try FileManager.default.createDirectory(atPath: temporary.queue, withIntermediateDirectories: true)
@@ -89,8 +99,10 @@ extension FormatDocumentTests {
         let temporary = TemporaryDirectory()
         defer { temporary.cleanup() }
         // Opcode 14: job `j`, kind `6b ff` (ill-formed), conditions `b` then `a` (unsorted), nothing else.
-        let enqueue: [UInt8] = [0x03, 0x01, 0x0e, 0x01, 0x6a, 0x02, 0x6b, 0xff, 0x00, 0x00, 0x00, 0x02, 0x00,
-                                0x01, 0x00, 0x02, 0x01, 0x62, 0x01, 0x61, 0x00, 0x00, 0x00]
+        let enqueue: [UInt8] = [
+            0x03, 0x01, 0x0e, 0x01, 0x6a, 0x02, 0x6b, 0xff, 0x00, 0x00, 0x00, 0x02, 0x00,
+            0x01, 0x00, 0x02, 0x01, 0x62, 0x01, 0x61, 0x00, 0x00, 0x00,
+        ]
         let directory = try Self.queue([enqueue], in: temporary)
         let job = try #require(try LogInspector.withJobs(directory: directory) { $0.job("j") })
         #expect(job.kind == "k\u{FFFD}")
@@ -110,8 +122,10 @@ extension FormatDocumentTests {
         defer { temporary.cleanup() }
         // Body version 2, opcode 11: job `r`, kind `k`, enqueued, 0 attempts, max 1, priority 0,
         // sequence 5, created and run at 0, no deadline, no key, no error, no lease, payload `hi`.
-        let restore: [UInt8] = [0x02, 0x01, 0x0b, 0x01, 0x72, 0x01, 0x6b, 0x01, 0x00, 0x02, 0x00, 0x05,
-                                0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x68, 0x69]
+        let restore: [UInt8] = [
+            0x02, 0x01, 0x0b, 0x01, 0x72, 0x01, 0x6b, 0x01, 0x00, 0x02, 0x00, 0x05,
+            0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x68, 0x69,
+        ]
         // Body version 1, opcode 1: job `e`, kind `k`, max 1, empty payload.
         let enqueue: [UInt8] = [0x01, 0x01, 0x01, 0x01, 0x65, 0x01, 0x6b, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00]
         let directory = try Self.queue([restore, enqueue], in: temporary)
@@ -129,9 +143,11 @@ extension FormatDocumentTests {
         func enqueue(_ id: String, after prerequisites: [String] = []) -> Spool.LogOperation {
             var options = EnqueueOptions()
             options.dependencies = prerequisites
-            return .enqueue(Spool.LogOperation.Enqueue(id: id, kind: "k", payload: PayloadLocation(fileSequence: 1, offset: 0, length: 0, checksum: 0),
-                                              priority: 0, createdAt: 10, runAt: 10, maxAttempts: 1, uniqueKey: nil,
-                                              options: options))
+            return .enqueue(
+                Spool.LogOperation.Enqueue(
+                    id: id, kind: "k", payload: PayloadLocation(fileSequence: 1, offset: 0, length: 0, checksum: 0),
+                    priority: 0, createdAt: 10, runAt: 10, maxAttempts: 1, uniqueKey: nil,
+                    options: options))
         }
         var state = QueueState()
         for operation in [enqueue("p"), enqueue("d", after: ["p"]), enqueue("e", after: ["d"])] {
@@ -147,7 +163,9 @@ extension FormatDocumentTests {
         var image = MigratedJob(try #require(state.jobs["p"]))
         image.state = .succeeded
         image.finishedAt = 60
-        for operation: Spool.LogOperation in [.migrationBegin(number: 1, at: 60), .migrateJob(image), .migrationCommit(number: 1)] {
+        for operation: Spool.LogOperation in [
+            .migrationBegin(number: 1, at: 60), .migrateJob(image), .migrationCommit(number: 1),
+        ] {
             try migrated.apply(operation)
         }
         #expect(migrated.jobs["p"]?.state == .succeeded)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @_spi(Benchmarks) @testable import Spool
 
 /// The compatibility promise: every checked-in queue directory (``FormatFixture``) opens, in this
@@ -106,13 +107,19 @@ import Testing
         if name == "format-1" {
             // Every operation of format 1 lies in it, but `expire`: compaction writes it into a file it then deletes.
             let names = Set(records.flatMap { $0.operations.map(\.name) })
-            #expect(names == ["enqueue", "claim", "renewLease", "complete", "fail", "cancel", "retry", "reschedule",
-                              "delete", "reclaim", "restore", "snapshot"])
+            #expect(
+                names == [
+                    "enqueue", "claim", "renewLease", "complete", "fail", "cancel", "retry", "reschedule",
+                    "delete", "reclaim", "restore", "snapshot",
+                ])
         }
         if name == "format-1-migrations" {
             let names = Set(records.flatMap { $0.operations.map(\.name) })
-            #expect(names.isSuperset(of: ["snapshot", "migrationsApplied", "restore", "migrationBegin", "migrateJob",
-                                          "migrationCommit", "abandon", "enqueue"]))
+            #expect(
+                names.isSuperset(of: [
+                    "snapshot", "migrationsApplied", "restore", "migrationBegin", "migrateJob",
+                    "migrationCommit", "abandon", "enqueue",
+                ]))
             #expect(summary.appliedMigration == 3)
             #expect(Set(summary.bodyVersions.keys) == [1, 2, 4])
         }
@@ -164,7 +171,8 @@ import Testing
 
     private func contentsOfLog(_ directory: String) throws -> (Contents, LogReplay.Outcome) {
         var contents = Contents()
-        let result = try QueueDirectory(path: directory, fileSystem: POSIXFileSystem()).inspect(mode: .strict) { _, _, _, operations in
+        let result = try QueueDirectory(path: directory, fileSystem: POSIXFileSystem()).inspect(mode: .strict) {
+            _, _, _, operations in
             contents.records.append(operations)
             contents.opcodes.formUnion(operations.map(Self.opcode))
         }
@@ -202,8 +210,9 @@ import Testing
         }
         try #require(begins.map(\.number) == [4, 5, 5] && commits.map(\.number) == [4, 5])
         #expect(commits[0].record > begins[0].record + 1, "migration 4 spans several records")
-        #expect(plainAfter.contains { $0 > begins[1].record && $0 < begins[2].record },
-                "other records follow the abandoned migration")
+        #expect(
+            plainAfter.contains { $0 > begins[1].record && $0 < begins[2].record },
+            "other records follow the abandoned migration")
         let migrated = log.records.joined().compactMap { operation -> MigratedJob? in
             if case .migrateJob(let job) = operation { return job } else { return nil }
         }
@@ -231,8 +240,10 @@ import Testing
         var queue = try JobQueue(directory: copy, configuration: configuration)
         #expect(queue.recoveryReport.appliedMigrations == [1, 2, 3])
         #expect(try queue.job("email-1")?.kind == "email.v2")
-        #expect(String(decoding: try queue.payload(of: "email-1"), as: UTF8.self).contains(#""to":["ana@example.com"]"#))
-        #expect(try queue.job("charge-1")?.lastError == "invalid since migration 2: amounts are in cents since version 2")
+        #expect(
+            String(decoding: try queue.payload(of: "email-1"), as: UTF8.self).contains(#""to":["ana@example.com"]"#))
+        #expect(
+            try queue.job("charge-1")?.lastError == "invalid since migration 2: amounts are in cents since version 2")
         #expect(try queue.job("batch-1") == nil && queue.job("batch-1/2")?.uniqueKey == "item:batch-1")
         #expect(try queue.job("flaky-1")?.state == .cancelled)
         checkInvariants(queue.engine.stateSnapshot)
@@ -255,8 +266,9 @@ import Testing
         guard !FileManager.default.fileExists(atPath: directory) else { return }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try FormatFixture.generate(into: directory)
-        try FixtureManifest.make(of: directory).write(toFile: directory + "/" + FixtureManifest.fileName,
-                                                      atomically: true, encoding: .utf8)
+        try FixtureManifest.make(of: directory).write(
+            toFile: directory + "/" + FixtureManifest.fileName,
+            atomically: true, encoding: .utf8)
     }
 
     /// Every file of every fixture is as its checked-in manifest lists it (path, size, FNV-1a 64), and no

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Spool
 
 /// FORMAT.md's rules that a reader would otherwise have to find by experiment, each checked
@@ -11,8 +12,9 @@ import Testing
     /// `body` with the field named `name` (its name as ``FieldGrammar/walk(_:)`` gives it, without the
     /// operation prefix) replaced by `bytes`.
     static func patched(_ body: [UInt8], _ name: String, _ bytes: [UInt8]) throws -> [UInt8] {
-        let spot = try #require(try FieldGrammar.walk(body).first { $0.name.hasSuffix("]." + name) },
-                                "no field \(name)")
+        let spot = try #require(
+            try FieldGrammar.walk(body).first { $0.name.hasSuffix("]." + name) },
+            "no field \(name)")
         var copy = body
         copy.replaceSubrange(spot.range, with: bytes)
         return copy
@@ -33,11 +35,15 @@ import Testing
     /// The decoding of `body`: its operations, or why it is malformed.
     static func decode(_ body: [UInt8]) -> Result<[Spool.LogOperation], TransactionCodec.Failure> {
         body.withUnsafeBytes { raw in
-            Result { () throws(TransactionCodec.Failure) in try TransactionCodec.decode(raw, fileSequence: 1, bodyOffset: 0) }
+            Result { () throws(TransactionCodec.Failure) in
+                try TransactionCodec.decode(raw, fileSequence: 1, bodyOffset: 0)
+            }
         }
     }
 
-    static func expectMalformed(_ body: [UInt8], mentioning text: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectMalformed(
+        _ body: [UInt8], mentioning text: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         switch decode(body) {
         case .success(let operations):
             Issue.record("decoded, expected malformed (\(text)): \(operations)", sourceLocation: sourceLocation)
@@ -65,9 +71,13 @@ import Testing
         "p", .enqueued, sequence: 4, periodic: StoredPeriodic(interval: 900_000, flex: 0, anchor: t, occurrence: 1))
 
     static func enqueueBody(periodic: (interval: Int64, flex: Int64)? = nil) -> [UInt8] {
-        TransactionCodec.encode([.enqueue(NewEnqueue(id: "j", kind: "k", payload: Data(), priority: 0, createdAt: t,
-                                                     runAt: t, maxAttempts: 1, uniqueKey: nil,
-                                                     options: EnqueueOptions(periodic: periodic)))])
+        TransactionCodec.encode([
+            .enqueue(
+                NewEnqueue(
+                    id: "j", kind: "k", payload: Data(), priority: 0, createdAt: t,
+                    runAt: t, maxAttempts: 1, uniqueKey: nil,
+                    options: EnqueueOptions(periodic: periodic)))
+        ])
     }
 
     static func snapshotBody() -> [UInt8] {
@@ -79,7 +89,8 @@ import Testing
     @Test func eachRangedFieldIsCheckedAsItIsDecoded() throws {
         let restore = Self.restoreBody(Self.plainRestore)
         let periodic = Self.restoreBody(Self.periodicRestore)
-        let enqueue = Self.enqueueBody(), periodicEnqueue = Self.enqueueBody(periodic: (900_000, 0))
+        let enqueue = Self.enqueueBody()
+        let periodicEnqueue = Self.enqueueBody(periodic: (900_000, 0))
         let snapshot = Self.snapshotBody()
         // (body, field, last value in range, first value past it)
         let signed: [([UInt8], String, Int64, Int64)] = [
@@ -95,7 +106,9 @@ import Testing
         ]
         for (body, field, inRange, outOfRange) in signed {
             Self.expectDecodes(try Self.patched(body, field, Self.svarint(inRange)))
-            Self.expectMalformed(try Self.patched(body, field, Self.svarint(outOfRange)), mentioning: "\(field) \(outOfRange) is out of range")
+            Self.expectMalformed(
+                try Self.patched(body, field, Self.svarint(outOfRange)),
+                mentioning: "\(field) \(outOfRange) is out of range")
         }
         let unsigned: [([UInt8], String, UInt64, UInt64)] = [
             (restore, "sequence", 1 << 62, (1 << 62) + 1),
@@ -109,15 +122,20 @@ import Testing
         for (body, field, inRange, outOfRange) in unsigned {
             Self.expectDecodes(try Self.patched(body, field, Self.varint(inRange)))
             let name = field.split(separator: ".").last.map(String.init) ?? field
-            Self.expectMalformed(try Self.patched(body, field, Self.varint(outOfRange)), mentioning: "\(name) \(outOfRange) is out of range")
+            Self.expectMalformed(
+                try Self.patched(body, field, Self.varint(outOfRange)),
+                mentioning: "\(name) \(outOfRange) is out of range")
         }
         // A schedule's interval is at least 1 and its flex at most the interval; an occurrence is at least 1.
         for body in [periodic, periodicEnqueue] {
-            Self.expectMalformed(try Self.patched(body, "periodic.interval_ms", Self.varint(0)), mentioning: "interval 0 ms")
-            Self.expectMalformed(try Self.patched(body, "periodic.flex_ms", Self.varint(900_001)), mentioning: "flex 900001 ms")
+            Self.expectMalformed(
+                try Self.patched(body, "periodic.interval_ms", Self.varint(0)), mentioning: "interval 0 ms")
+            Self.expectMalformed(
+                try Self.patched(body, "periodic.flex_ms", Self.varint(900_001)), mentioning: "flex 900001 ms")
             Self.expectDecodes(try Self.patched(body, "periodic.flex_ms", Self.varint(900_000)))
         }
-        Self.expectMalformed(try Self.patched(periodic, "periodic.occurrence", Self.varint(0)), mentioning: "occurrence 0")
+        Self.expectMalformed(
+            try Self.patched(periodic, "periodic.occurrence", Self.varint(0)), mentioning: "occurrence 0")
     }
 
     @Test func aRestoreWithoutAttemptsIsRefusedForItsMaximumNotForALease() throws {
@@ -126,8 +144,13 @@ import Testing
     }
 
     @Test func otherFieldsTakeAnyValueOfTheirEncoding() throws {
-        let claim = TransactionCodec.encode([.other(.claim(.init(id: "j", token: .max, claimedAt: .min, expiresAt: .max,
-                                                                 monotonicExpiry: .max, bootID: "b")))])
+        let claim = TransactionCodec.encode([
+            .other(
+                .claim(
+                    .init(
+                        id: "j", token: .max, claimedAt: .min, expiresAt: .max,
+                        monotonicExpiry: .max, bootID: "b")))
+        ])
         guard case .success(let operations) = Self.decode(claim), case .claim(let decoded) = operations.first else {
             Issue.record("a claim of extreme values does not decode")
             return
@@ -141,7 +164,8 @@ import Testing
         job.attempts = .max
         job.nextRetryAt = nil
         try state.apply(.restore(job))
-        try state.apply(.claim(.init(id: "r", token: 1, claimedAt: Self.t, expiresAt: Self.t + 1, monotonicExpiry: 1, bootID: "b")))
+        try state.apply(
+            .claim(.init(id: "r", token: 1, claimedAt: Self.t, expiresAt: Self.t + 1, monotonicExpiry: 1, bootID: "b")))
         #expect(state.jobs["r"]?.attempts == .max && state.jobs["r"]?.state == .running)
     }
 
@@ -158,7 +182,9 @@ import Testing
         // A delete whose id length (1) is the bytes left before the length, not after it.
         Self.expectMalformed([1, 1, 9, 1], mentioning: "length 1 exceeds the 0 bytes left")
         // A ten-byte length: the bytes before it would have allowed nine more.
-        Self.expectMalformed([1, 1, 9, 0x89, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00], mentioning: "length 9 exceeds the 0 bytes left")
+        Self.expectMalformed(
+            [1, 1, 9, 0x89, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00],
+            mentioning: "length 9 exceeds the 0 bytes left")
     }
 
     @Test func aBodyVersionHigherThanNeededIsRead() throws {
@@ -182,7 +208,8 @@ import Testing
 
     @Test func anOptionsRecordWithNoOptionIsMalformed() throws {
         // Opcode 14 with constraints absent, no prerequisite, no schedule, an empty payload.
-        Self.expectMalformed([3, 1, 14, 1, 0x6a, 1, 0x6b, 0, 0, 0, 2, 0, 0, 0, 0, 0], mentioning: "an enqueue with options has none")
+        Self.expectMalformed(
+            [3, 1, 14, 1, 0x6a, 1, 0x6b, 0, 0, 0, 2, 0, 0, 0, 0, 0], mentioning: "an enqueue with options has none")
         // Opcode 16: a plain restore made an options restore with none present.
         var body = Self.restoreBody(Self.plainRestore)
         let payload = try #require(try FieldGrammar.walk(body).first { $0.name.hasSuffix(".payload.length") })
@@ -191,7 +218,8 @@ import Testing
         body[2] = 16
         Self.expectMalformed(body, mentioning: "a restore with options has none")
         // Present but empty constraints.
-        Self.expectMalformed([3, 1, 14, 1, 0x6a, 1, 0x6b, 0, 0, 0, 2, 0, 1, 0, 0, 0, 0, 0], mentioning: "present but empty constraints")
+        Self.expectMalformed(
+            [3, 1, 14, 1, 0x6a, 1, 0x6b, 0, 0, 0, 2, 0, 1, 0, 0, 0, 0, 0], mentioning: "present but empty constraints")
     }
 
     // MARK: Frames
@@ -202,7 +230,8 @@ import Testing
     static func frame(lsn: UInt64, groupIndex: UInt16, body: [UInt8] = enqueueBody()) -> [UInt8] {
         var bytes: [UInt8] = []
         body.withUnsafeBytes {
-            _ = RecordFrame.append(body: $0, type: .transaction, lsn: lsn, groupIndex: groupIndex, seed: seed, to: &bytes)
+            _ = RecordFrame.append(
+                body: $0, type: .transaction, lsn: lsn, groupIndex: groupIndex, seed: seed, to: &bytes)
         }
         return bytes
     }
@@ -226,8 +255,9 @@ import Testing
     static func disk(_ frames: [[UInt8]]) throws -> SimulatedDisk {
         let disk = SimulatedDisk()
         try disk.createDirectory(at: "/rules")
-        disk.setContents(of: "/rules/" + QueueDirectoryLayout.logFileName(sequence: 1),
-                         FileHeader(instanceID: instanceID, sequence: 1, firstLSN: 1).encoded() + frames.joined())
+        disk.setContents(
+            of: "/rules/" + QueueDirectoryLayout.logFileName(sequence: 1),
+            FileHeader(instanceID: instanceID, sequence: 1, firstLSN: 1).encoded() + frames.joined())
         return disk
     }
 
@@ -240,8 +270,12 @@ import Testing
     }
 
     static func enqueue(_ id: String) -> [UInt8] {
-        TransactionCodec.encode([.enqueue(NewEnqueue(id: id, kind: "k", payload: Data(), priority: 0, createdAt: t,
-                                                     runAt: t, maxAttempts: 1, uniqueKey: nil))])
+        TransactionCodec.encode([
+            .enqueue(
+                NewEnqueue(
+                    id: id, kind: "k", payload: Data(), priority: 0, createdAt: t,
+                    runAt: t, maxAttempts: 1, uniqueKey: nil))
+        ])
     }
 
     @Test func intactFramesAboveTheResyncWindowAreIgnored() throws {
@@ -275,8 +309,9 @@ import Testing
                 try Self.open(disk).close()
                 Issue.record("a stale frame was accepted in strict mode")
             } catch let error as SpoolError {
-                #expect(error.code == .corruption && error.offset == Int64(LogFormat.fileHeaderSize + 2 * first.count),
-                        "\(error)")
+                #expect(
+                    error.code == .corruption && error.offset == Int64(LogFormat.fileHeaderSize + 2 * first.count),
+                    "\(error)")
             }
         }
         // Salvage passes over a stale frame it could read, and refuses one of a newer body version.

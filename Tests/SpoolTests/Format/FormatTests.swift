@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Spool
 
 @Suite struct CRC32CTests {
@@ -49,8 +50,8 @@ import Testing
         let unsigned: [UInt64] = [0, 1, 127, 128, 16383, 16384, UInt64(UInt32.max), UInt64.max]
         let signed: [Int64] = [0, -1, 1, -64, 64, Int64.min, Int64.max]
         var writer = ByteWriter()
-        unsigned.forEach { writer.writeVarint($0) }
-        signed.forEach { writer.writeSignedVarint($0) }
+        for value in unsigned { writer.writeVarint(value) }
+        for value in signed { writer.writeSignedVarint(value) }
         let (readUnsigned, readSigned, atEnd) = try writer.bytes.withUnsafeBytes { raw in
             var reader = ByteReader(raw)
             let first = try unsigned.map { _ in try reader.readVarint() }
@@ -101,12 +102,15 @@ import Testing
     }
 
     @Test func everyOperationRoundTrips() throws {
-        let enqueue = NewEnqueue(id: "job-1", kind: "upload", payload: Data("héllo".utf8), priority: -3,
-                                 createdAt: 1_800_000_000_123, runAt: 1_800_000_005_000, maxAttempts: 5,
-                                 uniqueKey: "photo:42")
+        let enqueue = NewEnqueue(
+            id: "job-1", kind: "upload", payload: Data("héllo".utf8), priority: -3,
+            createdAt: 1_800_000_000_123, runAt: 1_800_000_005_000, maxAttempts: 5,
+            uniqueKey: "photo:42")
         let others: [Spool.LogOperation] = [
-            .claim(.init(id: "job-1", token: 0xDEAD_BEEF_0000_0001, claimedAt: 5, expiresAt: 300_005,
-                         monotonicExpiry: 1 << 40, bootID: "boot-a")),
+            .claim(
+                .init(
+                    id: "job-1", token: 0xDEAD_BEEF_0000_0001, claimedAt: 5, expiresAt: 300_005,
+                    monotonicExpiry: 1 << 40, bootID: "boot-a")),
             .renewLease(id: "job-1", token: 9, expiresAt: 10, monotonicExpiry: 11),
             .complete(id: "job-1", token: 9, at: 12),
             .fail(id: "job-1", token: 9, at: 13, error: "timeout", nextRetryAt: 5013),
@@ -123,7 +127,10 @@ import Testing
         }
         #expect(decoded.count == 1 + others.count)
         #expect(Array(decoded.dropFirst()) == others)
-        guard case .enqueue(let op) = decoded[0] else { Issue.record("not an enqueue"); return }
+        guard case .enqueue(let op) = decoded[0] else {
+            Issue.record("not an enqueue")
+            return
+        }
         #expect(op.id == "job-1" && op.kind == "upload" && op.priority == -3 && op.uniqueKey == "photo:42")
         #expect(op.createdAt == 1_800_000_000_123 && op.runAt == 1_800_000_005_000 && op.maxAttempts == 5)
         #expect(op.payload.fileSequence == 3 && op.payload.length == 6)
@@ -152,24 +159,31 @@ import Testing
         var summaryBody = ByteWriter()
         summaryBody.writeUInt8(2)
         summaryBody.writeVarint(1)
-        SnapshotCodec.encode(SnapshotSummary(lastLSN: 7, nextSequence: 3, createdAt: -5, expiredJobs: 2), into: &summaryBody)
-        let summary = try summaryBody.bytes.withUnsafeBytes { try TransactionCodec.decode($0, fileSequence: 1, bodyOffset: 0) }
+        SnapshotCodec.encode(
+            SnapshotSummary(lastLSN: 7, nextSequence: 3, createdAt: -5, expiredJobs: 2), into: &summaryBody)
+        let summary = try summaryBody.bytes.withUnsafeBytes {
+            try TransactionCodec.decode($0, fileSequence: 1, bodyOffset: 0)
+        }
         #expect(summary == [.snapshot(SnapshotSummary(lastLSN: 7, nextSequence: 3, createdAt: -5, expiredJobs: 2))])
     }
 
     @Test func aRestoreRoundTripsEveryField() throws {
-        let job = StoredJob(id: "j", kind: "k", state: .running, attempts: 2, maxAttempts: 5, priority: -3, sequence: 42,
-                            createdAt: -1, runAt: 10, nextRetryAt: nil, finishedAt: nil, uniqueKey: "u", lastError: "e",
-                            payload: PayloadLocation(fileSequence: 0, offset: 0, length: 3, checksum: 0),
-                            lease: StoredLease(token: .max, claimedAt: 11, expiresAt: 12, monotonicExpiry: 13, bootID: "b"))
+        let job = StoredJob(
+            id: "j", kind: "k", state: .running, attempts: 2, maxAttempts: 5, priority: -3, sequence: 42,
+            createdAt: -1, runAt: 10, nextRetryAt: nil, finishedAt: nil, uniqueKey: "u", lastError: "e",
+            payload: PayloadLocation(fileSequence: 0, offset: 0, length: 3, checksum: 0),
+            lease: StoredLease(token: .max, claimedAt: 11, expiresAt: 12, monotonicExpiry: 13, bootID: "b"))
         var body = ByteWriter()
         body.writeUInt8(2)
         body.writeVarint(1)
         let range = SnapshotCodec.encodeRestore(job, payload: [7, 8, 9], into: &body)
-        let decoded = try body.bytes.withUnsafeBytes { try TransactionCodec.decode($0, fileSequence: 9, bodyOffset: 100) }
+        let decoded = try body.bytes.withUnsafeBytes {
+            try TransactionCodec.decode($0, fileSequence: 9, bodyOffset: 100)
+        }
         var expected = job
-        expected.payload = PayloadLocation(fileSequence: 9, offset: 100 + Int64(range.lowerBound), length: 3,
-                                           checksum: CRC32C.checksum([7, 8, 9]))
+        expected.payload = PayloadLocation(
+            fileSequence: 9, offset: 100 + Int64(range.lowerBound), length: 3,
+            checksum: CRC32C.checksum([7, 8, 9]))
         #expect(decoded == [.restore(expected)])
     }
 
@@ -183,15 +197,20 @@ import Testing
         #expect(damaged.withUnsafeBytes { FileHeader.decode($0) } == .failure(.damaged("header checksum mismatch")))
         let text = Array("hello, this is not a spool file at all, really.".utf8)
         #expect(text.withUnsafeBytes { FileHeader.decode($0) } == .failure(.notASpoolFile))
-        var newer = FileHeader(version: LogFormat.currentVersion + 1, instanceID: Array(0..<16), sequence: 1, firstLSN: 1)
+        var newer = FileHeader(
+            version: LogFormat.currentVersion + 1, instanceID: Array(0..<16), sequence: 1, firstLSN: 1)
         newer.sequence = 1
-        #expect(newer.encoded().withUnsafeBytes { FileHeader.decode($0) } == .failure(.newerVersion(LogFormat.currentVersion + 1)))
+        #expect(
+            newer.encoded().withUnsafeBytes { FileHeader.decode($0) }
+                == .failure(.newerVersion(LogFormat.currentVersion + 1)))
     }
 
     @Test func frameChecksumCoversTypeLengthAndBody() {
         var buffer: [UInt8] = []
         let body: [UInt8] = [1, 2, 3]
-        body.withUnsafeBytes { _ = RecordFrame.append(body: $0, type: .transaction, lsn: 42, groupIndex: 0, seed: 0, to: &buffer) }
+        body.withUnsafeBytes {
+            _ = RecordFrame.append(body: $0, type: .transaction, lsn: 42, groupIndex: 0, seed: 0, to: &buffer)
+        }
         #expect(buffer.count == LogFormat.frameHeaderSize + 3)
         if case .success(let found) = buffer.withUnsafeBytes({ RecordFrame.parse($0, at: 0, seed: 0) }) {
             #expect(found.header.lsn == 42 && found.bodyRange == 20..<23)
@@ -217,12 +236,16 @@ import Testing
         RecordFrame.seal(&sealed, type: .transaction, lsn: 77, groupIndex: 3, seed: 0xABCD)
         #expect(sealed == appended)
         // And the codec's headroom puts the body behind the room, payload ranges relative to the body.
-        let operation = PlannedOperation.enqueue(NewEnqueue(id: "j", kind: "k", payload: Data([9, 8, 7]), priority: 0,
-                                                            createdAt: 1, runAt: 1, maxAttempts: 1, uniqueKey: nil,
-                                                            options: EnqueueOptions()))
-        var plainRanges: [Range<Int>] = [], framedRanges: [Range<Int>] = []
+        let operation = PlannedOperation.enqueue(
+            NewEnqueue(
+                id: "j", kind: "k", payload: Data([9, 8, 7]), priority: 0,
+                createdAt: 1, runAt: 1, maxAttempts: 1, uniqueKey: nil,
+                options: EnqueueOptions()))
+        var plainRanges: [Range<Int>] = []
+        var framedRanges: [Range<Int>] = []
         let plain = TransactionCodec.encode([operation], payloadRanges: &plainRanges)
-        let framed = TransactionCodec.encode([operation], payloadRanges: &framedRanges, headroom: LogFormat.frameHeaderSize)
+        let framed = TransactionCodec.encode(
+            [operation], payloadRanges: &framedRanges, headroom: LogFormat.frameHeaderSize)
         #expect(Array(framed[LogFormat.frameHeaderSize...]) == plain && framedRanges == plainRanges)
         #expect(Array(plain[plainRanges[0]]) == [9, 8, 7])
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Spool
 
 /// Files a queue must not trust: links, strangers, newer formats. Each is
@@ -22,12 +23,15 @@ import Testing
     @Test func aLogNameThatIsADirectoryOrALinkToOneIsRefused() throws {
         let temp = TemporaryDirectory()
         defer { temp.cleanup() }
-        try FileManager.default.createDirectory(atPath: temp.queue + "/" + QueueDirectoryLayout.logFileName(sequence: 1),
-                                                withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: temp.queue + "/" + QueueDirectoryLayout.logFileName(sequence: 1),
+            withIntermediateDirectories: true)
         expectError(.notAQueue) { try JobQueue(directory: temp.queue, configuration: testConfiguration()) }
         var isDirectory: ObjCBool = false
-        #expect(FileManager.default.fileExists(atPath: temp.queue + "/" + QueueDirectoryLayout.logFileName(sequence: 1),
-                                               isDirectory: &isDirectory) && isDirectory.boolValue)
+        #expect(
+            FileManager.default.fileExists(
+                atPath: temp.queue + "/" + QueueDirectoryLayout.logFileName(sequence: 1),
+                isDirectory: &isDirectory) && isDirectory.boolValue)
     }
 
     @Test func aSecondLogFromAnotherQueueIsRefusedAndLeftAlone() throws {

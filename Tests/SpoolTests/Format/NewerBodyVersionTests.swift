@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @_spi(Benchmarks) @testable import Spool
 
 /// A record of a newer body version is refused as newer wherever replay meets it (a snapshot's
@@ -20,21 +21,24 @@ import Testing
         _ = try queue.enqueue(NewJob(kind: "a", payload: Data("one".utf8), id: "one"))
         let first = temporary.queue + "/" + QueueDirectoryLayout.logFileName(sequence: 1)
         let firstBytes = try readFile(first)
-        _ = try queue.compact()                       // snapshot 2, active 3, file 1 deleted
+        _ = try queue.compact()  // snapshot 2, active 3, file 1 deleted
         _ = try queue.enqueue(NewJob(kind: "a", payload: Data("two".utf8), id: "two"))
         try closeChecked(queue)
-        try writeFile(first, firstBytes)              // as if the crash came before step 4
+        try writeFile(first, firstBytes)  // as if the crash came before step 4
 
         let snapshot = temporary.queue + "/" + QueueDirectoryLayout.logFileName(sequence: 2)
         let bytes = try readFile(snapshot)
         let start = LogFormat.fileHeaderSize
-        let length = Int(bytes[start + 4]) | Int(bytes[start + 5]) << 8 | Int(bytes[start + 6]) << 16 | Int(bytes[start + 7]) << 24
+        let length =
+            Int(bytes[start + 4]) | Int(bytes[start + 5]) << 8 | Int(bytes[start + 6]) << 16 | Int(bytes[start + 7])
+            << 24
         var body = Array(bytes[(start + LogFormat.frameHeaderSize)..<(start + LogFormat.frameHeaderSize + length)])
         body[0] = TransactionCodec.bodyVersion + 1
         var rewritten = Array(bytes[0..<start])
         body.withUnsafeBytes { raw in
-            _ = RecordFrame.append(body: raw, type: .transaction, lsn: 1, groupIndex: 0,
-                                   seed: RecordFrame.checksumSeed(instanceID: Array(bytes[12..<28])), to: &rewritten)
+            _ = RecordFrame.append(
+                body: raw, type: .transaction, lsn: 1, groupIndex: 0,
+                seed: RecordFrame.checksumSeed(instanceID: Array(bytes[12..<28])), to: &rewritten)
         }
         rewritten += bytes[(start + LogFormat.frameHeaderSize + length)...]
         #expect(rewritten.count == bytes.count)
@@ -54,7 +58,9 @@ import Testing
             reopen.recoveryMode = mode
             do {
                 let opened = try JobQueue(directory: temporary.queue, configuration: reopen)
-                Issue.record("\(mode) opened a queue whose snapshot has a newer body version; jobs: \(try opened.jobs().map(\.id))")
+                Issue.record(
+                    "\(mode) opened a queue whose snapshot has a newer body version; jobs: \(try opened.jobs().map(\.id))"
+                )
                 try? opened.close()
             } catch let error as SpoolError {
                 #expect(error.code == .newerFormat, "\(mode): \(error)")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @_spi(Benchmarks) @testable import Spool
 
 /// A queue holding a file or a record from a newer version is refused with `newerFormat`, naming
@@ -29,8 +30,10 @@ import Testing
     }
 
     /// Opening and verifying both fail with `newerFormat` matching `check`, and change nothing.
-    private func expectRefused(_ directory: String, sourceLocation: SourceLocation = #_sourceLocation,
-                               _ check: (SpoolError) -> Bool) throws {
+    private func expectRefused(
+        _ directory: String, sourceLocation: SourceLocation = #_sourceLocation,
+        _ check: (SpoolError) -> Bool
+    ) throws {
         let before = try contents(of: directory)
         for attempt in ["open", "salvage", "verify"] {
             do {
@@ -47,7 +50,9 @@ import Testing
                 #expect(error.code == .newerFormat, "\(attempt): \(error)", sourceLocation: sourceLocation)
                 #expect(check(error), "\(attempt): \(error)", sourceLocation: sourceLocation)
             }
-            #expect(try contents(of: directory) == before, "\(attempt) changed the directory", sourceLocation: sourceLocation)
+            #expect(
+                try contents(of: directory) == before, "\(attempt) changed the directory",
+                sourceLocation: sourceLocation)
         }
     }
 
@@ -56,9 +61,10 @@ import Testing
         defer { temporary.cleanup() }
         let last = try makeQueue(temporary)
         var bytes = try readFile(last)
-        let newer = FileHeader(version: LogFormat.currentVersion + 1, instanceID: Array(bytes[12..<28]), sequence: 2, firstLSN: 1)
+        let newer = FileHeader(
+            version: LogFormat.currentVersion + 1, instanceID: Array(bytes[12..<28]), sequence: 2, firstLSN: 1)
         bytes.replaceSubrange(0..<LogFormat.fileHeaderSize, with: newer.encoded())
-        bytes += [0x55, 0x66, 0x77]   // what this version would take for a torn tail
+        bytes += [0x55, 0x66, 0x77]  // what this version would take for a torn tail
         try writeFile(last, bytes)
         try expectRefused(temporary.queue) { error in
             error.message.contains("version \(LogFormat.currentVersion + 1)")
@@ -91,11 +97,12 @@ import Testing
         _ = try queue.enqueue(NewJob(kind: "a", payload: Data("one".utf8), id: "one"))
         let first = logFilePath(temporary.queue)
         var bytes = try readFile(first)
-        _ = try queue.compact()                  // file 1 replaced by snapshot 2
+        _ = try queue.compact()  // file 1 replaced by snapshot 2
         try closeChecked(queue)
-        let newer = FileHeader(version: LogFormat.currentVersion + 1, instanceID: Array(bytes[12..<28]), sequence: 1, firstLSN: 1)
+        let newer = FileHeader(
+            version: LogFormat.currentVersion + 1, instanceID: Array(bytes[12..<28]), sequence: 1, firstLSN: 1)
         bytes.replaceSubrange(0..<LogFormat.fileHeaderSize, with: newer.encoded())
-        try writeFile(first, bytes)              // as if a newer build had left it over
+        try writeFile(first, bytes)  // as if a newer build had left it over
         try expectRefused(temporary.queue) { $0.path == first && $0.offset == 8 }
     }
 
@@ -109,10 +116,11 @@ import Testing
         let offset = bytes.count
         let body: [UInt8] = [version, 1, 99, 0]
         body.withUnsafeBytes { raw in
-            _ = RecordFrame.append(body: raw, type: .transaction, lsn: lastLSN + 1, groupIndex: 0,
-                                   seed: RecordFrame.checksumSeed(instanceID: Array(bytes[12..<28])), to: &bytes)
+            _ = RecordFrame.append(
+                body: raw, type: .transaction, lsn: lastLSN + 1, groupIndex: 0,
+                seed: RecordFrame.checksumSeed(instanceID: Array(bytes[12..<28])), to: &bytes)
         }
-        bytes += [0x55, 0x66]   // a torn tail after it
+        bytes += [0x55, 0x66]  // a torn tail after it
         try writeFile(last, bytes)
         try expectRefused(temporary.queue) { error in
             error.message.contains("body version \(version);")

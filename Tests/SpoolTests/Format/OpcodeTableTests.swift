@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Spool
 
 /// The opcode table (`TransactionCodec.Opcode.facts`) and `FORMAT.md` say the same: every opcode
@@ -14,9 +15,15 @@ import Testing
         var operations: [UInt8: (name: String, fields: String)] = [:]
         var inTable = false
         for line in document.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.hasPrefix("| opcode | operation | fields, in order |") { inTable = true; continue }
+            if line.hasPrefix("| opcode | operation | fields, in order |") {
+                inTable = true
+                continue
+            }
             guard inTable else { continue }
-            guard line.hasPrefix("|") else { inTable = false; continue }
+            guard line.hasPrefix("|") else {
+                inTable = false
+                continue
+            }
             let cells = line.split(separator: "|", omittingEmptySubsequences: false)
                 .map { $0.trimmingCharacters(in: .whitespaces) }
             guard cells.count >= 4, let opcode = UInt8(cells[1]) else { continue }
@@ -52,8 +59,11 @@ import Testing
             }
         }
         #expect(covered == Set(TransactionCodec.Opcode.allCases.map(\.rawValue)))
-        #expect(text.contains("body_version:u8 (" + (TransactionCodec.baseBodyVersion...TransactionCodec.bodyVersion)
-            .map(String.init).dropLast().joined(separator: ", ") + " or \(TransactionCodec.bodyVersion))"))
+        #expect(
+            text.contains(
+                "body_version:u8 ("
+                    + (TransactionCodec.baseBodyVersion...TransactionCodec.bodyVersion)
+                    .map(String.init).dropLast().joined(separator: ", ") + " or \(TransactionCodec.bodyVersion))"))
     }
 
     /// The test grammar is the document's, where the document spells the fields out.

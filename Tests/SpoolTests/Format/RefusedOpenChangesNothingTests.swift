@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @_spi(Benchmarks) @testable import Spool
 
 /// A refused open changes nothing in the directory: newer migrations than the build knows, invalid
@@ -21,7 +22,7 @@ import Testing
         try closeChecked(queue)
         #expect(queue.appliedMigration == 2)
         let last = logFilePath(temporary.queue)
-        try writeFile(last, try readFile(last) + [0x55, 0x66])   // a torn tail
+        try writeFile(last, try readFile(last) + [0x55, 0x66])  // a torn tail
         try writeFile(temporary.queue + "/" + QueueDirectoryLayout.snapshotTempName(sequence: 9), [1, 2, 3])
         return configuration
     }
@@ -33,9 +34,10 @@ import Testing
         defer { temporary.cleanup() }
         var configuration = try migratedQueue(temporary)
         let before = try directoryContents(temporary.queue)
-        configuration.migrations.removeLast()   // an older app build
+        configuration.migrations.removeLast()  // an older app build
         expectError(.newerMigrations) { try JobQueue(directory: temporary.queue, configuration: configuration) }
-        #expect(try directoryContents(temporary.queue) == before, "the refused open cut the tail / deleted the leftover")
+        #expect(
+            try directoryContents(temporary.queue) == before, "the refused open cut the tail / deleted the leftover")
 
         // The current build still opens it, repairing both.
         configuration.migrations.append(.renameKind("b", to: "b2", number: 2))
@@ -58,7 +60,7 @@ import Testing
         let firstBytes = try readFile(first)
         _ = try queue.compact()
         try closeChecked(queue)
-        try writeFile(first, firstBytes)        // as if the compaction crashed before deleting it
+        try writeFile(first, firstBytes)  // as if the compaction crashed before deleting it
         let before = try directoryContents(temporary.queue)
         configuration.migrations = [.renameKind("a", to: "a2", number: 1)]
         expectError(.newerMigrations) { try JobQueue(directory: temporary.queue, configuration: configuration) }
@@ -75,7 +77,10 @@ import Testing
         for migrations: [JobMigration] in [
             [.renameKind("a", to: "a2", number: 0)],
             [.renameKind("a", to: "a2", number: -3), .renameKind("b", to: "b2", number: 2)],
-            [.renameKind("a", to: "a2", number: 1), .renameKind("b", to: "b2", number: 2), .renameKind("c", to: "c2", number: 2)],
+            [
+                .renameKind("a", to: "a2", number: 1), .renameKind("b", to: "b2", number: 2),
+                .renameKind("c", to: "c2", number: 2),
+            ],
         ] {
             configuration.migrations = migrations
             expectError(.invalidArgument) { try JobQueue(directory: temporary.queue, configuration: configuration) }

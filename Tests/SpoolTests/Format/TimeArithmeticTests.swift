@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Spool
 
 /// Time and deadline arithmetic: Millis round trips, backoff bounds, periodic windows, extreme values.
@@ -18,7 +19,8 @@ import Testing
             let millis = Int64(bitPattern: generator.next() % 500_000_000_000_000) - 250_000_000_000_000 + 1
             if Millis.from(Millis.date(millis)) != millis { failures.append(millis) }
         }
-        #expect(failures.count == 0, "\(failures.count) whole milliseconds do not round trip, e.g. \(failures.prefix(3))")
+        #expect(
+            failures.count == 0, "\(failures.count) whole milliseconds do not round trip, e.g. \(failures.prefix(3))")
         // Sub-millisecond instants still round down (a job is never due before the millisecond it names).
         #expect(Millis.from(Date(timeIntervalSince1970: 1_800_000_000.0009)) == 1_800_000_000_000)
         #expect(Millis.from(Date(timeIntervalSince1970: -0.0005)) == -1)
@@ -96,7 +98,9 @@ import Testing
         var generator = SeededGenerator(seed: 7)
         for _ in 0..<50_000 {
             let interval = Int64(900_000 + generator.next() % 999_999_000_000)
-            let flex = generator.next() % 2 == 0 ? 0 : Int64(300_000) + Int64(generator.next() % UInt64(interval - 300_000 + 1))
+            let flex =
+                generator.next() % 2 == 0
+                ? 0 : Int64(300_000) + Int64(generator.next() % UInt64(interval - 300_000 + 1))
             let anchor = Int64(generator.next() % 400_000_000_000_000) - 200_000_000_000_000
             let now = Int64(generator.next() % 400_000_000_000_000) - 200_000_000_000_000
             let periodic = StoredPeriodic(interval: interval, flex: flex, anchor: anchor, occurrence: 1)
@@ -108,7 +112,6 @@ import Testing
         }
     }
 }
-
 
 @Suite struct ManualClockRangeTests {
     /// Advancing the test clock to a far deadline (a retry thousands of years out) must not trap,

@@ -1,6 +1,7 @@
-import Foundation
 import Dispatch
+import Foundation
 import Testing
+
 @testable import Spool
 
 /// "Durable before return" (issue #14 item 2): no mutator returns while its record's sync is held,
@@ -42,19 +43,56 @@ import Testing
     private static let mutators: [(name: String, prepare: (@Sendable (Fixture) throws -> Void)?, act: Act)] = [
         ("enqueue(_:)", nil, { q, _, _ in try q.enqueue(NewJob(kind: "k")) }),
         ("enqueue(_:) async", nil, { q, _, _ in try await q.enqueue(NewJob(kind: "k")) }),
-        ("enqueue(contentsOf:)", nil, { q, _, _ in try q.enqueue(contentsOf: [NewJob(kind: "k"), NewJob(kind: "k")]) }),
+        (
+            "enqueue(contentsOf:)", nil,
+            { q, _, _ in try q.enqueue(contentsOf: [NewJob(kind: "k"), NewJob(kind: "k")]) }
+        ),
         ("enqueue(contentsOf:) async", nil, { q, _, _ in try await q.enqueue(contentsOf: [NewJob(kind: "k")]) }),
-        ("enqueue(_:id:priority:runAt:delay:maxAttempts:uniqueKey:uniquePolicy:dependencies:constraints:periodic:)", nil,
-         { q, _, _ in try q.enqueue(Upload(path: "/p")) }),
-        ("enqueue(_:id:priority:runAt:delay:maxAttempts:uniqueKey:uniquePolicy:dependencies:constraints:periodic:) async", nil,
-         { q, _, _ in try await q.enqueue(Upload(path: "/p")) }),
-        ("claim(kind:leaseDuration:)", nil, { q, _, _ in let result = try q.claim(kind: "k"); #expect(result != nil) }),
-        ("claim(kind:leaseDuration:) async", nil, { q, _, _ in let result = try await q.claim(kind: "k"); #expect(result != nil) }),
-        ("claim(kinds:leaseDuration:) async", nil,
-         { q, _, _ in let result = try await q.claim(kinds: KindSet("k"), leaseDuration: nil); #expect(result != nil) }),
-        ("claim(kinds:leaseDuration:)", nil, { q, _, _ in let result = try q.claim(kinds: ["k", "other"]); #expect(result != nil) }),
-        ("claim(kinds:leaseDuration:) async", nil,
-         { q, _, _ in let result = try await q.claim(kinds: ["k", "other"]); #expect(result != nil) }),
+        (
+            "enqueue(_:id:priority:runAt:delay:maxAttempts:uniqueKey:uniquePolicy:dependencies:constraints:periodic:)",
+            nil,
+            { q, _, _ in try q.enqueue(Upload(path: "/p")) }
+        ),
+        (
+            "enqueue(_:id:priority:runAt:delay:maxAttempts:uniqueKey:uniquePolicy:dependencies:constraints:periodic:) async",
+            nil,
+            { q, _, _ in try await q.enqueue(Upload(path: "/p")) }
+        ),
+        (
+            "claim(kind:leaseDuration:)", nil,
+            { q, _, _ in
+                let result = try q.claim(kind: "k")
+                #expect(result != nil)
+            }
+        ),
+        (
+            "claim(kind:leaseDuration:) async", nil,
+            { q, _, _ in
+                let result = try await q.claim(kind: "k")
+                #expect(result != nil)
+            }
+        ),
+        (
+            "claim(kinds:leaseDuration:) async", nil,
+            { q, _, _ in
+                let result = try await q.claim(kinds: KindSet("k"), leaseDuration: nil)
+                #expect(result != nil)
+            }
+        ),
+        (
+            "claim(kinds:leaseDuration:)", nil,
+            { q, _, _ in
+                let result = try q.claim(kinds: ["k", "other"])
+                #expect(result != nil)
+            }
+        ),
+        (
+            "claim(kinds:leaseDuration:) async", nil,
+            { q, _, _ in
+                let result = try await q.claim(kinds: ["k", "other"])
+                #expect(result != nil)
+            }
+        ),
         ("renew(_:for:)", nil, { q, lease, _ in try q.renew(lease) }),
         ("renew(_:for:) async", nil, { q, lease, _ in try await q.renew(lease) }),
         ("renewRecorded(_:for:) async", nil, { q, lease, _ in _ = try await q.renewRecorded(lease, for: nil) }),
@@ -64,36 +102,108 @@ import Testing
         ("complete(_:token:) async", nil, { q, lease, _ in try await q.complete(lease.job.id, token: lease.token) }),
         ("fail(_:error:terminal:)", nil, { q, lease, _ in try q.fail(lease, error: "e") }),
         ("fail(_:error:terminal:) async", nil, { q, lease, _ in try await q.fail(lease, error: "e") }),
-        ("fail(_:token:error:terminal:)", nil, { q, lease, _ in try q.fail(lease.job.id, token: lease.token, error: "e") }),
-        ("fail(_:token:error:terminal:) async", nil,
-         { q, lease, _ in try await q.fail(lease.job.id, token: lease.token, error: "e") }),
-        ("reclaimExpiredLeases()", { $0.clock.advance(by: 60) }, { q, _, _ in let result = try q.reclaimExpiredLeases(); #expect(result == ["leased"]) }),
-        ("reclaimExpiredLeases() async", { $0.clock.advance(by: 60) },
-         { q, _, _ in let result = try await q.reclaimExpiredLeases(); #expect(result == ["leased"]) }),
+        (
+            "fail(_:token:error:terminal:)", nil,
+            { q, lease, _ in try q.fail(lease.job.id, token: lease.token, error: "e") }
+        ),
+        (
+            "fail(_:token:error:terminal:) async", nil,
+            { q, lease, _ in try await q.fail(lease.job.id, token: lease.token, error: "e") }
+        ),
+        (
+            "reclaimExpiredLeases()", { $0.clock.advance(by: 60) },
+            { q, _, _ in
+                let result = try q.reclaimExpiredLeases()
+                #expect(result == ["leased"])
+            }
+        ),
+        (
+            "reclaimExpiredLeases() async", { $0.clock.advance(by: 60) },
+            { q, _, _ in
+                let result = try await q.reclaimExpiredLeases()
+                #expect(result == ["leased"])
+            }
+        ),
         ("cancel(_:)", nil, { q, _, _ in try q.cancel("a") }),
         ("cancel(_:) async", nil, { q, _, _ in try await q.cancel("a") }),
-        ("retry(_:)", { try $0.queue.fail($0.lease, error: "e", terminal: true) }, { q, _, _ in try q.retry("leased") }),
-        ("retry(_:) async", { try $0.queue.fail($0.lease, error: "e", terminal: true) },
-         { q, _, _ in try await q.retry("leased") }),
-        ("reschedule(_:runAt:)", nil, { q, _, f in try q.reschedule("a", runAt: f.clock.now().addingTimeInterval(60)) }),
-        ("reschedule(_:runAt:) async", nil,
-         { q, _, f in try await q.reschedule("a", runAt: f.clock.now().addingTimeInterval(60)) }),
+        (
+            "retry(_:)", { try $0.queue.fail($0.lease, error: "e", terminal: true) },
+            { q, _, _ in try q.retry("leased") }
+        ),
+        (
+            "retry(_:) async", { try $0.queue.fail($0.lease, error: "e", terminal: true) },
+            { q, _, _ in try await q.retry("leased") }
+        ),
+        (
+            "reschedule(_:runAt:)", nil,
+            { q, _, f in try q.reschedule("a", runAt: f.clock.now().addingTimeInterval(60)) }
+        ),
+        (
+            "reschedule(_:runAt:) async", nil,
+            { q, _, f in try await q.reschedule("a", runAt: f.clock.now().addingTimeInterval(60)) }
+        ),
         ("delete(_:)", nil, { q, _, _ in try q.delete("a") }),
         ("delete(_:) async", nil, { q, _, _ in try await q.delete("a") }),
-        ("cancel(kind:)", nil, { q, _, _ in let result = try q.cancel(kind: "k"); #expect(result.count == 2) }),
-        ("cancel(kind:) async", nil, { q, _, _ in let result = try await q.cancel(kind: "k"); #expect(result.count == 2) }),
-        ("cancel(uniqueKey:)", nil, { q, _, _ in let result = try q.cancel(uniqueKey: "key-b"); #expect(result.count == 1) }),
-        ("cancel(uniqueKey:) async", nil, { q, _, _ in let result = try await q.cancel(uniqueKey: "key-b"); #expect(result.count == 1) }),
+        (
+            "cancel(kind:)", nil,
+            { q, _, _ in
+                let result = try q.cancel(kind: "k")
+                #expect(result.count == 2)
+            }
+        ),
+        (
+            "cancel(kind:) async", nil,
+            { q, _, _ in
+                let result = try await q.cancel(kind: "k")
+                #expect(result.count == 2)
+            }
+        ),
+        (
+            "cancel(uniqueKey:)", nil,
+            { q, _, _ in
+                let result = try q.cancel(uniqueKey: "key-b")
+                #expect(result.count == 1)
+            }
+        ),
+        (
+            "cancel(uniqueKey:) async", nil,
+            { q, _, _ in
+                let result = try await q.cancel(uniqueKey: "key-b")
+                #expect(result.count == 1)
+            }
+        ),
         // A finished job past the retention (0 s): compaction's first record expires it.
-        ("compact()", { try $0.queue.complete($0.lease); $0.clock.advance(by: 1) },
-         { q, _, _ in let result = try q.compact(); #expect(result.jobsExpired == 1) }),
-        ("compact() async", { try $0.queue.complete($0.lease); $0.clock.advance(by: 1) },
-         { q, _, _ in let result = try await q.compact(); #expect(result.jobsExpired == 1) }),
+        (
+            "compact()",
+            {
+                try $0.queue.complete($0.lease)
+                $0.clock.advance(by: 1)
+            },
+            { q, _, _ in
+                let result = try q.compact()
+                #expect(result.jobsExpired == 1)
+            }
+        ),
+        (
+            "compact() async",
+            {
+                try $0.queue.complete($0.lease)
+                $0.clock.advance(by: 1)
+            },
+            { q, _, _ in
+                let result = try await q.compact()
+                #expect(result.jobsExpired == 1)
+            }
+        ),
         // Open reclaims the running job of the process before: it returns once that is durable.
-        ("init(directory:configuration:)", { try $0.queue.close() },
-         { _, _, f in try JobQueue(directory: f.temp.queue, configuration: f.configuration).close() }),
-        ("open(directory:configuration:) async", { try $0.queue.close() },
-         { _, _, f in try await JobQueue.open(directory: f.temp.queue, configuration: f.configuration).close() }),
+        (
+            "init(directory:configuration:)", { try $0.queue.close() },
+            { _, _, f in try JobQueue(directory: f.temp.queue, configuration: f.configuration).close() }
+        ),
+        (
+            "open(directory:configuration:) async", { try $0.queue.close() },
+            { _, _, f in try await JobQueue.open(directory: f.temp.queue, configuration: f.configuration).close() }
+        ),
     ]
 
     /// The public calls of ``JobQueue`` that change no job in the log, and why.
@@ -102,7 +212,8 @@ import Testing
         "updateDeviceConditions(_:)": "memory only", "follow(_:) async": "memory only",
         "job(_:)": "read", "payload(of:)": "read", "jobs(state:kind:)": "read", "readyJobs(at:kind:)": "read",
         "nextDeadline(kind:)": "read", "nextDeadline(kind:constraints:)": "read", "nextDeadlines()": "read",
-        "failedJobs()": "read", "permanentlyFailedJobs()": "read (the deprecated name of failedJobs())", "counts()": "read", "schedulingHints()": "read", "changes(_:)": "read",
+        "failedJobs()": "read", "permanentlyFailedJobs()": "read (the deprecated name of failedJobs())",
+        "counts()": "read", "schedulingHints()": "read", "changes(_:)": "read",
         "enqueueWithoutWaiting(_:)": "benchmarks only: documented as not durable",
         "waitUntilDurable()": "benchmarks only: waits", "waitForBackgroundCompaction()": "benchmarks only: waits",
     ]
@@ -114,9 +225,14 @@ import Testing
     func noMutatorReturnsBeforeItsRecordIsSynced(index: Int) async throws {
         let (name, prepare, act) = Self.mutators[index]
         let fixture = try Fixture()
-        defer { try? fixture.queue.close(); fixture.temp.cleanup() }
+        defer {
+            try? fixture.queue.close()
+            fixture.temp.cleanup()
+        }
         try prepare?(fixture)
-        let event = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), finished = DispatchSemaphore(value: 0)
+        let event = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0)
         let released = Locked(false)
         let outcome = Locked<(returnedWhileHeld: Bool, error: (any Error)?)?>(nil)
         fileSystem(fixture).inject(.holdSync(entered: event, release: release))
@@ -164,8 +280,12 @@ import Testing
         }
         let known = Set(Self.mutators.map(\.name)).union(Self.notChanges.keys)
         let missing = Set(declared).subtracting(known)
-        #expect(missing.isEmpty, "public calls of JobQueue neither checked as mutators nor listed as not changing: \(missing.sorted())")
-        let publicMutators = Set(Self.mutators.map(\.name)).filter { !$0.hasPrefix("claim(kinds:") && !$0.hasPrefix("renewRecorded") }
+        #expect(
+            missing.isEmpty,
+            "public calls of JobQueue neither checked as mutators nor listed as not changing: \(missing.sorted())")
+        let publicMutators = Set(Self.mutators.map(\.name)).filter {
+            !$0.hasPrefix("claim(kinds:") && !$0.hasPrefix("renewRecorded")
+        }
         #expect(publicMutators.isSubset(of: Set(declared)), "\(publicMutators.subtracting(declared).sorted())")
     }
 
@@ -179,8 +299,10 @@ import Testing
             }.joined(separator: "\n")
         var calls: [String] = []
         var searchStart = code.startIndex
-        while let opening = code.range(of: #"(extension|class) JobQueue\b[^{]*\{"#, options: .regularExpression,
-                                       range: searchStart..<code.endIndex) {
+        while let opening = code.range(
+            of: #"(extension|class) JobQueue\b[^{]*\{"#, options: .regularExpression,
+            range: searchStart..<code.endIndex)
+        {
             var depth = 1
             var index = opening.upperBound
             var declarationStart = index
@@ -205,22 +327,42 @@ import Testing
 
     /// `name(label:label:)`, with ` async` when it is, of the last public func or init in `head`.
     private static func call(in head: Substring) -> String? {
-        guard let match = head.range(of: #"public (static )?(func [A-Za-z]+|init)"#, options: [.regularExpression, .backwards])
+        guard
+            let match = head.range(
+                of: #"public (static )?(func [A-Za-z]+|init)"#, options: [.regularExpression, .backwards])
         else { return nil }
         let declaration = head[match.lowerBound...]
         var name = String(head[match]).replacingOccurrences(of: "public ", with: "")
             .replacingOccurrences(of: "static ", with: "").replacingOccurrences(of: "func ", with: "")
         guard let open = declaration.firstIndex(of: "(") else { return nil }
-        var depth = 0, parameters: [String] = [], current = "", close = open
+        var depth = 0
+        var parameters: [String] = []
+        var current = ""
+        var close = open
         for index in declaration[open...].indices {
             let character = declaration[index]
-            if "([<".contains(character) { depth += 1; if depth == 1 { continue } }
-            if ")]>".contains(character) { depth -= 1; if depth == 0 { close = index; break } }
-            if character == ",", depth == 1 { parameters.append(current); current = ""; continue }
+            if "([<".contains(character) {
+                depth += 1
+                if depth == 1 { continue }
+            }
+            if ")]>".contains(character) {
+                depth -= 1
+                if depth == 0 {
+                    close = index
+                    break
+                }
+            }
+            if character == ",", depth == 1 {
+                parameters.append(current)
+                current = ""
+                continue
+            }
             current.append(character)
         }
         if !current.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { parameters.append(current) }
-        let labels = parameters.map { $0.trimmingCharacters(in: .whitespacesAndNewlines).prefix { $0 != " " && $0 != ":" } }
+        let labels = parameters.map {
+            $0.trimmingCharacters(in: .whitespacesAndNewlines).prefix { $0 != " " && $0 != ":" }
+        }
         name += "(" + labels.map { "\($0):" }.joined() + ")"
         if name.hasPrefix("init") && head.contains("static func open") { return nil }
         let rest = declaration[declaration.index(after: close)...]

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Testing
+
 @testable import Spool
 
 /// A commit group of at least ``LogWriter/directWriteMinimum`` bytes (a batch) that does not fit the
@@ -9,11 +10,14 @@ import Testing
 @Suite struct ExtendingWriteTests {
     /// A batch whose record is about `bytes` long: jobs with 200-byte payloads (~225 bytes each).
     private func batch(_ prefix: String, bytes: Int) -> [NewJob] {
-        (0..<(bytes / 225)).map { NewJob(kind: "k", payload: Data(repeating: 7, count: 200), id: JobID("\(prefix)\($0)")) }
+        (0..<(bytes / 225)).map {
+            NewJob(kind: "k", payload: Data(repeating: 7, count: 200), id: JobID("\(prefix)\($0)"))
+        }
     }
 
     /// A queue in `temp` on `fileSystem`, holding one small job: the file's first chunk is reserved.
-    private func queueHoldingOneSmallJob(on fileSystem: any FileSystem, in temp: TemporaryDirectory) throws -> JobQueue {
+    private func queueHoldingOneSmallJob(on fileSystem: any FileSystem, in temp: TemporaryDirectory) throws -> JobQueue
+    {
         var configuration = testConfiguration()
         configuration.fileSystem = fileSystem
         let queue = try JobQueue(directory: temp.queue, configuration: configuration)
@@ -40,8 +44,9 @@ import Testing
         let endOfA = queue.engine.writer.appendedEnd
         #expect(endOfA > 400_000 && endOfA > LogWriter.firstReservation)
         #expect(statistics.extendingWrites == 1, "\(statistics)")
-        #expect(statistics.fullSyncs == 1 && statistics.reservedBytes == firstReserved,
-                "no reservation, so no zeroes, for the large group: \(statistics)")
+        #expect(
+            statistics.fullSyncs == 1 && statistics.reservedBytes == firstReserved,
+            "no reservation, so no zeroes, for the large group: \(statistics)")
         #expect(try fileSize(logFilePath(temp.queue)) == endOfA, "the file ends where the group ends")
 
         // A small record after it reserves again, from the group's end (doubling the reserved space).
@@ -55,8 +60,9 @@ import Testing
         try queue.enqueue(contentsOf: batch("b", bytes: 300_000))
         statistics = queue.engine.writer.currentStatistics
         #expect(queue.engine.writer.appendedEnd < 2 * endOfA)
-        #expect(statistics.fullSyncs == 2 && statistics.extendingWrites == 1 && statistics.dataSyncs == syncsBefore + 1,
-                "\(statistics)")
+        #expect(
+            statistics.fullSyncs == 2 && statistics.extendingWrites == 1 && statistics.dataSyncs == syncsBefore + 1,
+            "\(statistics)")
 
         // And one that does not fit extends the file again.
         try queue.enqueue(contentsOf: batch("c", bytes: 600_000))
@@ -81,7 +87,8 @@ import Testing
         let before = queue.engine.writer.currentStatistics
 
         // A large record inside the reserved space: data-synced, so the held sync catches it.
-        let entered = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
         fileSystem.inject(.holdSync(entered: entered, release: release))
         let pending = try queue.engine.enqueue(contentsOf: batch("b", bytes: 300_000))
         // No one waits for it yet, and its sync has started: the flusher took it when it was appended.
@@ -125,9 +132,11 @@ import Testing
             disk.crash(atStep: disk.steps + crashIn)
             let acknowledged = (try? queue.enqueue(contentsOf: jobs)) != nil
             let pending = disk.pendingChanges
-            let survivals: [SimulatedDisk.Survival] = [.nothing, .init(mask: .max, tear: .none),
-                                                       .init(mask: .max, tear: .prefix(150_000)),
-                                                       .init(mask: .max, tear: .laterSectors(from: 4096))]
+            let survivals: [SimulatedDisk.Survival] = [
+                .nothing, .init(mask: .max, tear: .none),
+                .init(mask: .max, tear: .prefix(150_000)),
+                .init(mask: .max, tear: .laterSectors(from: 4096)),
+            ]
             for survival in survivals {
                 let image = disk.crashImage(Dictionary(uniqueKeysWithValues: pending.map { ($0.path, survival) }))
                 var reopenedConfiguration = testConfiguration()
@@ -136,7 +145,8 @@ import Testing
                 let ids = Set(try reopened.jobs().map(\.id.rawValue))
                 #expect(ids.contains("before"))
                 let fromBatch = ids.count - 1
-                #expect(fromBatch == 0 || fromBatch == jobs.count, "crash in \(crashIn), \(survival): \(fromBatch) jobs")
+                #expect(
+                    fromBatch == 0 || fromBatch == jobs.count, "crash in \(crashIn), \(survival): \(fromBatch) jobs")
                 if acknowledged { #expect(fromBatch == jobs.count, "crash in \(crashIn), \(survival)") }
                 outcomes.insert(fromBatch == 0 ? "lost" : "kept")
                 try closeChecked(reopened)

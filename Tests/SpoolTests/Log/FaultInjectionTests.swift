@@ -1,6 +1,7 @@
-import Foundation
 import Dispatch
+import Foundation
 import Testing
+
 @testable import Spool
 
 @Suite struct FaultInjectionTests {
@@ -55,7 +56,9 @@ import Testing
         let queue = try open(temp.queue, fileSystem)
         // Many concurrent enqueues succeed, each durable.
         try await withThrowingTaskGroup(of: JobID.self) { group in
-            for index in 0..<64 { group.addTask { try await queue.enqueue(NewJob(kind: "k", id: JobID("job-\(index)"))) } }
+            for index in 0..<64 {
+                group.addTask { try await queue.enqueue(NewJob(kind: "k", id: JobID("job-\(index)"))) }
+            }
             var count = 0
             for try await _ in group { count += 1 }
             #expect(count == 64)
@@ -84,7 +87,8 @@ import Testing
         let fileSystem = FaultyFileSystem()
         let queue = try open(temp.queue, fileSystem)
         try queue.enqueue(NewJob(kind: "k", id: "safe"))
-        let entered = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
         fileSystem.inject(.holdSyncThenFail(entered: entered, release: release, EIO))
         let leaderDone = DispatchSemaphore(value: 0)
         let leaderPayload = Data(repeating: 0x4C, count: 64)
@@ -106,7 +110,8 @@ import Testing
         expectError(.needsReopen) { try queue.payload(of: "safe") }
         do {
             let read = try queue.payload(of: "pending-0")
-            Issue.record("read \(read.count) bytes of a payload the failed writer never wrote: \(Array(read.prefix(4)))")
+            Issue.record(
+                "read \(read.count) bytes of a payload the failed writer never wrote: \(Array(read.prefix(4)))")
         } catch let error as SpoolError {
             #expect(error.code == .needsReopen, "\(error)")
         }

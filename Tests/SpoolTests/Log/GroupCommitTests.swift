@@ -1,6 +1,7 @@
-import Foundation
 import Dispatch
+import Foundation
 import Testing
+
 @_spi(Benchmarks) @testable import Spool
 
 /// Group commit with a sync held open: who writes which group, and what every
@@ -56,9 +57,19 @@ import Testing
             let job = NewJob(kind: "k", id: JobID("\(prefix)-\(index)"))
             switch callers {
             case .blockingThreads:
-                Thread { do { try queue.enqueue(job); record(nil) } catch { record(error) } }.start()
+                Thread {
+                    do {
+                        try queue.enqueue(job)
+                        record(nil)
+                    } catch { record(error) }
+                }.start()
             case .asyncTasks:
-                Task.detached { do { try await queue.enqueue(job); record(nil) } catch { record(error) } }
+                Task.detached {
+                    do {
+                        try await queue.enqueue(job)
+                        record(nil)
+                    } catch { record(error) }
+                }
             }
         }
         return enqueues
@@ -66,8 +77,10 @@ import Testing
 
     /// Starts a leader whose sync is held, then 20 followers that wait behind it; the
     /// sync after the held one (the followers') meets `secondSync`.
-    private func startLeaderAndFollowers(_ setup: Setup, _ callers: Callers,
-                                         secondSync: FaultyFileSystem.Fault) throws -> (Enqueues, Enqueues) {
+    private func startLeaderAndFollowers(
+        _ setup: Setup, _ callers: Callers,
+        secondSync: FaultyFileSystem.Fault
+    ) throws -> (Enqueues, Enqueues) {
         setup.fileSystem.inject(.holdSync(entered: setup.entered, release: setup.release))
         setup.fileSystem.inject(secondSync)
         let leader = startEnqueues(1, prefix: "leader", on: setup.queue, as: .blockingThreads)
@@ -101,7 +114,8 @@ import Testing
         let queue = setup.queue
         let syncsBefore = queue.logStatistics.dataSyncs
         let recordsBefore = queue.logStatistics.records
-        let secondEntered = DispatchSemaphore(value: 0), secondRelease = DispatchSemaphore(value: 0)
+        let secondEntered = DispatchSemaphore(value: 0)
+        let secondRelease = DispatchSemaphore(value: 0)
         let (leader, followers) = try startLeaderAndFollowers(
             setup, callers, secondSync: .holdSync(entered: secondEntered, release: secondRelease))
         // Only the leader's record was in the held sync: none of the others may have returned.
@@ -190,7 +204,10 @@ import Testing
         first.done.enter()
         Task(executorPreference: executor) {
             let error: (any Error)?
-            do { try await queue.enqueue(NewJob(kind: "k", id: "first")); error = nil } catch let caught { error = caught }
+            do {
+                try await queue.enqueue(NewJob(kind: "k", id: "first"))
+                error = nil
+            } catch let caught { error = caught }
             first.outcomes.withLock { $0.append(error.map { ($0 as? SpoolError)?.errno ?? -1 }) }
             first.done.leave()
         }
@@ -216,7 +233,9 @@ import Testing
     enum DuringFlush: CaseIterable, Sendable { case close, rollOver }
 
     @Test(arguments: DuringFlush.allCases, Callers.allCases)
-    func aCloseOrRollOverDuringTheFlushersSyncWaitsForItAndLosesNothing(during: DuringFlush, callers: Callers) async throws {
+    func aCloseOrRollOverDuringTheFlushersSyncWaitsForItAndLosesNothing(during: DuringFlush, callers: Callers)
+        async throws
+    {
         try await onOwnThread { try endDuringFlush(during, callers) }
     }
 
@@ -224,7 +243,8 @@ import Testing
         let setup = try Setup()
         defer { setup.temp.cleanup() }
         let queue = setup.queue
-        let secondEntered = DispatchSemaphore(value: 0), secondRelease = DispatchSemaphore(value: 0)
+        let secondEntered = DispatchSemaphore(value: 0)
+        let secondRelease = DispatchSemaphore(value: 0)
         let (leader, followers) = try startLeaderAndFollowers(
             setup, callers, secondSync: .holdSync(entered: secondEntered, release: secondRelease))
         setup.release.signal()

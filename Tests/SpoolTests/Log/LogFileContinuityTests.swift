@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @_spi(Benchmarks) @testable import Spool
 
 /// The boundaries between log files (FORMAT.md, *File numbers*, *Continuity across files*, and the file
@@ -36,9 +37,11 @@ import Testing
 
     /// Verify, list (``LogInspector/withJobs(directory:_:)``) and open all refuse the directory with `code`,
     /// and none of them changes a byte of it.
-    static func expectRefusedAlike(_ directory: String, _ code: SpoolError.Code = .corruption,
-                                   sourceLocation: SourceLocation = #_sourceLocation,
-                                   _ check: (SpoolError) -> Bool = { _ in true }) throws {
+    static func expectRefusedAlike(
+        _ directory: String, _ code: SpoolError.Code = .corruption,
+        sourceLocation: SourceLocation = #_sourceLocation,
+        _ check: (SpoolError) -> Bool = { _ in true }
+    ) throws {
         let before = try contents(of: directory)
         let attempts: [(String, () throws -> Void)] = [
             ("verify", { _ = try LogInspector.verify(directory: directory) }),
@@ -53,7 +56,8 @@ import Testing
             } catch let error as SpoolError {
                 #expect(error.code == code && check(error), "\(name): \(error)", sourceLocation: sourceLocation)
             }
-            #expect(try contents(of: directory) == before, "\(name) changed the directory", sourceLocation: sourceLocation)
+            #expect(
+                try contents(of: directory) == before, "\(name) changed the directory", sourceLocation: sourceLocation)
         }
     }
 
@@ -136,7 +140,9 @@ import Testing
                 _ = try crashing.compact()
                 _ = try crashing.enqueue(NewJob(kind: "k", payload: Data(repeating: 7, count: 400)))
             } catch {}
-            for tear in [SimulatedDisk.Survival.nothing, .init(mask: .max, tear: .none), .init(mask: .max, tear: .prefix(7))] {
+            for tear in [
+                SimulatedDisk.Survival.nothing, .init(mask: .max, tear: .none), .init(mask: .max, tear: .prefix(7)),
+            ] {
                 let survival = Dictionary(uniqueKeysWithValues: disk.pendingChanges.map { ($0.path, tear) })
                 let image = disk.crashImage(survival)
                 let replay = try QueueDirectory(path: "/q", fileSystem: image).inspect(mode: .strict)
@@ -164,7 +170,10 @@ import Testing
         configuration.createIfMissing = true
         configuration.logFileSize = 300
         let queue = try JobQueue(directory: directory, configuration: configuration)
-        for index in 0..<8 { _ = try queue.enqueue(NewJob(kind: "k", payload: Data(repeating: UInt8(index), count: 60), id: JobID("j\(index)"))) }
+        for index in 0..<8 {
+            _ = try queue.enqueue(
+                NewJob(kind: "k", payload: Data(repeating: UInt8(index), count: 60), id: JobID("j\(index)")))
+        }
         try queue.engine.lockedRollOver()
         try closeChecked(queue)
         let files = try LogReplay.logFiles(in: directory, fileSystem: POSIXFileSystem())
@@ -220,9 +229,9 @@ import Testing
         defer { temporary.cleanup() }
         let queue = try Self.newQueue(in: temporary)
         for index in 0..<3 { _ = try queue.enqueue(NewJob(kind: "k", id: JobID("a\(index)"))) }
-        _ = try queue.compact()                       // snapshot 2, then file 3
+        _ = try queue.compact()  // snapshot 2, then file 3
         for index in 0..<3 { _ = try queue.enqueue(NewJob(kind: "k", id: JobID("b\(index)"))) }
-        try queue.engine.lockedRollOver()             // file 4, header only
+        try queue.engine.lockedRollOver()  // file 4, header only
         try closeChecked(queue)
         #expect(try LogInspector.verify(directory: temporary.queue).fileVersions == [2: 3])
         try Self.cutLastRecord(of: 3, in: temporary.queue)
@@ -238,22 +247,26 @@ import Testing
         try FileManager.default.copyItem(atPath: FormatFixture.fixturesDirectory + "/format-1/queue", toPath: copy)
         let old = try LogReplay.logFiles(in: copy, fileSystem: POSIXFileSystem())
         let lastOld = try #require(old.last).sequence
-        let expected = try JSONDecoder().decode(FixtureState.self, from: Data(contentsOf: URL(fileURLWithPath:
-            FormatFixture.fixturesDirectory + "/format-1/expected.json")))
+        let expected = try JSONDecoder().decode(
+            FixtureState.self,
+            from: Data(
+                contentsOf: URL(
+                    fileURLWithPath:
+                        FormatFixture.fixturesDirectory + "/format-1/expected.json")))
         let clock = ManualClock(start: FormatFixture.start)
         clock.advance(by: expected.clockAdvance)
         var configuration = FormatFixture.configuration(clock: clock)
         configuration.createIfMissing = false
         var queue = try JobQueue(directory: copy, configuration: configuration)
-        _ = try queue.enqueue(NewJob(kind: "k", id: "new-1"))      // into the old version 1 file
-        try queue.engine.lockedRollOver()                          // a version 2 file, header only
+        _ = try queue.enqueue(NewJob(kind: "k", id: "new-1"))  // into the old version 1 file
+        try queue.engine.lockedRollOver()  // a version 2 file, header only
         try closeChecked(queue)
         let summary = try LogInspector.verify(directory: copy)
         #expect(summary.fileVersions == [1: old.count, 2: 1])
         queue = try JobQueue(directory: copy, configuration: configuration)
         #expect(try queue.job("new-1") != nil && queue.jobs().count == expected.jobs.count + 1)
         try closeChecked(queue)
-        try Self.cutLastRecord(of: lastOld, in: copy)              // new-1's record, in the version 1 file
+        try Self.cutLastRecord(of: lastOld, in: copy)  // new-1's record, in the version 1 file
         try Self.expectRefusedAlike(copy) { $0.path == Self.path(copy, lastOld) }
     }
 
@@ -266,8 +279,12 @@ import Testing
         var bytes = try readFile(file)
         let header = try bytes.withUnsafeBytes { try FileHeader.decode($0).get() }
         let firstLSN = try #require(header.firstLSN)
-        bytes.replaceSubrange(0..<header.size, with: FileHeader(instanceID: header.instanceID, sequence: last,
-                                                                 firstLSN: firstLSN - 1).encoded())
+        bytes.replaceSubrange(
+            0..<header.size,
+            with: FileHeader(
+                instanceID: header.instanceID, sequence: last,
+                firstLSN: firstLSN - 1
+            ).encoded())
         try writeFile(file, bytes)
         try Self.expectRefusedAlike(temporary.queue) { $0.path == file && $0.offset == 36 }
     }
@@ -281,18 +298,21 @@ import Testing
         defer { temporary.cleanup() }
         let queue = try Self.newQueue(in: temporary)
         _ = try queue.enqueue(NewJob(kind: "k", id: "a"))
-        try queue.engine.lockedRollOver(skipping: 1)   // file 3, as a compaction cut short leaves it
+        try queue.engine.lockedRollOver(skipping: 1)  // file 3, as a compaction cut short leaves it
         _ = try queue.enqueue(NewJob(kind: "k", id: "b"))
-        try queue.engine.lockedRollOver(skipping: 1)   // file 5: a second one
+        try queue.engine.lockedRollOver(skipping: 1)  // file 5: a second one
         try closeChecked(queue)
-        #expect(try LogReplay.logFiles(in: temporary.queue, fileSystem: POSIXFileSystem()).map(\.sequence) == [1, 3, 5])
+        #expect(
+            try LogReplay.logFiles(in: temporary.queue, fileSystem: POSIXFileSystem()).map(\.sequence) == [1, 3, 5])
         #expect(try LogInspector.verify(directory: temporary.queue).records == 2)
         let five = Self.path(temporary.queue, 5)
         let bytes = try readFile(five)
         // Renamed to 6 (its header saying so): two numbers free.
         let header = try bytes.withUnsafeBytes { try FileHeader.decode($0).get() }
         let six = Self.path(temporary.queue, 6)
-        try writeFile(six, FileHeader(instanceID: header.instanceID, sequence: 6, firstLSN: try #require(header.firstLSN)).encoded())
+        try writeFile(
+            six,
+            FileHeader(instanceID: header.instanceID, sequence: 6, firstLSN: try #require(header.firstLSN)).encoded())
         try FileManager.default.removeItem(atPath: five)
         try Self.expectRefusedAlike(temporary.queue) { $0.path == six && $0.message.contains("log file 4 is missing") }
         try FileManager.default.removeItem(atPath: six)
@@ -367,9 +387,15 @@ import Testing
         let file = logFilePath(temporary.queue)
         var bytes = try readFile(file)
         let header = try bytes.withUnsafeBytes { try FileHeader.decode($0).get() }
-        bytes.replaceSubrange(0..<header.size, with: FileHeader(version: 0, instanceID: header.instanceID, sequence: 1,
-                                                                 firstLSN: nil).encoded())
+        bytes.replaceSubrange(
+            0..<header.size,
+            with: FileHeader(
+                version: 0, instanceID: header.instanceID, sequence: 1,
+                firstLSN: nil
+            ).encoded())
         try writeFile(file, bytes)
-        try Self.expectRefusedAlike(temporary.queue) { $0.path == file && $0.offset == 0 && $0.message.contains("version 0") }
+        try Self.expectRefusedAlike(temporary.queue) {
+            $0.path == file && $0.offset == 0 && $0.message.contains("version 0")
+        }
     }
 }

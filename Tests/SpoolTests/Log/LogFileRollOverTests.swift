@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @_spi(Benchmarks) @testable import Spool
 
 /// The log rolls over to new files past the log file size; a reopen reads them all.
@@ -24,11 +25,16 @@ import Testing
         var payloads: [JobID: Data] = [:]
         for index in 0..<300 {
             let payload = Data("payload \(index) ".utf8 + Array(repeating: UInt8(index % 251), count: index % 90))
-            let id = try queue.enqueue(NewJob(kind: "k", payload: payload, uniqueKey: index % 7 == 0 ? "key-\(index)" : nil))
+            let id = try queue.enqueue(
+                NewJob(kind: "k", payload: payload, uniqueKey: index % 7 == 0 ? "key-\(index)" : nil))
             payloads[id] = payload
             if index % 3 == 0, let lease = try queue.claim() {
                 #expect(lease.payload == payloads[lease.job.id])
-                if index % 2 == 0 { _ = try queue.complete(lease) } else { _ = try queue.fail(lease, error: "e\(index)") }
+                if index % 2 == 0 {
+                    _ = try queue.complete(lease)
+                } else {
+                    _ = try queue.fail(lease, error: "e\(index)")
+                }
             }
             clock.advance(by: 1)
         }
@@ -68,7 +74,10 @@ import Testing
         let second = try reopened.enqueue(NewJob(kind: "k", payload: Data("two".utf8)))
         #expect(try reopened.payload(of: first) == Data("one".utf8))
         #expect(try reopened.payload(of: second) == Data("two".utf8))
-        #expect(try reopened.job(second).map { _ in reopened.engine.stateSnapshot.jobs[second.rawValue]!.payload.fileSequence } == 2)
+        #expect(
+            try reopened.job(second).map { _ in
+                reopened.engine.stateSnapshot.jobs[second.rawValue]!.payload.fileSequence
+            } == 2)
     }
 
     @Test func aTornNewFileIsRemovedAtOpen() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Spool
 
 /// Open's repairs (deleting files a snapshot replaced) must not destroy what salvage could not read.
@@ -34,8 +35,9 @@ import Testing
         #expect(!salvaged.recoveryReport.skipped.isEmpty)
         #expect(salvaged.recoveryReport.skipped.allSatisfy { $0.path == snapshotPath })
         try closeChecked(salvaged)
-        #expect(FileManager.default.fileExists(atPath: oldPath),
-                "salvage deleted the only intact copy of the jobs the damaged snapshot held")
+        #expect(
+            FileManager.default.fileExists(atPath: oldPath),
+            "salvage deleted the only intact copy of the jobs the damaged snapshot held")
         #expect(try readFile(oldPath) == oldBytes)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @_spi(Benchmarks) @_spi(RunnerEvents) @testable import Spool
 
 /// Payloads stay on disk after open and are read when a job is claimed or fetched: every such
@@ -10,7 +11,9 @@ import Testing
     static let payload = Data("the parameters of the job, as the app wrote them".utf8)
 
     /// Changes one byte of the payload of job `id` in its log file, behind the queue's back.
-    private func damagePayload(of id: JobID, in queue: JobQueue, at index: Int64 = 5) throws -> (path: String, offset: Int64) {
+    private func damagePayload(of id: JobID, in queue: JobQueue, at index: Int64 = 5) throws -> (
+        path: String, offset: Int64
+    ) {
         let location = try #require(try queue.engine.job(id)).payload
         let path = queue.directory + "/" + QueueDirectoryLayout.logFileName(sequence: location.fileSequence)
         try flipByte(of: path, at: location.offset + index)
@@ -28,10 +31,12 @@ import Testing
     }
 
     /// Expects a `corruption` naming `path` and `offset`, and no bytes.
-    private func expectCorruption<T>(at place: (path: String, offset: Int64), _ what: String,
-                                     code: SpoolError.Code = .corruption,
-                                     sourceLocation: SourceLocation = #_sourceLocation,
-                                     _ body: () throws -> T) {
+    private func expectCorruption<T>(
+        at place: (path: String, offset: Int64), _ what: String,
+        code: SpoolError.Code = .corruption,
+        sourceLocation: SourceLocation = #_sourceLocation,
+        _ body: () throws -> T
+    ) {
         do {
             let value = try body()
             Issue.record("\(what) returned \(value) from a damaged payload", sourceLocation: sourceLocation)
@@ -76,7 +81,9 @@ import Testing
         let queue = try JobQueue(directory: temp.queue, configuration: configuration)
         defer { try? closeChecked(queue) }
         try queue.enqueue(NewJob(kind: "k", payload: Self.payload, id: "old"))
-        for index in 0..<60 { try queue.enqueue(NewJob(kind: "k", payload: Self.payload, id: JobID("filler-\(index)"))) }
+        for index in 0..<60 {
+            try queue.enqueue(NewJob(kind: "k", payload: Self.payload, id: JobID("filler-\(index)")))
+        }
         try queue.enqueue(NewJob(kind: "k", payload: Self.payload, id: "live"))
         let old = try #require(try queue.engine.job("old")).payload.fileSequence
         let live = try #require(try queue.engine.job("live")).payload.fileSequence
@@ -123,8 +130,9 @@ import Testing
         }
         #expect(handled.withLock { $0 }.isEmpty)
         let failure = try #require(fixture.runner.failure)
-        #expect(failure.code == .corruption && failure.path == place.path && failure.offset == place.offset, "\(failure)")
-        try await fixture.tearDown(replay: false)   // the log holds the byte the test changed: a replay refuses it
+        #expect(
+            failure.code == .corruption && failure.path == place.path && failure.offset == place.offset, "\(failure)")
+        try await fixture.tearDown(replay: false)  // the log holds the byte the test changed: a replay refuses it
     }
 
     /// The read-only inspection (what `spool show` reads through) verifies its payload reads too.

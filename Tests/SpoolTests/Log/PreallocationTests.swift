@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @_spi(Benchmarks) @testable import Spool
 
 /// The log file grows in preallocated chunks; zeroes after the last record are its end.
@@ -16,13 +17,17 @@ import Testing
         let queue = try JobQueue(directory: temp.queue, configuration: configuration)
         try queue.enqueue(NewJob(kind: "k", id: "first"))
         #expect(try fileSize(logFilePath(temp.queue)) == 64 << 10)
-        for index in 0..<1000 { try queue.enqueueWithoutWaiting(NewJob(kind: "k", payload: Data(repeating: 1, count: 100), id: JobID("j\(index)"))) }
+        for index in 0..<1000 {
+            try queue.enqueueWithoutWaiting(
+                NewJob(kind: "k", payload: Data(repeating: 1, count: 100), id: JobID("j\(index)")))
+        }
         try queue.waitUntilDurable()
         let statistics = queue.engine.writer.currentStatistics
         let size = try fileSize(logFilePath(temp.queue))
         #expect(size % (64 << 10) == 0 && size > 128 << 10)
-        #expect(statistics.fullSyncs == Int(size / (64 << 10)) || statistics.fullSyncs == Int(size / (64 << 10)) - 1,
-                "\(statistics) for a file of \(size) bytes")
+        #expect(
+            statistics.fullSyncs == Int(size / (64 << 10)) || statistics.fullSyncs == Int(size / (64 << 10)) - 1,
+            "\(statistics) for a file of \(size) bytes")
         try closeChecked(queue)
         let bytes = try readFile(logFilePath(temp.queue))
         #expect(bytes.last != 0, "close cuts the reserved zeroes off")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Spool
 
 @Suite struct RandomPoolTests {
@@ -20,15 +21,19 @@ import Testing
     /// digit of every byte value, and the dashes, where `UUID.uuidString` puts them.
     @Test func theTextOfBytesIsFoundationsTextOfTheSameUUID() {
         #expect([UInt8](0..<16).withUnsafeBytes(RandomPool.uuidString) == "00010203-0405-4607-8809-0a0b0c0d0e0f")
-        #expect([UInt8](repeating: 0xFF, count: 16).withUnsafeBytes(RandomPool.uuidString)
+        #expect(
+            [UInt8](repeating: 0xFF, count: 16).withUnsafeBytes(RandomPool.uuidString)
                 == "ffffffff-ffff-4fff-bfff-ffffffffffff")
         for first in stride(from: 0, to: 256, by: 16) {
             var bytes = (0..<16).map { UInt8(truncatingIfNeeded: first + $0 * 17) }
             let text = bytes.withUnsafeBytes(RandomPool.uuidString)
             bytes[6] = (bytes[6] & 0x0F) | 0x40
             bytes[8] = (bytes[8] & 0x3F) | 0x80
-            let uuid = UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                                   bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+            let uuid = UUID(
+                uuid: (
+                    bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                    bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+                ))
             #expect(text == uuid.uuidString.lowercased())
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Spool
 
 /// Hostile bytes: valid logs mutated in every way a disk or a person can, opened
@@ -16,7 +17,8 @@ import Testing
         run.logFileSize = 1 << 30
         run.open()
         var generator = SeededGenerator(seed: 77)
-        for op in WorkloadOp.random(count: 60, using: &generator) where op.description != "reopen" && op.description != "compact" {
+        for op in WorkloadOp.random(count: 60, using: &generator)
+        where op.description != "reopen" && op.description != "compact" {
             run.perform(op)
         }
         run.close()
@@ -30,7 +32,9 @@ import Testing
         var boundaries: [Int] = []
         try bytes.withUnsafeBytes { raw in
             let seed = RecordFrame.checksumSeed(instanceID: Array(bytes[12..<28]))
-            _ = try LogScanner(bytes: raw, seed: seed, isLastFile: true, mode: .strict).scan(from: LogFormat.fileHeaderSize, expectedLSN: 1) { event in
+            _ = try LogScanner(bytes: raw, seed: seed, isLastFile: true, mode: .strict).scan(
+                from: LogFormat.fileHeaderSize, expectedLSN: 1
+            ) { event in
                 if case .record(let found) = event { boundaries.append(found.end) }
             }
         }
@@ -38,7 +42,9 @@ import Testing
             let disk = SimulatedDisk()
             try disk.createDirectory(at: SimulationRun.directory)
             disk.setContents(of: path, Array(bytes[..<end]))
-            prefixes.append(comparableJobs(try LogReplay(directory: SimulationRun.directory, fileSystem: disk, mode: .strict).run().state))
+            prefixes.append(
+                comparableJobs(
+                    try LogReplay(directory: SimulationRun.directory, fileSystem: disk, mode: .strict).run().state))
         }
         return (bytes, prefixes)
     }
@@ -62,20 +68,26 @@ import Testing
             case 3:
                 let start = Int.random(in: LogFormat.fileHeaderSize..<bytes.count, using: &generator)
                 let length = min(bytes.count - start, Int.random(in: 1...300, using: &generator))
-                bytes.insert(contentsOf: bytes[start..<(start + length)], at: Int.random(in: LogFormat.fileHeaderSize...bytes.count, using: &generator))
+                bytes.insert(
+                    contentsOf: bytes[start..<(start + length)],
+                    at: Int.random(in: LogFormat.fileHeaderSize...bytes.count, using: &generator))
             case 4:
                 let a = Int.random(in: LogFormat.fileHeaderSize..<(bytes.count - 4), using: &generator)
                 let b = Int.random(in: LogFormat.fileHeaderSize..<(bytes.count - 4), using: &generator)
                 let length = min(Int.random(in: 1...100, using: &generator), bytes.count - max(a, b))
-                let first = Array(bytes[a..<(a + length)]), second = Array(bytes[b..<(b + length)])
+                let first = Array(bytes[a..<(a + length)])
+                let second = Array(bytes[b..<(b + length)])
                 bytes.replaceSubrange(b..<(b + length), with: first)
                 bytes.replaceSubrange(a..<(a + length), with: second)
             case 5:
                 // A length field (or any four bytes) set huge.
                 let start = min(position(), bytes.count - 4)
-                bytes.replaceSubrange(start..<(start + 4), with: [0xFF, 0xFF, 0xFF, UInt8.random(in: 0...0xFF, using: &generator)])
+                bytes.replaceSubrange(
+                    start..<(start + 4), with: [0xFF, 0xFF, 0xFF, UInt8.random(in: 0...0xFF, using: &generator)])
             default:
-                bytes += (0..<Int.random(in: 1...600, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                bytes += (0..<Int.random(in: 1...600, using: &generator)).map { _ in
+                    UInt8.random(in: 0...255, using: &generator)
+                }
             }
         }
         return bytes
@@ -103,11 +115,14 @@ import Testing
                     let state = queue.engine.stateSnapshot
                     if mode == .strict {
                         let jobs = comparableJobs(state)
-                        #expect(prefixes.contains(jobs), "round \(round): strict open recovered a state that is no prefix of the log")
+                        #expect(
+                            prefixes.contains(jobs),
+                            "round \(round): strict open recovered a state that is no prefix of the log")
                     }
                     checkInvariants(state)
                     try closeChecked(queue)
-                    outcomes["\(mode) opened" + (queue.recoveryReport.skipped.isEmpty ? "" : " with skips"), default: 0] += 1
+                    outcomes[
+                        "\(mode) opened" + (queue.recoveryReport.skipped.isEmpty ? "" : " with skips"), default: 0] += 1
                 } catch let error as SpoolError {
                     let typed: [SpoolError.Code] = [.corruption, .notAQueue, .newerFormat]
                     #expect(typed.contains(error.code), "round \(round) \(mode): \(error)")
@@ -115,7 +130,9 @@ import Testing
                 }
             }
         }
-        print("reader fuzz: \(Self.mutants) mutants: \(outcomes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")
+        print(
+            "reader fuzz: \(Self.mutants) mutants: \(outcomes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))"
+        )
         #expect(outcomes["strict corruption", default: 0] > 0 && outcomes["strict opened", default: 0] > 0)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Spool
 
 /// Open after damage: torn tails are cut silently, damage before intact
@@ -75,8 +76,9 @@ import Testing
         for index in 0..<30 {
             let body = TransactionCodec.encode([.other(.cancel(id: "job-0", at: Int64(index)))])
             body.withUnsafeBytes {
-                _ = RecordFrame.append(body: $0, type: .transaction, lsn: UInt64(2 + index), groupIndex: UInt16(index),
-                                       seed: seed, to: &groupWrite)
+                _ = RecordFrame.append(
+                    body: $0, type: .transaction, lsn: UInt64(2 + index), groupIndex: UInt16(index),
+                    seed: seed, to: &groupWrite)
             }
         }
         var torn = bytes + groupWrite
@@ -168,7 +170,8 @@ import Testing
         defer { temp.cleanup() }
         _ = try makeLog(in: temp.queue, count: 1)
         var bytes = try readFile(logFilePath(temp.queue))
-        let newer = FileHeader(version: LogFormat.currentVersion + 1, instanceID: Array(bytes[12..<28]), sequence: 1, firstLSN: 1)
+        let newer = FileHeader(
+            version: LogFormat.currentVersion + 1, instanceID: Array(bytes[12..<28]), sequence: 1, firstLSN: 1)
         bytes.replaceSubrange(0..<LogFormat.fileHeaderSize, with: newer.encoded())
         try writeFile(logFilePath(temp.queue), bytes)
         #expect {
@@ -197,7 +200,9 @@ import Testing
         let temp = TemporaryDirectory()
         defer { temp.cleanup() }
         try FileManager.default.createDirectory(atPath: temp.queue, withIntermediateDirectories: true)
-        try writeFile(logFilePath(temp.queue), Array(FileHeader(instanceID: Array(0..<16), sequence: 1, firstLSN: 1).encoded()[..<17]))
+        try writeFile(
+            logFilePath(temp.queue),
+            Array(FileHeader(instanceID: Array(0..<16), sequence: 1, firstLSN: 1).encoded()[..<17]))
         let queue = try JobQueue(directory: temp.queue, configuration: testConfiguration())
         #expect(try queue.jobs().isEmpty)
         try queue.enqueue(NewJob(kind: "k"))
@@ -213,8 +218,11 @@ import Testing
         for round in 0..<150 {
             var damaged = bytes
             switch round % 5 {
-            case 0: damaged[Int.random(in: LogFormat.fileHeaderSize..<damaged.count, using: &generator)] ^= UInt8.random(in: 1...255, using: &generator)
-            case 1: damaged.removeLast(Int.random(in: 1..<(damaged.count - LogFormat.fileHeaderSize), using: &generator))
+            case 0:
+                damaged[Int.random(in: LogFormat.fileHeaderSize..<damaged.count, using: &generator)] ^= UInt8.random(
+                    in: 1...255, using: &generator)
+            case 1:
+                damaged.removeLast(Int.random(in: 1..<(damaged.count - LogFormat.fileHeaderSize), using: &generator))
             case 2:
                 let start = Int.random(in: LogFormat.fileHeaderSize..<damaged.count, using: &generator)
                 for index in start..<min(damaged.count, start + Int.random(in: 1...64, using: &generator)) {

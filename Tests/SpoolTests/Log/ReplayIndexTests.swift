@@ -1,12 +1,14 @@
 import Testing
+
 @testable import Spool
 
 /// The in-memory indexes replay fills: the id hash and the ready index's batched inserts.
 @Suite struct ReplayIndexTests {
     private func job(_ id: String, kind: String, priority: Int32, runAt: Int64, sequence: UInt64) -> StoredJob {
-        StoredJob(id: id, kind: kind, state: .enqueued, attempts: 0, maxAttempts: 3, priority: priority, sequence: sequence,
-                  createdAt: 0, runAt: runAt, nextRetryAt: nil, finishedAt: nil, uniqueKey: nil, lastError: nil,
-                  payload: PayloadLocation(fileSequence: 1, offset: 0, length: 0, checksum: 0), lease: nil)
+        StoredJob(
+            id: id, kind: kind, state: .enqueued, attempts: 0, maxAttempts: 3, priority: priority, sequence: sequence,
+            createdAt: 0, runAt: runAt, nextRetryAt: nil, finishedAt: nil, uniqueKey: nil, lastError: nil,
+            payload: PayloadLocation(fileSequence: 1, offset: 0, length: 0, checksum: 0), lease: nil)
     }
 
     @Test func anIDHashesAlikeFromItsStringAndFromItsBytes() {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Spool
 
 /// A failed sync's error names the call that ran, as ``Platform`` decided it (`fdatasync` on
@@ -22,9 +23,9 @@ import Testing
             let error = try #require(throws: SpoolError.self) { try file.syncData() }
             #expect(error.operation == expected.call && error.errno == expected.errno, "\(error)")
             #if canImport(Darwin)
-            #expect(["fcntl(F_FULLFSYNC)", "fsync"].contains(expected.call))
+                #expect(["fcntl(F_FULLFSYNC)", "fsync"].contains(expected.call))
             #else
-            #expect(expected.call == "fdatasync")
+                #expect(expected.call == "fdatasync")
             #endif
         }
     }
@@ -35,9 +36,9 @@ import Testing
             let error = try #require(throws: SpoolError.self) { try file.fullSync() }
             #expect(error.operation == expected.call && error.errno == expected.errno, "\(error)")
             #if canImport(Darwin)
-            #expect(["fcntl(F_FULLFSYNC)", "fsync"].contains(expected.call))
+                #expect(["fcntl(F_FULLFSYNC)", "fsync"].contains(expected.call))
             #else
-            #expect(expected.call == "fsync")
+                #expect(expected.call == "fsync")
             #endif
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Spool
 
 /// A torn tail is at most the last commit group (``TornTailPolicy``): damaged frames that still
@@ -13,9 +14,12 @@ import Testing
     static func log(count: Int, groupSize: Int, instanceID: [UInt8] = instanceID) -> (bytes: [UInt8], offsets: [Int]) {
         var records: [DiskFieldRangeTests.Record] = []
         for index in 0..<count {
-            var record = DiskFieldRangeTests.planned([.enqueue(NewEnqueue(
-                id: "job-\(index)", kind: "k", payload: Data(repeating: UInt8(index), count: 200), priority: 0,
-                createdAt: 1_800_000_000_000, runAt: 1_800_000_000_000, maxAttempts: 3, uniqueKey: nil))])
+            var record = DiskFieldRangeTests.planned([
+                .enqueue(
+                    NewEnqueue(
+                        id: "job-\(index)", kind: "k", payload: Data(repeating: UInt8(index), count: 200), priority: 0,
+                        createdAt: 1_800_000_000_000, runAt: 1_800_000_000_000, maxAttempts: 3, uniqueKey: nil))
+            ])
             record.groupIndex = UInt16(index % groupSize)
             records.append(record)
         }
@@ -41,7 +45,9 @@ import Testing
     }
 
     /// Strict open and `verify` refuse the bytes as corruption at `offset`, and change nothing.
-    static func expectRefused(_ bytes: [UInt8], at offset: Int, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func expectRefused(_ bytes: [UInt8], at offset: Int, sourceLocation: SourceLocation = #_sourceLocation)
+        throws
+    {
         let disk = try disk(bytes)
         for what in ["open", "verify"] {
             do {
@@ -50,10 +56,12 @@ import Testing
                 } else {
                     _ = try QueueDirectory(path: directory, fileSystem: disk).inspect(mode: .strict)
                 }
-                Issue.record("\(what) accepted several damaged commit groups as a torn tail", sourceLocation: sourceLocation)
+                Issue.record(
+                    "\(what) accepted several damaged commit groups as a torn tail", sourceLocation: sourceLocation)
             } catch let error as SpoolError {
-                #expect(error.code == .corruption && error.path == path && error.offset == Int64(offset),
-                        "\(what): \(error)", sourceLocation: sourceLocation)
+                #expect(
+                    error.code == .corruption && error.path == path && error.offset == Int64(offset),
+                    "\(what): \(error)", sourceLocation: sourceLocation)
                 #expect(error.message.contains("commit groups"), "\(what): \(error)", sourceLocation: sourceLocation)
             }
         }
@@ -64,13 +72,15 @@ import Testing
         // 32 records of this queue under a header (its checksum right) naming another queue's instance id:
         // every frame fails its checksum (another seed), and each is a commit group.
         var (bytes, _) = Self.log(count: 32, groupSize: 1)
-        bytes.replaceSubrange(0..<LogFormat.fileHeaderSize,
-                              with: FileHeader(instanceID: Array(UInt8(0xA0)..<0xB0), sequence: 1, firstLSN: 1).encoded())
+        bytes.replaceSubrange(
+            0..<LogFormat.fileHeaderSize,
+            with: FileHeader(instanceID: Array(UInt8(0xA0)..<0xB0), sequence: 1, firstLSN: 1).encoded())
         try Self.expectRefused(bytes, at: LogFormat.fileHeaderSize)
         // Groups of several records are counted as groups, not records.
         var (grouped, _) = Self.log(count: 32, groupSize: 8)
-        grouped.replaceSubrange(0..<LogFormat.fileHeaderSize,
-                                with: FileHeader(instanceID: Array(UInt8(0xA0)..<0xB0), sequence: 1, firstLSN: 1).encoded())
+        grouped.replaceSubrange(
+            0..<LogFormat.fileHeaderSize,
+            with: FileHeader(instanceID: Array(UInt8(0xA0)..<0xB0), sequence: 1, firstLSN: 1).encoded())
         try Self.expectRefused(grouped, at: LogFormat.fileHeaderSize)
         // Salvage opens it, skipping the bytes, and cuts nothing as a torn tail.
         let queue = try Self.open(try Self.disk(bytes), mode: .salvage)
@@ -94,7 +104,8 @@ import Testing
             var (bytes, offsets) = Self.log(count: 6, groupSize: 3)
             for index in damaged { bytes[offsets[index] + LogFormat.frameHeaderSize + 30] ^= 0x01 }
             let disk = try Self.disk(bytes)
-            let summary = VerificationSummary(try QueueDirectory(path: Self.directory, fileSystem: disk).inspect(mode: .strict))
+            let summary = VerificationSummary(
+                try QueueDirectory(path: Self.directory, fileSystem: disk).inspect(mode: .strict))
             #expect(summary.tornTail?.offset == Int64(offsets[damaged[0]]), "damaged \(damaged)")
             let queue = try Self.open(disk)
             #expect(queue.recoveryReport.tornTailOffset == Int64(offsets[damaged[0]]), "damaged \(damaged)")

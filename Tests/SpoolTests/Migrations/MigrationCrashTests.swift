@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @_spi(Benchmarks) @testable import Spool
 
 /// A job migration spanning several records and log files, crashed at every I/O step of the open
@@ -9,9 +10,10 @@ import Testing
     static let migration = JobMigration(number: 1, name: "v2") { job, payload in
         switch job.kind {
         case "batch":
-            return .split(String(decoding: payload, as: UTF8.self).split(separator: ",").map {
-                .init(kind: "item", payload: Data($0.utf8))
-            })
+            return .split(
+                String(decoding: payload, as: UTF8.self).split(separator: ",").map {
+                    .init(kind: "item", payload: Data($0.utf8))
+                })
         case "upload": return .rewrite(kind: "upload.v2", payload: payload + Data(" v2".utf8))
         case "legacy": return .drop
         case "bad": return .invalid(reason: "unreadable")
@@ -40,8 +42,10 @@ import Testing
         for index in 0..<10 {
             let kind = kinds[index % kinds.count]
             let payload = kind == "batch" ? "a\(index),b\(index),c\(index)" : "payload \(index)"
-            _ = try queue.enqueue(NewJob(kind: kind, payload: Data(payload.utf8), id: JobID("j\(index)"),
-                                         priority: index % 3, uniqueKey: index == 1 ? "u" : nil))
+            _ = try queue.enqueue(
+                NewJob(
+                    kind: kind, payload: Data(payload.utf8), id: JobID("j\(index)"),
+                    priority: index % 3, uniqueKey: index == 1 ? "u" : nil))
         }
         _ = try queue.claim(kind: "upload", leaseDuration: 3600)
         try closeChecked(queue)
@@ -51,7 +55,8 @@ import Testing
     private static func jobs(_ queue: JobQueue) throws -> [String: String] {
         var result: [String: String] = [:]
         for job in try queue.jobs() {
-            result[job.id.rawValue] = "\(job.kind) \(job.state) \(job.attempts) \(job.priority) \(job.lastError ?? "-") "
+            result[job.id.rawValue] =
+                "\(job.kind) \(job.state) \(job.attempts) \(job.priority) \(job.lastError ?? "-") "
                 + "\(job.uniqueKey ?? "-") \(job.finishedAt.map { "\($0.timeIntervalSince1970)" } ?? "-") "
                 + String(decoding: try queue.payload(of: job.id), as: UTF8.self)
         }
@@ -64,7 +69,8 @@ import Testing
         let before = try Self.jobs(plain)
         try closeChecked(plain)
         let start = dry.steps
-        let migrated = try JobQueue(directory: "/q", configuration: Self.configuration(dry, migrations: [Self.migration]))
+        let migrated = try JobQueue(
+            directory: "/q", configuration: Self.configuration(dry, migrations: [Self.migration]))
         let steps = dry.steps - start
         let after = try Self.jobs(migrated)
         #expect(migrated.appliedMigration == 1)
@@ -116,12 +122,14 @@ import Testing
                 checkInvariants(tool.engine.stateSnapshot)
                 try closeChecked(tool)
                 // The app's build completes the migration, exactly once.
-                let app = try JobQueue(directory: "/q", configuration: Self.configuration(image, migrations: [Self.migration]))
+                let app = try JobQueue(
+                    directory: "/q", configuration: Self.configuration(image, migrations: [Self.migration]))
                 #expect(try Self.jobs(app) == after, "crash at step \(step) of \(steps), \(survival)")
                 #expect(app.recoveryReport.appliedMigrations == (state == after ? [] : [1]))
                 _ = try app.compact()
                 try closeChecked(app)
-                let compacted = try JobQueue(directory: "/q", configuration: Self.configuration(image, migrations: [Self.migration]))
+                let compacted = try JobQueue(
+                    directory: "/q", configuration: Self.configuration(image, migrations: [Self.migration]))
                 #expect(try Self.jobs(compacted) == after)
                 #expect(compacted.appliedMigration == 1 && compacted.recoveryReport.appliedMigrations.isEmpty)
                 try closeChecked(compacted)
@@ -134,8 +142,10 @@ import Testing
 
     /// The body of FORMAT.md's example: a migration with no step.
     @Test func theMigrationExampleOfTheFormatDocumentIsWhatThisBuildWrites() {
-        let body = TransactionCodec.encode([.other(.migrationBegin(number: 1, at: 1_800_000_000_000)),
-                                            .other(.migrationCommit(number: 1))])
+        let body = TransactionCodec.encode([
+            .other(.migrationBegin(number: 1, at: 1_800_000_000_000)),
+            .other(.migrationCommit(number: 1)),
+        ])
         #expect(body == [0x04, 0x02, 0x14, 0x01, 0x80, 0xc0, 0xe2, 0x85, 0xe3, 0x68, 0x17, 0x01])
     }
 }

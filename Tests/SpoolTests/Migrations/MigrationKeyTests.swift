@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @_spi(Benchmarks) @testable import Spool
 
 /// Job migrations and unique keys: a migration never moves a key. A new job of a migration takes a
@@ -17,7 +18,9 @@ import Testing
     /// verify` reports it. A real disagreement between replay and the invariant check, found by the teardown
     /// check and left open (issue #14 item 6): recorded here as a known issue, matched to that invariant
     /// only, so that the rest of the check (the replay comparison) still counts and a fix shows up.
-    private func closeCheckedWithRevivedCarrier(_ queue: JobQueue, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    private func closeCheckedWithRevivedCarrier(_ queue: JobQueue, sourceLocation: SourceLocation = #_sourceLocation)
+        throws
+    {
         try withKnownIssue("a revived carrier of a unique key breaks the unique-key index invariant") {
             try closeChecked(queue, sourceLocation: sourceLocation)
         } matching: { issue in
@@ -38,8 +41,10 @@ import Testing
             image.nextRetryAt = nil
             image.lease = nil
             let now = engine.nowMillis
-            _ = try engine.commit([.other(.migrationBegin(number: number, at: now)), .migrateJob(image, payload: nil),
-                                   .other(.migrationCommit(number: number))])
+            _ = try engine.commit([
+                .other(.migrationBegin(number: number, at: now)), .migrateJob(image, payload: nil),
+                .other(.migrationCommit(number: number)),
+            ])
         }
     }
 
@@ -97,7 +102,8 @@ import Testing
             Issue.record("the migration was applied")
         } catch let error as SpoolError {
             #expect(error.code == .invalidArgument)
-            #expect(error.message.contains("b/1") && error.message.contains("unique key k is held by job h"), "\(error)")
+            #expect(
+                error.message.contains("b/1") && error.message.contains("unique key k is held by job h"), "\(error)")
         }
         #expect(try readFile(logFilePath(temporary.queue)) == log, "a refused migration wrote")
         queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
@@ -176,9 +182,13 @@ import Testing
         try closeChecked(queue)
         let kept = try spool(["enqueue", temporary.queue, "--kind", "k", "--unique-key", "k"])
         #expect(kept.status == 0 && kept.out == "second\n", "\(kept)")
-        #expect(kept.err.contains("held by unfinished job second") && kept.err.contains("kept it, enqueued nothing"), "\(kept.err)")
-        let appended = try spool(["enqueue", temporary.queue, "--kind", "k", "--id", "third", "--unique-key", "k",
-                                  "--policy", "append"])
+        #expect(
+            kept.err.contains("held by unfinished job second") && kept.err.contains("kept it, enqueued nothing"),
+            "\(kept.err)")
+        let appended = try spool([
+            "enqueue", temporary.queue, "--kind", "k", "--id", "third", "--unique-key", "k",
+            "--policy", "append",
+        ])
         #expect(appended.status == 0 && appended.out == "third\n", "\(appended)")
         #expect(appended.err.contains("waits for job second,"), "\(appended.err)")
     }

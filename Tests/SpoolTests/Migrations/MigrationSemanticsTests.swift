@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @_spi(Benchmarks) @testable import Spool
 
 /// Job migrations and known kinds as an app uses them: chains of unknown kinds, splits of running jobs,

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @_spi(Benchmarks) @testable import Spool
 
 /// The configuration of the migration suites: running jobs kept at open (their leases are what a
@@ -21,7 +22,9 @@ func migrationTestConfiguration(_ clock: ManualClock, _ migrations: [JobMigratio
     /// Upper-cases the payload of `upload` jobs and renames them `upload.v2`: running it twice would show.
     private static let uploadV2 = JobMigration(number: 1, name: "upload v2") { job, payload in
         guard job.kind == "upload" else { return .keep }
-        return .rewrite(kind: "upload.v2", payload: Data(String(decoding: payload, as: UTF8.self).uppercased().utf8) + Data("!".utf8))
+        return .rewrite(
+            kind: "upload.v2",
+            payload: Data(String(decoding: payload, as: UTF8.self).uppercased().utf8) + Data("!".utf8))
     }
 
     @Test func aMigrationRewritesSplitsDropsAndInvalidatesAtOpenAndRecordsItsNumber() throws {
@@ -29,12 +32,14 @@ func migrationTestConfiguration(_ clock: ManualClock, _ migrations: [JobMigratio
         defer { temporary.cleanup() }
         let clock = ManualClock()
         var queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
-        _ = try queue.enqueue(NewJob(kind: "upload", payload: Data("a.jpg".utf8), id: "up", priority: 4, uniqueKey: "photo"))
-        _ = try queue.enqueue(NewJob(kind: "batch", payload: Data("x,y".utf8), id: "batch", priority: 2, uniqueKey: "b"))
+        _ = try queue.enqueue(
+            NewJob(kind: "upload", payload: Data("a.jpg".utf8), id: "up", priority: 4, uniqueKey: "photo"))
+        _ = try queue.enqueue(
+            NewJob(kind: "batch", payload: Data("x,y".utf8), id: "batch", priority: 2, uniqueKey: "b"))
         _ = try queue.enqueue(NewJob(kind: "legacy", payload: Data("old".utf8), id: "legacy"))
         _ = try queue.enqueue(NewJob(kind: "charge", payload: Data("-5".utf8), id: "charge"))
         _ = try queue.enqueue(NewJob(kind: "upload", payload: Data("b.jpg".utf8), id: "done"))
-        _ = try queue.complete(try #require(try queue.claim(kind: "upload")))   // "up" has priority: it succeeds
+        _ = try queue.complete(try #require(try queue.claim(kind: "upload")))  // "up" has priority: it succeeds
         _ = try queue.enqueue(NewJob(kind: "upload", payload: Data("c.jpg".utf8), id: "running"))
         let lease = try #require(try queue.claim(kind: "upload"))
         #expect(lease.job.id == "running" || lease.job.id == "done")
@@ -45,11 +50,13 @@ func migrationTestConfiguration(_ clock: ManualClock, _ migrations: [JobMigratio
         let split = JobMigration(number: 2, name: "split batches") { job, payload in
             switch job.kind {
             case "batch":
-                return .split(String(decoding: payload, as: UTF8.self).split(separator: ",").map {
-                    .init(kind: "item", payload: Data($0.utf8))
-                } + [.init(kind: "item", payload: Data("z".utf8), id: "batch", uniqueKey: "b")])
+                return .split(
+                    String(decoding: payload, as: UTF8.self).split(separator: ",").map {
+                        .init(kind: "item", payload: Data($0.utf8))
+                    } + [.init(kind: "item", payload: Data("z".utf8), id: "batch", uniqueKey: "b")])
             case "legacy": return .drop
-            case "charge": return Int(String(decoding: payload, as: UTF8.self))! < 0 ? .invalid(reason: "negative amount") : .keep
+            case "charge":
+                return Int(String(decoding: payload, as: UTF8.self))! < 0 ? .invalid(reason: "negative amount") : .keep
             default: return .keep
             }
         }
@@ -75,7 +82,9 @@ func migrationTestConfiguration(_ clock: ManualClock, _ migrations: [JobMigratio
         }
         #expect(byID["batch"]?.uniqueKey == "b" && byID["batch/1"]?.uniqueKey == nil)
         // Dropped: cancelled, kept, with the reason; invalid: failed for good with the reason.
-        #expect(byID["legacy"]?.state == .cancelled && byID["legacy"]?.lastError == "dropped by migration 2 (split batches)")
+        #expect(
+            byID["legacy"]?.state == .cancelled && byID["legacy"]?.lastError == "dropped by migration 2 (split batches)"
+        )
         #expect(byID["charge"]?.isFailed == true)
         #expect(byID["charge"]?.lastError == "invalid since migration 2: negative amount")
         #expect(byID["charge"]?.finishedAt == clock.now())
@@ -86,11 +95,13 @@ func migrationTestConfiguration(_ clock: ManualClock, _ migrations: [JobMigratio
         // Never twice: not on reopen, not after a compaction.
         queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock, [split, Self.uploadV2]))
         #expect(queue.recoveryReport.appliedMigrations.isEmpty)
-        #expect(try queue.jobs() == migrated.map { job in
-            var job = job
-            if job.id == lease.job.id { job = try! queue.job(job.id)! }
-            return job
-        })
+        #expect(
+            try queue.jobs()
+                == migrated.map { job in
+                    var job = job
+                    if job.id == lease.job.id { job = try! queue.job(job.id)! }
+                    return job
+                })
         _ = try queue.compact()
         try closeChecked(queue)
         queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock, [split, Self.uploadV2]))
@@ -107,7 +118,9 @@ func migrationTestConfiguration(_ clock: ManualClock, _ migrations: [JobMigratio
         let second = JobMigration.renameKind("b", to: "c", number: 2)
         try JobQueue(directory: temporary.queue, configuration: configuration(clock, [Self.uploadV2, second])).close()
         let log = try readFile(logFilePath(temporary.queue))
-        expectError(.newerMigrations) { try JobQueue(directory: temporary.queue, configuration: configuration(clock, [Self.uploadV2])) }
+        expectError(.newerMigrations) {
+            try JobQueue(directory: temporary.queue, configuration: configuration(clock, [Self.uploadV2]))
+        }
         #expect(try readFile(logFilePath(temporary.queue)) == log)
         let tool = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
         #expect(tool.appliedMigration == 2)
@@ -118,7 +131,8 @@ func migrationTestConfiguration(_ clock: ManualClock, _ migrations: [JobMigratio
         #expect(queue.recoveryReport.appliedMigrations == [3])
         try closeChecked(queue)
         expectError(.invalidArgument) {
-            try JobQueue(directory: temporary.queue, configuration: configuration(clock, [third, .dropKind("x", number: 3)]))
+            try JobQueue(
+                directory: temporary.queue, configuration: configuration(clock, [third, .dropKind("x", number: 3)]))
         }
     }
 
@@ -132,9 +146,13 @@ func migrationTestConfiguration(_ clock: ManualClock, _ migrations: [JobMigratio
         try closeChecked(queue)
         let log = try readFile(logFilePath(temporary.queue))
         let clash = JobMigration(number: 1) { job, _ in .split([.init(kind: "b", payload: Data(), id: "two")]) }
-        expectError(.invalidArgument) { try JobQueue(directory: temporary.queue, configuration: configuration(clock, [clash])) }
+        expectError(.invalidArgument) {
+            try JobQueue(directory: temporary.queue, configuration: configuration(clock, [clash]))
+        }
         let empty = JobMigration(number: 1) { _, _ in .rewrite(kind: "") }
-        expectError(.invalidArgument) { try JobQueue(directory: temporary.queue, configuration: configuration(clock, [empty])) }
+        expectError(.invalidArgument) {
+            try JobQueue(directory: temporary.queue, configuration: configuration(clock, [empty]))
+        }
         #expect(try readFile(logFilePath(temporary.queue)) == log)
         queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
         #expect(queue.appliedMigration == 0)
@@ -198,10 +216,14 @@ func migrationTestConfiguration(_ clock: ManualClock, _ migrations: [JobMigratio
         var plain = configuration(clock)
         plain.preallocationChunk = 0
         var queue = try JobQueue(directory: temporary.queue, configuration: plain)
-        for index in 0..<8 { _ = try queue.enqueue(NewJob(kind: "a", payload: Data("job \(index)".utf8), id: JobID("j\(index)"))) }
+        for index in 0..<8 {
+            _ = try queue.enqueue(NewJob(kind: "a", payload: Data("job \(index)".utf8), id: JobID("j\(index)")))
+        }
         try closeChecked(queue)
         var migrating = plain
-        migrating.migrations = [JobMigration(number: 1) { _, payload in .rewrite(kind: "b", payload: payload + Data("!".utf8)) }]
+        migrating.migrations = [
+            JobMigration(number: 1) { _, payload in .rewrite(kind: "b", payload: payload + Data("!".utf8)) }
+        ]
         migrating.migrationRecordBytes = 100
         queue = try JobQueue(directory: temporary.queue, configuration: migrating)
         _ = try queue.enqueue(NewJob(kind: "b", payload: Data("later".utf8), id: "later"))
@@ -237,10 +259,11 @@ func migrationTestConfiguration(_ clock: ManualClock, _ migrations: [JobMigratio
         let over = MigrationPlanner.replacementID(of: exact, position: 10)
         #expect(over.utf8.count == JobLimits.maxIDBytes)
         let digits = String(FixtureManifest.fnv64(Array(exact.utf8)), radix: 16)
-        #expect(over == String(repeating: "a", count: JobLimits.maxIDBytes - 20) + "~"
+        #expect(
+            over == String(repeating: "a", count: JobLimits.maxIDBytes - 20) + "~"
                 + String(repeating: "0", count: 16 - digits.count) + digits + "/10")
         // Ids differing only past the cut still get different replacement ids.
-        let long = String(repeating: "é", count: 99) + "x"        // 199 bytes, two per é
+        let long = String(repeating: "é", count: 99) + "x"  // 199 bytes, two per é
         let other = String(repeating: "é", count: 99) + "y"
         let a = MigrationPlanner.replacementID(of: long, position: 1)
         let b = MigrationPlanner.replacementID(of: other, position: 1)
@@ -257,15 +280,19 @@ func migrationTestConfiguration(_ clock: ManualClock, _ migrations: [JobMigratio
         try closeChecked(queue)
         let split = JobMigration(number: 1, name: "split batches") { job, payload in
             guard job.kind == "batch" else { return .keep }
-            return .split(String(decoding: payload, as: UTF8.self).split(separator: ",").map {
-                .init(kind: "item", payload: Data($0.utf8))
-            })
+            return .split(
+                String(decoding: payload, as: UTF8.self).split(separator: ",").map {
+                    .init(kind: "item", payload: Data($0.utf8))
+                })
         }
         queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock, [split]))
         #expect(queue.recoveryReport.appliedMigrations == [1])
         let ids = Set(try queue.jobs().map(\.id.rawValue))
-        #expect(ids == [a, MigrationPlanner.replacementID(of: long, position: 2), b,
-                        MigrationPlanner.replacementID(of: other, position: 2)])
+        #expect(
+            ids == [
+                a, MigrationPlanner.replacementID(of: long, position: 2), b,
+                MigrationPlanner.replacementID(of: other, position: 2),
+            ])
         #expect(ids.allSatisfy { $0.utf8.count <= JobLimits.maxIDBytes })
         try closeChecked(queue)
     }

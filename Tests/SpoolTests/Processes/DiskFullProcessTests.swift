@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Spool
 
 /// A real disk-full: the child `spool exercise` runs under a file-size limit
@@ -11,8 +12,9 @@ import Testing
 /// limit before any Spool code runs (the child's stderr is `ThreadSanitizer: BUS on unknown address`,
 /// and it acknowledges nothing), so the test would measure the sanitizer, not Spool.
 @Suite(.serialized) struct DiskFullProcessTests {
-    @Test(.disabled(if: runsUnderThreadSanitizer, "the sanitizer's runtime dies of SIGBUS under a file-size limit"),
-          arguments: [96, 200, 400])
+    @Test(
+        .disabled(if: runsUnderThreadSanitizer, "the sanitizer's runtime dies of SIGBUS under a file-size limit"),
+        arguments: [96, 200, 400])
     func writesPastAFileSizeLimitFailLoudlyAndLoseNothing(limitInSectors: Int) throws {
         let temp = TemporaryDirectory("spool-full")
         defer { temp.cleanup() }
@@ -20,9 +22,12 @@ import Testing
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         // POSIX sh counts `ulimit -f` in 512-byte blocks.
-        process.arguments = ["-c", "trap '' XFSZ; ulimit -f \(limitInSectors); exec \"$0\" exercise \"$1\" --threads 2",
-                             binary, temp.queue]
-        let output = Pipe(), errors = Pipe()
+        process.arguments = [
+            "-c", "trap '' XFSZ; ulimit -f \(limitInSectors); exec \"$0\" exercise \"$1\" --threads 2",
+            binary, temp.queue,
+        ]
+        let output = Pipe()
+        let errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
         try process.run()
@@ -31,9 +36,12 @@ import Testing
         process.waitUntilExit()
 
         #expect(process.terminationStatus != 0, "the child ran past the limit without an error")
-        #expect(complaint.contains("diskFull") || complaint.contains("needsReopen"), "not a typed disk-full error: \(complaint)")
-        #expect(complaint.contains("EFBIG") || complaint.contains("errno 27") || complaint.contains("too large"),
-                "the error does not name the errno: \(complaint)")
+        #expect(
+            complaint.contains("diskFull") || complaint.contains("needsReopen"),
+            "not a typed disk-full error: \(complaint)")
+        #expect(
+            complaint.contains("EFBIG") || complaint.contains("errno 27") || complaint.contains("too large"),
+            "the error does not name the errno: \(complaint)")
 
         var acknowledged: [String: String] = [:]
         for line in printed.split(separator: "\n") {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Spool
 
 /// Real processes: a child `spool exercise` enqueues, claims, completes and fails
@@ -13,11 +14,12 @@ import Testing
         defer { temp.cleanup() }
         let binary = try #require(ChildProcess.spoolExecutable(), "the spool executable was not built")
         var generator = SeededGenerator(seed: 99)
-        var acknowledged: [String: String] = [:]   // id → last acknowledged event
+        var acknowledged: [String: String] = [:]  // id → last acknowledged event
         for round in 0..<Self.kills {
             let stopAfter = Int.random(in: 1...40, using: &generator)
-            let lines = try ChildProcess.runAndKill(binary, ["exercise", temp.queue, "--seed", "\(round)"],
-                                                    afterLines: stopAfter)
+            let lines = try ChildProcess.runAndKill(
+                binary, ["exercise", temp.queue, "--seed", "\(round)"],
+                afterLines: stopAfter)
             for line in lines {
                 let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
                 guard parts.count == 2 else { continue }

@@ -1,10 +1,12 @@
 import Foundation
 import Testing
+
 @testable import Spool
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Several processes whose first `spool enqueue` creates the same queue at the same moment: each
@@ -28,17 +30,22 @@ import Darwin
             for descriptor in gate { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
             var started: [RawCommand.Started] = []
             for creator in 0..<Self.creators {
-                let arguments = ["-c", "read gate; exec \"$0\" \"$@\"", binary, "enqueue", directory,
-                                 "--kind", "k", "--id", "job-\(creator)"]
-                started.append(try RawCommand.start("/bin/sh", arguments.map { Array($0.utf8) },
-                                                    standardInput: gate[0], scratch: temporary.path))
+                let arguments = [
+                    "-c", "read gate; exec \"$0\" \"$@\"", binary, "enqueue", directory,
+                    "--kind", "k", "--id", "job-\(creator)",
+                ]
+                started.append(
+                    try RawCommand.start(
+                        "/bin/sh", arguments.map { Array($0.utf8) },
+                        standardInput: gate[0], scratch: temporary.path))
             }
             close(gate[0])
             close(gate[1])
             let results = try started.map(RawCommand.finish)
             for (creator, result) in results.enumerated() {
-                #expect(result.status == 0 && result.output == "job-\(creator)\n",
-                        "trial \(trial), creator \(creator): exit \(result.status): \(result.error)")
+                #expect(
+                    result.status == 0 && result.output == "job-\(creator)\n",
+                    "trial \(trial), creator \(creator): exit \(result.status): \(result.error)")
             }
 
             let logs = try FileManager.default.contentsOfDirectory(atPath: directory)
@@ -47,7 +54,8 @@ import Darwin
             #expect(instanceIDs.count == 1, "trial \(trial): log files \(logs) with \(instanceIDs.count) instance ids")
             let queue = try JobQueue(directory: directory, configuration: testConfiguration())
             let ids = Set(try queue.jobs().map(\.id.rawValue))
-            #expect(ids == Set((0..<Self.creators).map { "job-\($0)" }), "trial \(trial): the queue holds \(ids.sorted())")
+            #expect(
+                ids == Set((0..<Self.creators).map { "job-\($0)" }), "trial \(trial): the queue holds \(ids.sorted())")
             try closeChecked(queue)
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @_spi(RunnerEvents) @testable import Spool
 
 /// The runner renews a lease half way through its current term, measured from the lease's own
@@ -29,9 +30,13 @@ import Testing
         await checkpoints.wait(for: "running")
         /// Waits until the loop, after the first `index` events and one matching `seen`, is about
         /// to sleep until an instant still ahead; returns that instant.
-        @Sendable func nextSleep(after index: Int, seen: @escaping @Sendable (RunnerEvents.Event) -> Bool) async -> Date? {
+        @Sendable func nextSleep(after index: Int, seen: @escaping @Sendable (RunnerEvents.Event) -> Bool) async
+            -> Date?
+        {
             await events.wait { events in
-                guard events.dropFirst(index).contains(where: seen), case .waiting(let until?) = events.last else { return false }
+                guard events.dropFirst(index).contains(where: seen), case .waiting(let until?) = events.last else {
+                    return false
+                }
                 return until > clock.now()
             }
             if case .waiting(let until?) = events.all.last { return until }
@@ -41,7 +46,9 @@ import Testing
         for round in 0..<40 {
             let held = try #require(try queue.engine.job(id)?.lease)
             guard Millis.from(deadline) < held.expiresAt else {
-                Issue.record("round \(round): the runner sleeps until \(deadline), the lease expires at \(Millis.date(held.expiresAt))")
+                Issue.record(
+                    "round \(round): the runner sleeps until \(deadline), the lease expires at \(Millis.date(held.expiresAt))"
+                )
                 break
             }
             // The renewal's record is applied at the deadline; the clock moves half a lease before
@@ -51,7 +58,10 @@ import Testing
             clock.advance(to: deadline)
             // A claim at that instant must not take the job: its lease runs at least half a term on.
             let reclaimed = try await queue.reclaimExpiredLeases()
-            guard reclaimed.isEmpty else { Issue.record("round \(round): the job was reclaimed from its handler"); break }
+            guard reclaimed.isEmpty else {
+                Issue.record("round \(round): the job was reclaimed from its handler")
+                break
+            }
             deadline = try #require(await nextSleep(after: before, seen: \.isRenewal), "round \(round)")
             #expect(try queue.job(id)?.state == .running && queue.job(id)?.attempts == 1, "round \(round)")
         }

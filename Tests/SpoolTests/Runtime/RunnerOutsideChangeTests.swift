@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @_spi(RunnerEvents) @testable import Spool
 
 /// The runner meeting a change it did not make: a lease it does not hold expiring, a running job's
@@ -33,7 +34,9 @@ import Testing
             clock.advance(to: lease.expiresAt)
             // The claim at the expiry reclaims the job, back with its retry deadline; the runner sleeps until it.
             await events.wait { events in
-                events.contains { if case .waiting(let until?) = $0 { return until > lease.expiresAt } else { return false } }
+                events.contains {
+                    if case .waiting(let until?) = $0 { return until > lease.expiresAt } else { return false }
+                }
             }
             let retryAt = try #require(try queue.job(id)?.nextRetryAt)
             #expect(try queue.job(id)?.state == .enqueued)

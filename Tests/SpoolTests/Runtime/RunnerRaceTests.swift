@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @_spi(RunnerEvents) @testable import Spool
 
 /// The runner's loop at the moment another change lands: a running job deleted as its handler
@@ -50,10 +51,12 @@ import Testing
         try fixture.runner.register(kind: "other") { _, _ in }  // one more pass
         await held.value
         await fixture.events.wait { events in
-            events.contains(.discarded(id)) || events.contains { if case .recordFailed = $0 { return true } else { return false } }
+            events.contains(.discarded(id))
+                || events.contains { if case .recordFailed = $0 { return true } else { return false } }
         }
         #expect(try fixture.queue.job(id) == nil)
-        #expect(fixture.runner.failure == nil, "the runner stopped itself: \(String(describing: fixture.runner.failure))")
+        #expect(
+            fixture.runner.failure == nil, "the runner stopped itself: \(String(describing: fixture.runner.failure))")
         #expect(fixture.events.all.contains(.discarded(id)))
         // And it still runs jobs.
         let next = try await fixture.queue.enqueue(NewJob(kind: "other"))
@@ -101,8 +104,9 @@ import Testing
         // starts, durably); the attempt is recorded as stopped, nothing is left running.
         let job = try fixture.job(id)
         #expect(job.state != .running)
-        #expect(job.lastError?.hasPrefix("stopped: the runner was stopped before the handler started") == true,
-                "\(job.state): \(job.lastError ?? "")")
+        #expect(
+            job.lastError?.hasPrefix("stopped: the runner was stopped before the handler started") == true,
+            "\(job.state): \(job.lastError ?? "")")
         try closeChecked(fixture.queue)
         fixture.temp.cleanup()
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @_spi(RunnerEvents) @testable import Spool
 
 /// Cancelling a running job, and stopping the runner: handlers are cancelled or finish as
@@ -31,15 +32,17 @@ import Testing
         let job = try fixture.job(id)
         #expect(job.state == .cancelled && job.attempts == 1 && job.lastError == nil)
         let events = fixture.events.all.filter { $0.jobID == id }
-        #expect(events == [.claimed(id, attempt: 1), .cancelledHandler(id, .jobCancelled), .discarded(id)],
-                "nothing recorded for the cancelled job")
+        #expect(
+            events == [.claimed(id, attempt: 1), .cancelledHandler(id, .jobCancelled), .discarded(id)],
+            "nothing recorded for the cancelled job")
         // The slot is free again: the next job runs.
         try fixture.runner.register(kind: "next") { _, _ in }
         let next = try await fixture.queue.enqueue(NewJob(kind: "next"))
         await fixture.events.wait { $0 == .succeeded(next) }
         await fixture.runner.stop()
         try closeChecked(fixture.queue)
-        let reopened = try JobQueue(directory: fixture.temp.queue, configuration: testConfiguration(clock: fixture.clock))
+        let reopened = try JobQueue(
+            directory: fixture.temp.queue, configuration: testConfiguration(clock: fixture.clock))
         #expect(try reopened.job(id)?.state == .cancelled, "durably")
         try closeChecked(reopened)
         fixture.temp.cleanup()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @_spi(RunnerEvents) @testable import Spool
 
 /// The runtime's building blocks below the runner: a claim across a set of kinds,

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @_spi(RunnerEvents) @testable import Spool
 
 /// The runtime with the engine's constraints and chains: a job runs only once its
@@ -9,8 +10,10 @@ import Testing
         let fixture = try RuntimeFixture()
         let runs = Locked<[String]>([])
         try fixture.runner.register(kind: "upload") { _, context in runs.withLock { $0.append(context.id.rawValue) } }
-        let id = try await fixture.queue.enqueue(NewJob(kind: "upload", id: "needs-network",
-                                                        constraints: JobConstraints(requiresNetwork: true)))
+        let id = try await fixture.queue.enqueue(
+            NewJob(
+                kind: "upload", id: "needs-network",
+                constraints: JobConstraints(requiresNetwork: true)))
         fixture.runner.start()
         await fixture.waitForIdle(after: 0)
         // Overdue by an hour, still not run: its constraint is part of what the job means.
@@ -39,12 +42,16 @@ import Testing
         try fixture.runner.register(kind: "broken") { _, _ in throw TerminalJobFailure("cannot convert") }
         // Enqueued before the runner starts, dependents first in priority: order comes from the chain alone.
         let first = try await fixture.queue.enqueue(NewJob(kind: "step", id: "first", priority: 0))
-        let second = try await fixture.queue.enqueue(NewJob(kind: "step", id: "second", priority: 9, dependencies: [first]))
-        let third = try await fixture.queue.enqueue(NewJob(kind: "step", id: "third", priority: 9, dependencies: [second]))
+        let second = try await fixture.queue.enqueue(
+            NewJob(kind: "step", id: "second", priority: 9, dependencies: [first]))
+        let third = try await fixture.queue.enqueue(
+            NewJob(kind: "step", id: "third", priority: 9, dependencies: [second]))
         let broken = try await fixture.queue.enqueue(NewJob(kind: "broken", id: "broken"))
         let after = try await fixture.queue.enqueue(NewJob(kind: "step", id: "after-broken", dependencies: [broken]))
         fixture.runner.start()
-        await fixture.events.wait { $0.contains(.succeeded(third)) && $0.contains { $0.jobID == broken && $0.isFailure } }
+        await fixture.events.wait {
+            $0.contains(.succeeded(third)) && $0.contains { $0.jobID == broken && $0.isFailure }
+        }
         #expect(order.withLock { $0 } == ["first", "second", "third"])
         #expect(try fixture.job(after).state == .cancelled)
         #expect(!fixture.events.all.contains(.claimed(after, attempt: 1)), "a cancelled dependent never runs")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @_spi(RunnerEvents) @testable import Spool
 
 /// The worker runtime runs handlers and records what they return: once per claimed job,
@@ -16,7 +17,8 @@ import Testing
         var ids: [JobID] = []
         for photo in photos { ids.append(try await fixture.queue.enqueue(photo)) }
         // The log holds opaque bytes: the JSON of the parameters, keys sorted.
-        #expect(String(decoding: try fixture.queue.payload(of: ids[0]), as: UTF8.self)
+        #expect(
+            String(decoding: try fixture.queue.payload(of: ids[0]), as: UTF8.self)
                 == #"{"path":"\/photos\/1.heic","size":100}"#)
         fixture.runner.start()
         await fixture.events.wait(for: 3) { $0.isSuccess }
@@ -62,7 +64,10 @@ import Testing
             checkpoints.reach("started")
             // Wait for a permit from the test.
             while permits.withLock({ permits in
-                if permits > 0 { permits -= 1; return false }
+                if permits > 0 {
+                    permits -= 1
+                    return false
+                }
                 return true
             }) {
                 await checkpoints.wait(for: "permit", count: checkpoints.count("permit") + 1)
@@ -132,7 +137,8 @@ import Testing
         await fixture.events.wait { $0.isFailure }
         let job = try fixture.job(id)
         #expect(job.state == .failed && job.attempts == 1 && job.nextRetryAt == nil, "never a retry loop")
-        #expect(job.lastError?.hasPrefix("undecodable payload: the parameters of kind upload-photo do not decode") == true)
+        #expect(
+            job.lastError?.hasPrefix("undecodable payload: the parameters of kind upload-photo do not decode") == true)
         #expect(called.withLock { $0 } == false)
         try await fixture.tearDown()
     }

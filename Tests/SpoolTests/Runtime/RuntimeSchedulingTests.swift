@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @_spi(RunnerEvents) @testable import Spool
 
 /// When the runtime runs things: at each deadline exactly, never before, renewing leases
@@ -124,9 +125,12 @@ import Testing
         let busy = fixture.runner.statistics
         // Each pass has a cause — the enqueue, the claim's record, the completion's record, the freed
         // slot (coalesced when they come together) — and claims until a claim finds nothing.
-        let passes = busy.passes - idle.passes, claims = busy.claimAttempts - idle.claimAttempts
+        let passes = busy.passes - idle.passes
+        let claims = busy.claimAttempts - idle.claimAttempts
         #expect((1...4).contains(passes), "\(passes) passes for one job")
-        #expect(claims == passes + 1, "\(claims) claims in \(passes) passes: one empty claim per pass, one that took the job")
+        #expect(
+            claims == passes + 1,
+            "\(claims) claims in \(passes) passes: one empty claim per pass, one that took the job")
         // A delayed job: the runner sleeps until its due time exactly, then runs it.
         let due = fixture.clock.now().addingTimeInterval(3600)
         let later = try await fixture.queue.enqueue(NewJob(kind: "ping", runAt: due))
@@ -176,7 +180,9 @@ import Testing
         // renewed for its own 60 s once, cutting 300 s left to 60.
         await fixture.events.wait(for: 2) { $0.isRenewal }
         let expiry = try #require(try fixture.job(id).leaseExpiresAt)
-        #expect(expiry >= start.addingTimeInterval(600), "the lease was cut to \(expiry.timeIntervalSince(start)) s from the start")
+        #expect(
+            expiry >= start.addingTimeInterval(600),
+            "the lease was cut to \(expiry.timeIntervalSince(start)) s from the start")
         // Back at the runner's own cadence once less than its lease is left: renewed, never reclaimed.
         let before = fixture.eventCount
         fixture.clock.advance(to: start.addingTimeInterval(900))

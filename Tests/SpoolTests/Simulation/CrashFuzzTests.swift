@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Spool
 
 /// Simulated power loss: a seeded workload runs on a ``SimulatedDisk`` beside a
@@ -26,8 +27,14 @@ import Testing
         var compactionCrashes = 0
         var migrations = 0
         var migrationCrashes = 0
-        var blocked = 0, cascades = 0, occurrences = 0
-        var handovers = 0, handoverClaims = 0, orderedRuns = 0, orderedLosses = 0, lostStates = 0
+        var blocked = 0
+        var cascades = 0
+        var occurrences = 0
+        var handovers = 0
+        var handoverClaims = 0
+        var orderedRuns = 0
+        var orderedLosses = 0
+        var lostStates = 0
         let started = Date()
         for seed in seeds {
             if explored >= Self.targetStates { break }
@@ -52,7 +59,8 @@ import Testing
                     let wasHit = run.disk.pendingFaults == 0
                     if wasHit && run.queue != nil {
                         run.disk.crash(atStep: nil)
-                        run.reopenAfterFailure(candidates: candidates, context: "seed \(seed) op \(index) (\(op)) after an injected fault")
+                        run.reopenAfterFailure(
+                            candidates: candidates, context: "seed \(seed) op \(index) (\(op)) after an injected fault")
                     }
                     run.disk.clearFaults()
                     run.faultInjected = false
@@ -62,12 +70,15 @@ import Testing
                     if case .migrate = op { migrationCrashes += 1 }
                     // With ordered syncs, where the power loss cuts the acknowledged groups (always after all of them otherwise).
                     let cut = Int.random(in: run.disk.orderedCuts, using: &generator)
-                    let survival = Dictionary(uniqueKeysWithValues: run.disk.pendingChanges(atEpoch: cut).map {
-                        ($0.path, randomSurvival(for: $0.changes, using: &generator))
-                    })
-                    let secondCrash = Int.random(in: 0..<4, using: &generator) == 0 ? Int.random(in: 1...3, using: &generator) : nil
-                    run.crashAndRecover(candidates: candidates, survival: survival, cut: cut, crashDuringOpenAt: secondCrash,
-                                        context: "seed \(seed) op \(index) (\(op)) cut \(cut) survival \(survival)")
+                    let survival = Dictionary(
+                        uniqueKeysWithValues: run.disk.pendingChanges(atEpoch: cut).map {
+                            ($0.path, randomSurvival(for: $0.changes, using: &generator))
+                        })
+                    let secondCrash =
+                        Int.random(in: 0..<4, using: &generator) == 0 ? Int.random(in: 1...3, using: &generator) : nil
+                    run.crashAndRecover(
+                        candidates: candidates, survival: survival, cut: cut, crashDuringOpenAt: secondCrash,
+                        context: "seed \(seed) op \(index) (\(op)) cut \(cut) survival \(survival)")
                     if Int.random(in: 0..<4, using: &generator) == 0 { run.checkReclaimingOpen() }
                     crashIn = Int.random(in: 1...40, using: &generator)
                 } else {
@@ -88,13 +99,17 @@ import Testing
             orderedLosses += run.orderedLosses
             lostStates += run.lostStates
             runs += 1
-            #expect(run.violations.isEmpty, """
+            #expect(
+                run.violations.isEmpty,
+                """
                 seed \(seed): \(run.violations.prefix(3).joined(separator: "\n"))
                 reproduce: SPOOL_FUZZ_SEED=\(seed) swift test --filter CrashFuzzTests/randomWorkloadsSurviveRandomCrashes
                 """)
             if !run.violations.isEmpty { break }
         }
-        print("crash fuzzer: \(explored) crash states in \(runs) workloads, \(String(format: "%.1f", Date().timeIntervalSince(started))) s; \(compactions) compactions completed, \(compactionCrashes) crashes during one; \(migrations) job migrations applied, \(migrationCrashes) crashes during one; \(blocked) blocked enqueues, \(cascades) cascades, \(occurrences) periodic occurrences; \(handovers) handovers (\(handoverClaims) with a claim in the record); \(orderedRuns) workloads with ordered syncs, \(orderedLosses) recoveries lost acknowledged changes as allowed (\(lostStates) acknowledged states in all)")
+        print(
+            "crash fuzzer: \(explored) crash states in \(runs) workloads, \(String(format: "%.1f", Date().timeIntervalSince(started))) s; \(compactions) compactions completed, \(compactionCrashes) crashes during one; \(migrations) job migrations applied, \(migrationCrashes) crashes during one; \(blocked) blocked enqueues, \(cascades) cascades, \(occurrences) periodic occurrences; \(handovers) handovers (\(handoverClaims) with a claim in the record); \(orderedRuns) workloads with ordered syncs, \(orderedLosses) recoveries lost acknowledged changes as allowed (\(lostStates) acknowledged states in all)"
+        )
         #expect(migrations > 0 && migrationCrashes > 0 || Self.targetStates < 1000, "the workloads hardly migrate")
         if fixedSeed == nil {
             #expect(blocked > 0 && cascades > 0 && occurrences > 0, "the workload exercises chains and periodic jobs")
@@ -139,28 +154,36 @@ import Testing
                 let patterns = pending.map { survivalPatterns(for: $0.changes) }
                 for combination in cartesian(patterns.map(\.count), limit: 256) {
                     var survival: [String: SimulatedDisk.Survival] = [:]
-                    for (file, choice) in combination.enumerated() { survival[pending[file].path] = patterns[file][choice] }
+                    for (file, choice) in combination.enumerated() {
+                        survival[pending[file].path] = patterns[file][choice]
+                    }
                     let replay = SimulationRun(disk: probe.disk)
                     replay.adopt(model: probe.model)
-                    replay.crashAndRecover(candidates: candidates, survival: survival,
-                                           context: "workload \(workload) crash at step \(crashStep) during \(inFlight), \(survival)")
+                    replay.crashAndRecover(
+                        candidates: candidates, survival: survival,
+                        context: "workload \(workload) crash at step \(crashStep) during \(inFlight), \(survival)")
                     explored += 1
                     if inFlight == "compact" { duringCompaction += 1 }
                     if inFlight == "migrate" { duringMigration += 1 }
-                    #expect(replay.violations.isEmpty, """
+                    #expect(
+                        replay.violations.isEmpty,
+                        """
                         \(replay.violations.first ?? "")
                         reproduce: SPOOL_EXHAUSTIVE_WORKLOADS=\(workload + 1) swift test --filter CrashFuzzTests/everyCrashPointOfSmallWorkloadsRecovers
                         """)
                     if !replay.violations.isEmpty { return }
                     // The recovered queue takes new work, and survives a clean reopen.
-                    replay.perform(.enqueue(id: "after-crash", priority: 0, delay: 0, maxAttempts: nil, key: nil, policy: .keep))
+                    replay.perform(
+                        .enqueue(id: "after-crash", priority: 0, delay: 0, maxAttempts: nil, key: nil, policy: .keep))
                     replay.perform(.reopen)
                     #expect(replay.violations.isEmpty, "\(replay.violations.first ?? "")")
                     replay.close()
                 }
             }
         }
-        print("exhaustive: \(explored) crash states from \(workloads) workloads of 12 operations (\(duringCompaction) during a compaction, \(duringMigration) during a migration), \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
+        print(
+            "exhaustive: \(explored) crash states from \(workloads) workloads of 12 operations (\(duringCompaction) during a compaction, \(duringMigration) during a migration), \(String(format: "%.1f", Date().timeIntervalSince(started))) s"
+        )
         #expect(duringCompaction > 0, "no crash point fell in a compaction")
         #expect(duringMigration > 0, "no crash point fell in a migration")
         #expect(explored >= workloads)

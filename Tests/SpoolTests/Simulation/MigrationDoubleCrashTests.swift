@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @_spi(Benchmarks) @testable import Spool
 
 /// A crash during a migration, then a second crash during its re-run, then opens:
@@ -15,7 +16,8 @@ import Testing
     private static func jobs(_ queue: JobQueue) throws -> [String: String] {
         var result: [String: String] = [:]
         for job in queue.engine.stateSnapshot.jobs.values {
-            result[job.id] = "\(job.kind) \(job.state) \(job.attempts) \(job.maxAttempts) \(job.priority) \(job.sequence) "
+            result[job.id] =
+                "\(job.kind) \(job.state) \(job.attempts) \(job.maxAttempts) \(job.priority) \(job.sequence) "
                 + "\(job.lastError ?? "-") \(job.uniqueKey ?? "-") \(job.finishedAt.map(String.init) ?? "-") "
                 + "\(job.runAt) \(job.nextRetryAt.map(String.init) ?? "-") \(job.lease == nil ? "-" : "leased") "
                 + String(decoding: try queue.payload(of: JobID(job.id)), as: UTF8.self)
@@ -55,25 +57,33 @@ import Testing
                 let twice = image.crashImage(survive)
                 var begins = 0
                 _ = try QueueDirectory(path: "/q", fileSystem: twice).inspect(mode: .strict) { _, _, _, operations in
-                    begins += operations.filter { if case .migrationBegin = $0 { return true } else { return false } }.count
+                    begins +=
+                        operations.filter { if case .migrationBegin = $0 { return true } else { return false } }.count
                 }
                 maximumBegins = max(maximumBegins, begins)
                 let tool = try JobQueue(directory: "/q", configuration: Self.configuration(twice, migrations: []))
                 let state = try Self.jobs(tool)
                 #expect(state == before || state == after, "crashes at \(first), \(second)")
                 if state != before && state != after && explored < 1 {
-                    for key in Set(state.keys).union(before.keys).union(after.keys).sorted() where state[key] != before[key] || state[key] != after[key] {
-                        print("DIFF \(key)\n  state  \(state[key] ?? "nil")\n  before \(before[key] ?? "nil")\n  after  \(after[key] ?? "nil")")
+                    for key in Set(state.keys).union(before.keys).union(after.keys).sorted()
+                    where state[key] != before[key] || state[key] != after[key] {
+                        print(
+                            "DIFF \(key)\n  state  \(state[key] ?? "nil")\n  before \(before[key] ?? "nil")\n  after  \(after[key] ?? "nil")"
+                        )
                     }
                 }
                 checkInvariants(tool.engine.stateSnapshot)
                 try closeChecked(tool)
-                let app = try JobQueue(directory: "/q", configuration: Self.configuration(twice, migrations: [migration]))
+                let app = try JobQueue(
+                    directory: "/q", configuration: Self.configuration(twice, migrations: [migration]))
                 #expect(try Self.jobs(app) == after, "crashes at \(first), \(second)")
                 let live = comparableJobs(app.engine.stateSnapshot)
                 try closeChecked(app)
-                let replayed = try JobQueue(directory: "/q", configuration: Self.configuration(twice, migrations: [migration]))
-                #expect(comparableJobs(replayed.engine.stateSnapshot) == live, "live and replay differ at \(first), \(second)")
+                let replayed = try JobQueue(
+                    directory: "/q", configuration: Self.configuration(twice, migrations: [migration]))
+                #expect(
+                    comparableJobs(replayed.engine.stateSnapshot) == live,
+                    "live and replay differ at \(first), \(second)")
                 try closeChecked(replayed)
                 explored += 1
             }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Spool
 
 /// `enqueue(contentsOf:)`: one record, one sync, all or nothing.
@@ -48,7 +49,9 @@ import Testing
         let queue = try open(temp.queue)
         try queue.enqueue(NewJob(kind: "k", id: "before-1"))
         try queue.enqueue(NewJob(kind: "k", id: "before-2"))
-        let batch = (0..<300).map { NewJob(kind: "k", payload: Data(repeating: UInt8($0 % 251), count: 90), id: JobID("batch-\($0)")) }
+        let batch = (0..<300).map {
+            NewJob(kind: "k", payload: Data(repeating: UInt8($0 % 251), count: 90), id: JobID("batch-\($0)"))
+        }
         try queue.enqueue(contentsOf: batch)
         try closeChecked(queue)
 
@@ -60,10 +63,13 @@ import Testing
         for cut in cuts {
             // Cut short, and cut with zeroes after it (as a preallocated file looks after a crash).
             for zeroFilled in [false, true] {
-                let damaged = Array(bytes[..<cut]) + (zeroFilled ? [UInt8](repeating: 0, count: bytes.count - cut + 4096) : [])
+                let damaged =
+                    Array(bytes[..<cut]) + (zeroFilled ? [UInt8](repeating: 0, count: bytes.count - cut + 4096) : [])
                 try writeFile(logFilePath(temp.queue), damaged)
                 let reopened = try open(temp.queue)
-                #expect(try reopened.jobs().map(\.id.rawValue) == ["before-1", "before-2"], "cut at \(cut), zeroes \(zeroFilled)")
+                #expect(
+                    try reopened.jobs().map(\.id.rawValue) == ["before-1", "before-2"],
+                    "cut at \(cut), zeroes \(zeroFilled)")
                 try closeChecked(reopened)
             }
         }
@@ -106,7 +112,8 @@ import Testing
         defer { temp.cleanup() }
         let queue = try open(temp.queue)
         let payload = Data(count: queue.configuration.maximumPayloadSize)
-        let jobs = (0..<(LogFormat.maximumBodySize / payload.count + 1)).map { _ in NewJob(kind: "k", payload: payload) }
+        let jobs = (0..<(LogFormat.maximumBodySize / payload.count + 1)).map { _ in NewJob(kind: "k", payload: payload)
+        }
         expectError(.invalidArgument) { try queue.enqueue(contentsOf: jobs) }
         #expect(try queue.jobs().isEmpty)
         #expect(queue.engine.writer.lastAppendedLSN == 0)
@@ -121,15 +128,15 @@ import Testing
         try queue.enqueue(NewJob(kind: "k", id: "held", uniqueKey: "old"))
         let ids = try queue.enqueue(contentsOf: [
             NewJob(kind: "k", id: "a1", uniqueKey: "a"),
-            NewJob(kind: "k", id: "a2", uniqueKey: "a"),                           // keep: a1's id
+            NewJob(kind: "k", id: "a2", uniqueKey: "a"),  // keep: a1's id
             NewJob(kind: "k", id: "b1", uniqueKey: "b"),
-            NewJob(kind: "k", id: "b2", uniqueKey: "b", uniquePolicy: .replace),   // cancels b1
-            NewJob(kind: "k", id: "b3", uniqueKey: "b"),                           // keep: b2's id
-            NewJob(kind: "k", id: "x", uniqueKey: "old"),                          // keep: held
+            NewJob(kind: "k", id: "b2", uniqueKey: "b", uniquePolicy: .replace),  // cancels b1
+            NewJob(kind: "k", id: "b3", uniqueKey: "b"),  // keep: b2's id
+            NewJob(kind: "k", id: "x", uniqueKey: "old"),  // keep: held
             NewJob(kind: "k", id: "c1", uniqueKey: "c"),
-            NewJob(kind: "k", id: "c2", uniqueKey: "c", uniquePolicy: .replace),   // cancels c1
-            NewJob(kind: "k", id: "c3", uniqueKey: "c", uniquePolicy: .replace),   // cancels c2
-            NewJob(kind: "k", id: "a1", uniqueKey: "a"),                           // keep: not an id clash
+            NewJob(kind: "k", id: "c2", uniqueKey: "c", uniquePolicy: .replace),  // cancels c1
+            NewJob(kind: "k", id: "c3", uniqueKey: "c", uniquePolicy: .replace),  // cancels c2
+            NewJob(kind: "k", id: "a1", uniqueKey: "a"),  // keep: not an id clash
         ])
         #expect(ids.map(\.rawValue) == ["a1", "a1", "b1", "b2", "b2", "held", "c1", "c2", "c3", "a1"])
         func check(_ queue: JobQueue) throws {
@@ -147,7 +154,9 @@ import Testing
         }
         try check(queue)
         // Replacing a job outside the batch cancels it in the batch's record.
-        let replaced = try queue.enqueue(contentsOf: [NewJob(kind: "k", id: "new", uniqueKey: "old", uniquePolicy: .replace)])
+        let replaced = try queue.enqueue(contentsOf: [
+            NewJob(kind: "k", id: "new", uniqueKey: "old", uniquePolicy: .replace)
+        ])
         #expect(replaced == ["new"])
         #expect(try queue.job("held")?.state == .cancelled)
         try closeChecked(queue)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Spool
 
 /// Prerequisites and unique policy append: WorkManager's chaining rule.
@@ -104,12 +105,15 @@ import Testing
         try queue.fail(try #require(try queue.claim()), error: "x")
         try queue.enqueue(NewJob(kind: "k", id: "ok", dependencies: ["done"]))
         #expect(try queue.job("ok")?.isBlocked == false)
-        let doomed = try queue.enqueue(NewJob(kind: "k", id: "doomed", uniqueKey: "u", dependencies: ["failed", "done"]))
+        let doomed = try queue.enqueue(
+            NewJob(kind: "k", id: "doomed", uniqueKey: "u", dependencies: ["failed", "done"]))
         let job = try #require(try queue.job(doomed))
         #expect(job.state == .cancelled && job.blockingPrerequisites == ["failed"] && job.finishedAt == clock.now())
         #expect(queue.engine.stateSnapshot.uniqueKeys["u"] == nil, "a job cancelled at birth holds no key")
         // Earlier jobs of the same batch can be named.
-        let ids = try queue.enqueue(contentsOf: [NewJob(kind: "k", id: "x"), NewJob(kind: "k", id: "y", dependencies: ["x"])])
+        let ids = try queue.enqueue(contentsOf: [
+            NewJob(kind: "k", id: "x"), NewJob(kind: "k", id: "y", dependencies: ["x"]),
+        ])
         #expect(ids == ["x", "y"])
         #expect(try queue.job("y")?.isBlocked == true)
         try closeChecked(queue)
@@ -126,7 +130,9 @@ import Testing
         try queue.enqueue(NewJob(kind: "sync", id: "s3", uniqueKey: "inbox", uniquePolicy: .append))
         #expect(try queue.job("s2")?.blockingPrerequisites == ["s1"])
         #expect(try queue.job("s3")?.blockingPrerequisites == ["s2"])
-        #expect(try queue.enqueue(NewJob(kind: "sync", id: "kept", uniqueKey: "inbox")) == "s3", "keep returns the last of the chain")
+        #expect(
+            try queue.enqueue(NewJob(kind: "sync", id: "kept", uniqueKey: "inbox")) == "s3",
+            "keep returns the last of the chain")
         queue = try reopenedTwice(queue, clock: clock)
         try queue.complete(try #require(try queue.claim()))
         #expect(try queue.claim()?.job.id == "s2")
@@ -139,7 +145,8 @@ import Testing
         try queue.enqueue(NewJob(kind: "sync", id: "t2", uniqueKey: "outbox", uniquePolicy: .append))
         try queue.enqueue(NewJob(kind: "other", id: "t3", dependencies: ["t2"]))
         try queue.enqueue(NewJob(kind: "sync", id: "t4", uniqueKey: "outbox", uniquePolicy: .replace))
-        #expect(try ["t1", "t2", "t3"].map { try queue.job(JobID($0))?.state } == [.cancelled, .cancelled, .cancelled])
+        #expect(
+            try ["t1", "t2", "t3"].map { try queue.job(JobID($0))?.state } == [.cancelled, .cancelled, .cancelled])
         #expect(try queue.job("t4")?.state == .enqueued)
         queue = try reopenedTwice(queue, clock: clock)
         try closeChecked(queue)
@@ -160,7 +167,8 @@ import Testing
             NewJob(kind: "k", id: "n4", uniqueKey: "a", uniquePolicy: .replace),
         ])
         #expect(ids == ["n1", "n2", "n3", "n4"])
-        #expect(try ["old", "holds-b", "n1", "n2", "n3", "n4"].map { try queue.job(JobID($0))!.state }
+        #expect(
+            try ["old", "holds-b", "n1", "n2", "n3", "n4"].map { try queue.job(JobID($0))!.state }
                 == [.cancelled, .cancelled, .cancelled, .cancelled, .enqueued, .enqueued])
         queue = try reopenedTwice(queue, clock: clock)
         try closeChecked(queue)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Spool
 
 /// The internal change feed the runtime and observation are built on.
@@ -69,7 +70,8 @@ import Testing
 
     @Test func everySubscriberGetsEveryChange() async throws {
         let feed = ChangeFeed()
-        let first = feed.subscribe(), second = feed.subscribe()
+        let first = feed.subscribe()
+        let second = feed.subscribe()
         async let firstChanges = first.next()
         feed.publish(jobIDs: ["a", "b"])
         #expect(await firstChanges?.jobIDs == ["a", "b"])

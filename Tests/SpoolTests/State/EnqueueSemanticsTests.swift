@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Spool
 
 /// Enqueue-side interactions a model of single operations does not reach: several jobs of one batch
@@ -20,19 +21,24 @@ import Testing
         var queue = try open(temp, clock)
         try queue.enqueue(NewJob(kind: "k", id: "s", uniqueKey: "a"))
         let ids = try queue.enqueue(contentsOf: [
-            NewJob(kind: "k", id: "b1", uniqueKey: "a", uniquePolicy: .append),    // after s
-            NewJob(kind: "k", id: "b2", dependencies: ["b1"]),                      // waits for b1
-            NewJob(kind: "k", id: "b3", uniqueKey: "a"),                            // keep: b1
-            NewJob(kind: "k", id: "b4", uniqueKey: "a", uniquePolicy: .replace),   // cancels s (and b1, b2 by cascade)
-            NewJob(kind: "k", id: "b5", dependencies: ["b2"]),                      // cancelled at birth
-            NewJob(kind: "k", id: "b6", uniqueKey: "a", uniquePolicy: .append),    // after b4
-            NewJob(kind: "k", id: "b7", uniqueKey: "a", uniquePolicy: .replace),   // cancels b4 (b6 by cascade)
-            NewJob(kind: "k", id: "b8", uniqueKey: "a", uniquePolicy: .append, dependencies: ["b5"]), // cancelled at birth: b7 keeps a
-            NewJob(kind: "k", id: "b9", uniqueKey: "a"),                            // keep: b7
+            NewJob(kind: "k", id: "b1", uniqueKey: "a", uniquePolicy: .append),  // after s
+            NewJob(kind: "k", id: "b2", dependencies: ["b1"]),  // waits for b1
+            NewJob(kind: "k", id: "b3", uniqueKey: "a"),  // keep: b1
+            NewJob(kind: "k", id: "b4", uniqueKey: "a", uniquePolicy: .replace),  // cancels s (and b1, b2 by cascade)
+            NewJob(kind: "k", id: "b5", dependencies: ["b2"]),  // cancelled at birth
+            NewJob(kind: "k", id: "b6", uniqueKey: "a", uniquePolicy: .append),  // after b4
+            NewJob(kind: "k", id: "b7", uniqueKey: "a", uniquePolicy: .replace),  // cancels b4 (b6 by cascade)
+            // cancelled at birth: b7 keeps a
+            NewJob(kind: "k", id: "b8", uniqueKey: "a", uniquePolicy: .append, dependencies: ["b5"]),
+            NewJob(kind: "k", id: "b9", uniqueKey: "a"),  // keep: b7
         ])
         #expect(ids == ["b1", "b2", "b1", "b4", "b5", "b6", "b7", "b8", "b7"])
-        #expect(try states(queue, ["s", "b1", "b2", "b3", "b4", "b5", "b6", "b7", "b8", "b9"])
-                == [.cancelled, .cancelled, .cancelled, nil, .cancelled, .cancelled, .cancelled, .enqueued, .cancelled, nil])
+        #expect(
+            try states(queue, ["s", "b1", "b2", "b3", "b4", "b5", "b6", "b7", "b8", "b9"])
+                == [
+                    .cancelled, .cancelled, .cancelled, nil, .cancelled, .cancelled, .cancelled, .enqueued, .cancelled,
+                    nil,
+                ])
         #expect(queue.engine.stateSnapshot.uniqueKeys["a"] == "b7")
         #expect(try queue.job("b8")?.blockingPrerequisites.contains("b7") == true)
         queue = try reopenedTwice(queue, clock: clock)
@@ -57,8 +63,10 @@ import Testing
             // keep returned h: "k2" was never enqueued
             [NewJob(kind: "k", id: "k2", uniqueKey: "a"), NewJob(kind: "k", id: "w", dependencies: ["k2"])],
             // append to a periodic holder
-            [NewJob(kind: "k", id: "v", uniqueKey: "a", uniquePolicy: .replace),
-             NewJob(kind: "k", id: "u", uniqueKey: "per", uniquePolicy: .append)],
+            [
+                NewJob(kind: "k", id: "v", uniqueKey: "a", uniquePolicy: .replace),
+                NewJob(kind: "k", id: "u", uniqueKey: "per", uniquePolicy: .append),
+            ],
             // the replacing job takes the id of the job it replaces
             [NewJob(kind: "k", id: "h", uniqueKey: "a", uniquePolicy: .replace)],
             // a job depending on itself

@@ -1,12 +1,14 @@
 import Testing
+
 @testable import Spool
 
 /// The state's job table behaves as the dictionary it replaced.
 @Suite struct JobTableTests {
     private func job(_ id: String, sequence: UInt64) -> StoredJob {
-        StoredJob(id: id, kind: "k", state: .enqueued, attempts: 0, maxAttempts: 3, priority: 0, sequence: sequence,
-                  createdAt: 0, runAt: 0, nextRetryAt: nil, finishedAt: nil, uniqueKey: nil, lastError: nil,
-                  payload: PayloadLocation(fileSequence: 1, offset: 0, length: 0, checksum: 0), lease: nil)
+        StoredJob(
+            id: id, kind: "k", state: .enqueued, attempts: 0, maxAttempts: 3, priority: 0, sequence: sequence,
+            createdAt: 0, runAt: 0, nextRetryAt: nil, finishedAt: nil, uniqueKey: nil, lastError: nil,
+            payload: PayloadLocation(fileSequence: 1, offset: 0, length: 0, checksum: 0), lease: nil)
     }
 
     @Test func insertUpdateAndRemoveMatchADictionary() {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Spool
 
 /// The job state machine, the backoff schedule and the restart contract,

@@ -1,6 +1,7 @@
-import Foundation
 import Dispatch
+import Foundation
 import Testing
+
 @testable import Spool
 
 /// Observation: a sequence that starts with the current state, then follows changes.
@@ -22,24 +23,42 @@ import Testing
         #expect(await uploads.next().map(Self.id) == "a")
         #expect(await uploads.next().map(Self.id) == "c")
         let blocked = await onlyB.next()
-        guard case .updated(let b) = blocked else { Issue.record("expected b"); return }
+        guard case .updated(let b) = blocked else {
+            Issue.record("expected b")
+            return
+        }
         #expect(b.isBlocked)
 
         // The stuck upload: a failure with no attempt left, and its dependent cancelled by the cascade.
         let lease = try #require(try await queue.claim())
-        guard case .updated(let running) = await all.next() else { Issue.record("expected an update"); return }
+        guard case .updated(let running) = await all.next() else {
+            Issue.record("expected an update")
+            return
+        }
         #expect(running.id == "a" && running.state == .running)
         try await queue.fail(lease, error: "server said no")
-        guard case .updated(let failed) = await all.next() else { Issue.record("expected an update"); return }
+        guard case .updated(let failed) = await all.next() else {
+            Issue.record("expected an update")
+            return
+        }
         #expect(failed.id == "a" && failed.isFailed && failed.lastError == "server said no")
-        guard case .updated(let cascaded) = await all.next() else { Issue.record("expected an update"); return }
+        guard case .updated(let cascaded) = await all.next() else {
+            Issue.record("expected an update")
+            return
+        }
         #expect(cascaded.id == "b" && cascaded.state == .cancelled)
-        guard case .updated(let bAgain) = await onlyB.next() else { Issue.record("expected b"); return }
+        guard case .updated(let bAgain) = await onlyB.next() else {
+            Issue.record("expected b")
+            return
+        }
         #expect(bAgain.state == .cancelled)
 
         // Its Retry button.
         try await queue.retry("a")
-        guard case .updated(let retried) = await all.next() else { Issue.record("expected an update"); return }
+        guard case .updated(let retried) = await all.next() else {
+            Issue.record("expected an update")
+            return
+        }
         #expect(retried.id == "a" && retried.state == .enqueued && retried.attempts == 0)
 
         try await queue.delete("c")
@@ -63,12 +82,15 @@ import Testing
     @Test func anObserverSeesAChangeOnlyOnceItsRecordIsDurable() async throws {
         guard #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) else { return }
         // The blocking part (a held sync, semaphores) runs on a thread of its own, off Swift's pool.
-        let outcome = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HeldSyncOutcome, any Error>) in
+        let outcome = try await withCheckedThrowingContinuation {
+            (continuation: CheckedContinuation<HeldSyncOutcome, any Error>) in
             Thread { continuation.resume(with: Result { try Self.observeWhileTheSyncIsHeld() }) }.start()
         }
         #expect(outcome.observerSubscribed, "the observer never started reading")
         #expect(outcome.syncWasHeld, "the enqueue's sync was never held")
-        #expect(!outcome.sawItEarly, "the observer saw \(String(describing: outcome.observed)) while its record was not durable")
+        #expect(
+            !outcome.sawItEarly,
+            "the observer saw \(String(describing: outcome.observed)) while its record was not durable")
         #expect(outcome.observed == outcome.expected.map(JobChange.updated))
     }
 
@@ -90,7 +112,8 @@ import Testing
         let queue = try JobQueue(directory: temp.queue, configuration: configuration)
         defer { try? closeChecked(queue) }
         var outcome = HeldSyncOutcome()
-        let subscribed = DispatchSemaphore(value: 0), observedOne = DispatchSemaphore(value: 0)
+        let subscribed = DispatchSemaphore(value: 0)
+        let observedOne = DispatchSemaphore(value: 0)
         // Signalled by whichever comes first: the observer returning, or the observer waiting behind the held sync.
         let settled = DispatchSemaphore(value: 0)
         let observed = Locked<JobChange?>(nil)
@@ -109,10 +132,18 @@ import Testing
         defer { observer.cancel() }
         guard subscribed.wait(timeout: .now() + hangGuard) == .success else { return outcome }
         outcome.observerSubscribed = true
-        let entered = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), enqueued = DispatchSemaphore(value: 0)
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let enqueued = DispatchSemaphore(value: 0)
         fileSystem.inject(.holdSync(entered: entered, release: release))
-        Thread { _ = try? queue.enqueue(NewJob(kind: "k", id: "x")); enqueued.signal() }.start()
-        guard entered.wait(timeout: .now() + hangGuard) == .success else { release.signal(); return outcome }
+        Thread {
+            _ = try? queue.enqueue(NewJob(kind: "k", id: "x"))
+            enqueued.signal()
+        }.start()
+        guard entered.wait(timeout: .now() + hangGuard) == .success else {
+            release.signal()
+            return outcome
+        }
         outcome.syncWasHeld = true
         // The record is appended and applied, its sync held. Either the observer returns (it saw a
         // state not yet durable) or it waits behind the sync for the record to be durable (one
@@ -197,22 +228,38 @@ import Testing
         #expect(try queue.schedulingHints().isEmpty)
         let network = JobConstraints(requiresNetwork: true)
         try queue.enqueue(NewJob(kind: "sync", id: "late", delay: 600, constraints: network))
-        try queue.enqueue(NewJob(kind: "upload", id: "wifi", delay: 300, constraints: JobConstraints(requiresUnmeteredNetwork: true)))
-        try queue.enqueue(NewJob(kind: "index", id: "plugged", delay: 60, constraints: JobConstraints(requiresCharging: true, requiresDeviceIdle: true)))
-        try queue.enqueue(NewJob(kind: "after", id: "after", dependencies: ["late"], constraints: JobConstraints(requiresCharging: true)))
+        try queue.enqueue(
+            NewJob(kind: "upload", id: "wifi", delay: 300, constraints: JobConstraints(requiresUnmeteredNetwork: true)))
+        try queue.enqueue(
+            NewJob(
+                kind: "index", id: "plugged", delay: 60,
+                constraints: JobConstraints(requiresCharging: true, requiresDeviceIdle: true)))
+        try queue.enqueue(
+            NewJob(
+                kind: "after", id: "after", dependencies: ["late"], constraints: JobConstraints(requiresCharging: true))
+        )
         try queue.enqueue(NewJob(kind: "plain", id: "overdue", runAt: now.addingTimeInterval(-100)))
         try queue.enqueue(NewJob(kind: "plain", id: "done"))
         try queue.enqueue(NewJob(kind: "plain", id: "gone", maxAttempts: 1))
-        try queue.complete(try #require(try queue.claim(kind: "plain")))   // "overdue" succeeds
-        try queue.fail(try #require(try queue.claim(kind: "plain")), error: "x")   // "done" retries later
+        try queue.complete(try #require(try queue.claim(kind: "plain")))  // "overdue" succeeds
+        try queue.fail(try #require(try queue.claim(kind: "plain")), error: "x")  // "done" retries later
         let hints = try queue.schedulingHints()
         #expect(hints.count == 3)
-        #expect(hints[0] == SchedulingHint(earliestBeginDate: now, requiresNetworkConnectivity: false, requiresExternalPower: false,
-                                           jobCount: 2, kinds: ["plain"]), "due now at the earliest, never in the past")
-        #expect(hints[1] == SchedulingHint(earliestBeginDate: now.addingTimeInterval(300), requiresNetworkConnectivity: true,
-                                           requiresExternalPower: false, jobCount: 2, kinds: ["sync", "upload"]))
-        #expect(hints[2] == SchedulingHint(earliestBeginDate: now.addingTimeInterval(60), requiresNetworkConnectivity: false,
-                                           requiresExternalPower: true, jobCount: 2, kinds: ["index", "after"]))
+        #expect(
+            hints[0]
+                == SchedulingHint(
+                    earliestBeginDate: now, requiresNetworkConnectivity: false, requiresExternalPower: false,
+                    jobCount: 2, kinds: ["plain"]), "due now at the earliest, never in the past")
+        #expect(
+            hints[1]
+                == SchedulingHint(
+                    earliestBeginDate: now.addingTimeInterval(300), requiresNetworkConnectivity: true,
+                    requiresExternalPower: false, jobCount: 2, kinds: ["sync", "upload"]))
+        #expect(
+            hints[2]
+                == SchedulingHint(
+                    earliestBeginDate: now.addingTimeInterval(60), requiresNetworkConnectivity: false,
+                    requiresExternalPower: true, jobCount: 2, kinds: ["index", "after"]))
         try closeChecked(queue)
     }
 }

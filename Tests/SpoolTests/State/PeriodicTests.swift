@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Spool
 
 /// Periodic jobs: the next occurrence is written by the record that ends the current one.
@@ -12,7 +13,8 @@ import Testing
         let clock = ManualClock()
         var queue = try JobQueue(directory: temp.queue, configuration: semanticsConfiguration(clock))
         let anchor = clock.now()
-        let id = try queue.enqueue(NewJob(kind: "refresh", uniqueKey: "refresh", periodic: PeriodicSchedule(interval: Self.hour)))
+        let id = try queue.enqueue(
+            NewJob(kind: "refresh", uniqueKey: "refresh", periodic: PeriodicSchedule(interval: Self.hour)))
         let lease = try #require(try queue.claim())
         #expect(lease.job.occurrence == 1 && lease.job.periodic == PeriodicSchedule(interval: Self.hour))
         clock.advance(by: 90)
@@ -45,7 +47,8 @@ import Testing
         let late = try #require(try queue.claim())
         #expect(late.job.occurrence == 2)
         let next = try queue.complete(late)
-        #expect(next.runAt == anchor.addingTimeInterval(11 * Self.hour), "the next boundary after now, not a missed one")
+        #expect(
+            next.runAt == anchor.addingTimeInterval(11 * Self.hour), "the next boundary after now, not a missed one")
         #expect(next.occurrence == 3)
         #expect(try queue.claim() == nil)
         try closeChecked(queue)
@@ -73,12 +76,17 @@ import Testing
         let clock = ManualClock()
         let queue = try JobQueue(directory: temp.queue, configuration: semanticsConfiguration(clock))
         let anchor = clock.now()
-        try queue.enqueue(NewJob(kind: "refresh", id: "p", maxAttempts: 2, periodic: PeriodicSchedule(interval: Self.hour)))
+        try queue.enqueue(
+            NewJob(kind: "refresh", id: "p", maxAttempts: 2, periodic: PeriodicSchedule(interval: Self.hour)))
         let retried = try queue.fail(try #require(try queue.claim()), error: "offline")
-        #expect(retried.state == .enqueued && retried.occurrence == 1 && retried.nextRetryAt != nil, "a retryable failure retries the occurrence")
+        #expect(
+            retried.state == .enqueued && retried.occurrence == 1 && retried.nextRetryAt != nil,
+            "a retryable failure retries the occurrence")
         clock.advance(by: 10)
         let ended = try queue.fail(try #require(try queue.claim()), error: "still offline")
-        #expect(ended.state == .enqueued && ended.occurrence == 2 && ended.attempts == 0 && ended.lastError == "still offline")
+        #expect(
+            ended.state == .enqueued && ended.occurrence == 2 && ended.attempts == 0
+                && ended.lastError == "still offline")
         #expect(ended.runAt == anchor.addingTimeInterval(Self.hour))
         clock.advance(by: Self.hour)
         let terminal = try queue.fail(try #require(try queue.claim()), error: "bad", terminal: true)
@@ -94,7 +102,8 @@ import Testing
         let clock = ManualClock()
         var queue = try JobQueue(directory: temp.queue, configuration: testConfiguration(clock: clock))
         let anchor = clock.now()
-        try queue.enqueue(NewJob(kind: "refresh", id: "p", maxAttempts: 1, periodic: PeriodicSchedule(interval: Self.hour)))
+        try queue.enqueue(
+            NewJob(kind: "refresh", id: "p", maxAttempts: 1, periodic: PeriodicSchedule(interval: Self.hour)))
         _ = try #require(try queue.claim())
         try closeChecked(queue)
         queue = try JobQueue(directory: temp.queue, configuration: testConfiguration(clock: clock))
@@ -108,10 +117,18 @@ import Testing
         let temp = TemporaryDirectory()
         defer { temp.cleanup() }
         let queue = try JobQueue(directory: temp.queue, configuration: semanticsConfiguration(ManualClock()))
-        expectError(.invalidArgument) { try queue.enqueue(NewJob(kind: "k", periodic: PeriodicSchedule(interval: 899))) }
-        expectError(.invalidArgument) { try queue.enqueue(NewJob(kind: "k", periodic: PeriodicSchedule(interval: 900, flex: 60))) }
-        expectError(.invalidArgument) { try queue.enqueue(NewJob(kind: "k", periodic: PeriodicSchedule(interval: 900, flex: 901))) }
-        expectError(.invalidArgument) { try queue.enqueue(NewJob(kind: "k", periodic: PeriodicSchedule(interval: .infinity))) }
+        expectError(.invalidArgument) {
+            try queue.enqueue(NewJob(kind: "k", periodic: PeriodicSchedule(interval: 899)))
+        }
+        expectError(.invalidArgument) {
+            try queue.enqueue(NewJob(kind: "k", periodic: PeriodicSchedule(interval: 900, flex: 60)))
+        }
+        expectError(.invalidArgument) {
+            try queue.enqueue(NewJob(kind: "k", periodic: PeriodicSchedule(interval: 900, flex: 901)))
+        }
+        expectError(.invalidArgument) {
+            try queue.enqueue(NewJob(kind: "k", periodic: PeriodicSchedule(interval: .infinity)))
+        }
         try queue.enqueue(NewJob(kind: "k", periodic: PeriodicSchedule(interval: 900, flex: 300)))
         try closeChecked(queue)
     }
@@ -134,8 +151,9 @@ import Testing
         let cancelled = try queue.cancel(kind: "upload")
         #expect(cancelled.map(\.id) == ["u1", "u2", "n"] && cancelled.allSatisfy { $0.state == .cancelled })
         let written = try recordOperationNames(temp.queue)
-        #expect(written.count == records + 1 && written.last == ["cancel"],
-                "u2 and n are cancelled by the cascade of u1's cancel")
+        #expect(
+            written.count == records + 1 && written.last == ["cancel"],
+            "u2 and n are cancelled by the cascade of u1's cancel")
         expectError(.leaseLost) { try queue.complete(lease) }
         #expect(try queue.cancel(kind: "upload").isEmpty)
         #expect(try recordOperationNames(temp.queue).count == records + 1, "nothing to cancel writes nothing")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Spool
 
 /// A lease on a job that no longer exists is a lost lease: `complete`, `fail` and `renew` of a

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Spool
 
 /// What replay leaves of a chain's cascades for the live path to publish.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Spool
 
 /// The engine accepts exactly what `apply` accepts: random request sequences (chains, unique keys,
@@ -15,7 +16,8 @@ import Testing
 /// `SPOOL_RULE_STEPS` sets the requests per seed (default 300), `SPOOL_RULE_SEED` runs one seed only.
 @Suite struct RuleAgreementTests {
     static let steps = Int(ProcessInfo.processInfo.environment["SPOOL_RULE_STEPS"] ?? "") ?? 300
-    static let seeds: [UInt64] = ProcessInfo.processInfo.environment["SPOOL_RULE_SEED"].flatMap(UInt64.init).map { [$0] }
+    static let seeds: [UInt64] =
+        ProcessInfo.processInfo.environment["SPOOL_RULE_SEED"].flatMap(UInt64.init).map { [$0] }
         ?? [1, 2, 3, 4]
 
     @Test(arguments: seeds)
@@ -34,7 +36,9 @@ import Testing
         var migrations = 0
         var refusals = 0
         func random(_ range: Range<Int>) -> Int { Int.random(in: range, using: &generator) }
-        func someID() -> String { ids.isEmpty || random(0..<10) == 0 ? "missing-\(random(0..<3))" : ids[random(0..<ids.count)] }
+        func someID() -> String {
+            ids.isEmpty || random(0..<10) == 0 ? "missing-\(random(0..<3))" : ids[random(0..<ids.count)]
+        }
         func newID() -> String {
             nextID += 1
             return "j\(nextID)"
@@ -59,20 +63,28 @@ import Testing
                     let shape = random(0..<6)
                     let dependencies = shape == 1 || shape == 2 ? [someID()] : []
                     let key: String? = shape == 3 || shape == 4 || shape == 5 ? "k\(random(0..<3))" : nil
-                    let policy: UniquePolicy = shape == 5 ? .append : [.keep, .replace].randomElement(using: &generator)!
+                    let policy: UniquePolicy =
+                        shape == 5 ? .append : [.keep, .replace].randomElement(using: &generator)!
                     let periodic = shape == 4 ? PeriodicSchedule(interval: 900) : nil
                     let holder = key.flatMap { before.uniqueKeys[$0] }
                     if holder == nil || policy == .append {
                         var options = EnqueueOptions()
-                        options.dependencies = dependencies + (holder.map { dependencies.contains($0) ? [] : [$0] } ?? [])
+                        options.dependencies =
+                            dependencies + (holder.map { dependencies.contains($0) ? [] : [$0] } ?? [])
                         if periodic != nil { options.periodic = (900_000, 0) }
-                        written = [.enqueue(.init(id: id, kind: "a", payload: placeholder, priority: 0, createdAt: now,
-                                                  runAt: now, maxAttempts: 3, uniqueKey: key, options: options))]
+                        written = [
+                            .enqueue(
+                                .init(
+                                    id: id, kind: "a", payload: placeholder, priority: 0, createdAt: now,
+                                    runAt: now, maxAttempts: 3, uniqueKey: key, options: options))
+                        ]
                     }
                     ids.append(id)
-                    _ = try queue.enqueue(NewJob(kind: "a", payload: Data([1]), id: JobID(id), uniqueKey: key,
-                                                 uniquePolicy: policy, dependencies: dependencies.map { JobID($0) },
-                                                 periodic: periodic))
+                    _ = try queue.enqueue(
+                        NewJob(
+                            kind: "a", payload: Data([1]), id: JobID(id), uniqueKey: key,
+                            uniquePolicy: policy, dependencies: dependencies.map { JobID($0) },
+                            periodic: periodic))
                 case 24..<32:
                     // A batch whose later jobs wait for earlier ones (or for jobs that may not exist), and
                     // sometimes take an id that an earlier job of the batch or of the queue has.
@@ -83,9 +95,15 @@ import Testing
                         let dependencies = random(0..<2) == 0 ? [someID()] : []
                         var options = EnqueueOptions()
                         options.dependencies = dependencies
-                        operations.append(.enqueue(.init(id: id, kind: "b", payload: placeholder, priority: 0, createdAt: now,
-                                                         runAt: now, maxAttempts: 3, uniqueKey: nil, options: options)))
-                        jobs.append(NewJob(kind: "b", payload: Data([2]), id: JobID(id), dependencies: dependencies.map { JobID($0) }))
+                        operations.append(
+                            .enqueue(
+                                .init(
+                                    id: id, kind: "b", payload: placeholder, priority: 0, createdAt: now,
+                                    runAt: now, maxAttempts: 3, uniqueKey: nil, options: options)))
+                        jobs.append(
+                            NewJob(
+                                kind: "b", payload: Data([2]), id: JobID(id),
+                                dependencies: dependencies.map { JobID($0) }))
                         ids.append(id)
                     }
                     written = operations
@@ -100,12 +118,19 @@ import Testing
                 case 56..<64:
                     guard let lease = pickLease(&leases, &oldLeases, &generator) else { continue }
                     issuedLease = true
-                    written = [.fail(id: lease.job.id.rawValue, token: lease.token.rawValue, at: now, error: "e", nextRetryAt: nil)]
+                    written = [
+                        .fail(
+                            id: lease.job.id.rawValue, token: lease.token.rawValue, at: now, error: "e",
+                            nextRetryAt: nil)
+                    ]
                     try queue.fail(lease, error: "e", terminal: true)
                 case 64..<68:
                     guard let lease = (leases + oldLeases).randomElement(using: &generator) else { continue }
                     issuedLease = true
-                    written = [.renewLease(id: lease.job.id.rawValue, token: lease.token.rawValue, expiresAt: now, monotonicExpiry: 0)]
+                    written = [
+                        .renewLease(
+                            id: lease.job.id.rawValue, token: lease.token.rawValue, expiresAt: now, monotonicExpiry: 0)
+                    ]
                     try queue.renew(lease, for: 5)
                 case 68..<74:
                     let id = someID()
@@ -145,7 +170,9 @@ import Testing
                         configuration.migrations.append(.renameKind(from, to: to, number: migrations))
                         reopened = configuration
                     } else {
-                        let replayed = try LogReplay(directory: temp.queue, fileSystem: POSIXFileSystem(), mode: .strict).run()
+                        let replayed = try LogReplay(
+                            directory: temp.queue, fileSystem: POSIXFileSystem(), mode: .strict
+                        ).run()
                         #expect(comparableJobs(replayed.state) == comparableJobs(live), "seed \(seed) step \(step)")
                         #expect(replayed.state.uniqueKeys == live.uniqueKeys, "seed \(seed) step \(step)")
                         #expect(replayed.state.dependents == live.dependents, "seed \(seed) step \(step)")
@@ -170,23 +197,29 @@ import Testing
                         case 5: operations.append(.abandon(id: id, at: now, reason: "r"))
                         case 6:
                             guard let lease = (leases + oldLeases).randomElement(using: &generator) else { continue }
-                            operations.append(.complete(id: lease.job.id.rawValue, token: lease.token.rawValue, at: now))
+                            operations.append(
+                                .complete(id: lease.job.id.rawValue, token: lease.token.rawValue, at: now))
                         default:
                             let new = random(0..<2) == 0 ? newID() : id
                             if !ids.contains(new) { ids.append(new) }
                             var options = EnqueueOptions()
                             if random(0..<2) == 0 { options.dependencies = [someID()] }
-                            operations.append(.enqueue(.init(id: new, kind: "a", payload: placeholder, priority: 0,
-                                                             createdAt: now, runAt: now, maxAttempts: 3, uniqueKey: nil,
-                                                             options: options)))
+                            operations.append(
+                                .enqueue(
+                                    .init(
+                                        id: new, kind: "a", payload: placeholder, priority: 0,
+                                        createdAt: now, runAt: now, maxAttempts: 3, uniqueKey: nil,
+                                        options: options)))
                         }
                     }
                     written = operations
                     let planned = operations.map { operation -> PlannedOperation in
                         guard case .enqueue(let op) = operation else { return .other(operation) }
-                        return .enqueue(NewEnqueue(id: op.id, kind: op.kind, payload: Data([3]), priority: op.priority,
-                                                   createdAt: op.createdAt, runAt: op.runAt, maxAttempts: op.maxAttempts,
-                                                   uniqueKey: op.uniqueKey, options: op.options))
+                        return .enqueue(
+                            NewEnqueue(
+                                id: op.id, kind: op.kind, payload: Data([3]), priority: op.priority,
+                                createdAt: op.createdAt, runAt: op.runAt, maxAttempts: op.maxAttempts,
+                                uniqueKey: op.uniqueKey, options: op.options))
                     }
                     let engine = queue.engine
                     try engine.lock.withLock { _ = try engine.commit(planned) }
@@ -213,10 +246,13 @@ import Testing
                 break
             case (.failure(let error), let refusal?):
                 refusals += 1
-                #expect(queue.engine.writer.appendedEnd == endBefore, "seed \(seed) step \(step): a refused request appended")
+                #expect(
+                    queue.engine.writer.appendedEnd == endBefore,
+                    "seed \(seed) step \(step): a refused request appended")
                 let expected = (issuedLease ? refusal.forIssuedLease : refusal).error
-                #expect(error.code == expected.code && error.message == expected.message,
-                        "seed \(seed) step \(step): the engine said \(error), apply \(expected)")
+                #expect(
+                    error.code == expected.code && error.message == expected.message,
+                    "seed \(seed) step \(step): the engine said \(error), apply \(expected)")
             case (.success, let refusal?):
                 Issue.record("seed \(seed) step \(step): the engine accepted what apply refuses: \(refusal)")
             case (.failure(let error), nil):
@@ -232,8 +268,10 @@ import Testing
     }
 
     /// A lease held now, or (one time in three) one given up already, whose token is stale.
-    private func pickLease(_ leases: inout [Lease], _ old: inout [Lease],
-                           _ generator: inout SeededGenerator) -> Lease? {
+    private func pickLease(
+        _ leases: inout [Lease], _ old: inout [Lease],
+        _ generator: inout SeededGenerator
+    ) -> Lease? {
         if !old.isEmpty, leases.isEmpty || Int.random(in: 0..<3, using: &generator) == 0 {
             return old.randomElement(using: &generator)
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Spool
 
 /// The engine judges every operation of a transaction by apply's rules before it appends anything,
@@ -10,8 +11,10 @@ import Testing
 @Suite struct TransactionPrecheckTests {
     /// Commits `operations` directly, as a planner would, and checks that the refusal names
     /// `expected` and that nothing was appended.
-    private func expectRefusedBeforeAppend(_ operations: [PlannedOperation], in queue: JobQueue,
-                                           _ expected: Refusal, sourceLocation: SourceLocation = #_sourceLocation) {
+    private func expectRefusedBeforeAppend(
+        _ operations: [PlannedOperation], in queue: JobQueue,
+        _ expected: Refusal, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         let engine = queue.engine
         let end = engine.writer.appendedEnd
         let lsn = engine.writer.lastAppendedLSN
@@ -20,7 +23,8 @@ import Testing
             try engine.lock.withLock { _ = try engine.commit(operations) }
             Issue.record("the engine took a transaction apply refuses", sourceLocation: sourceLocation)
         } catch let error as SpoolError {
-            #expect(error.code == expected.error.code && error.message == expected.error.message
+            #expect(
+                error.code == expected.error.code && error.message == expected.error.message
                     && error.jobID == expected.error.jobID, "\(error)", sourceLocation: sourceLocation)
         } catch {
             Issue.record("\(error)", sourceLocation: sourceLocation)
@@ -40,19 +44,23 @@ import Testing
         let now = Millis.from(clock.now())
 
         // The second cancel meets a job the first one cancelled.
-        expectRefusedBeforeAppend([.other(.cancel(id: "a", at: now)), .other(.cancel(id: "a", at: now))], in: queue,
-                                  .wrongState(id: "a", action: .cancel, state: .cancelled))
+        expectRefusedBeforeAppend(
+            [.other(.cancel(id: "a", at: now)), .other(.cancel(id: "a", at: now))], in: queue,
+            .wrongState(id: "a", action: .cancel, state: .cancelled))
         // The cascade of the first cancel (b waits for a) reaches the job the second one names.
-        expectRefusedBeforeAppend([.other(.cancel(id: "a", at: now)), .other(.cancel(id: "b", at: now))], in: queue,
-                                  .wrongState(id: "b", action: .cancel, state: .cancelled))
+        expectRefusedBeforeAppend(
+            [.other(.cancel(id: "a", at: now)), .other(.cancel(id: "b", at: now))], in: queue,
+            .wrongState(id: "b", action: .cancel, state: .cancelled))
         // A second enqueue of an id the first one took.
-        let new = NewEnqueue(id: "c", kind: "k", payload: Data([1]), priority: 0, createdAt: now, runAt: now,
-                             maxAttempts: 3, uniqueKey: nil)
+        let new = NewEnqueue(
+            id: "c", kind: "k", payload: Data([1]), priority: 0, createdAt: now, runAt: now,
+            maxAttempts: 3, uniqueKey: nil)
         expectRefusedBeforeAppend([.enqueue(new), .enqueue(new)], in: queue, .idExists(id: "c", action: .enqueue))
         // A delete after the cancel of a job that is not its only unfinished dependent.
         try await queue.enqueue(NewJob(kind: "k", id: "d", dependencies: ["a"]))
-        expectRefusedBeforeAppend([.other(.cancel(id: "b", at: now)), .other(.delete(id: "a"))], in: queue,
-                                  .awaitedByUnfinished(id: "a", action: .delete, dependent: "d"))
+        expectRefusedBeforeAppend(
+            [.other(.cancel(id: "b", at: now)), .other(.delete(id: "a"))], in: queue,
+            .awaitedByUnfinished(id: "a", action: .delete, dependent: "d"))
 
         // Still writable, and the log replays strictly to the live state.
         try await queue.enqueue(NewJob(kind: "k", id: "e"))

@@ -1,14 +1,16 @@
 import Foundation
 import Testing
+
 @testable import Spool
 
 /// A trial (``QueueState/trial()``): apply on a copy that shares the state's storage. Its job table
 /// behaves as the table it shares with the changes made, and leaves that table as it was.
 @Suite struct TrialTests {
     private func job(_ id: String, sequence: UInt64) -> StoredJob {
-        StoredJob(id: id, kind: "k", state: .enqueued, attempts: 0, maxAttempts: 3, priority: 0, sequence: sequence,
-                  createdAt: 0, runAt: 0, nextRetryAt: nil, finishedAt: nil, uniqueKey: nil, lastError: nil,
-                  payload: PayloadLocation(fileSequence: 1, offset: 0, length: 0, checksum: 0), lease: nil)
+        StoredJob(
+            id: id, kind: "k", state: .enqueued, attempts: 0, maxAttempts: 3, priority: 0, sequence: sequence,
+            createdAt: 0, runAt: 0, nextRetryAt: nil, finishedAt: nil, uniqueKey: nil, lastError: nil,
+            payload: PayloadLocation(fileSequence: 1, offset: 0, length: 0, checksum: 0), lease: nil)
     }
 
     @Test func aTrialTableMatchesADictionaryAndLeavesTheSharedTableAsItWas() {
@@ -48,7 +50,9 @@ import Testing
         #expect((0..<1_000).allSatisfy { trial["j\($0)"] == model["j\($0)"] })
         #expect(Dictionary(uniqueKeysWithValues: trial.map { ($0.key, $0.value) }) == model)
         #expect(trial.values.count == model.count && trial.isEmpty == model.isEmpty)
-        #expect(Dictionary(uniqueKeysWithValues: base.map { ($0.key, $0.value) }) == baseModel, "the shared table is unchanged")
+        #expect(
+            Dictionary(uniqueKeysWithValues: base.map { ($0.key, $0.value) }) == baseModel,
+            "the shared table is unchanged")
     }
 
     @Test func aTransactionAppliedToATrialGivesTheStateApplyGivesAndLeavesTheStateAlone() throws {
@@ -57,14 +61,19 @@ import Testing
         func enqueue(_ id: String, after: [String] = [], key: String? = nil) -> LogOperation {
             var options = EnqueueOptions()
             options.dependencies = after
-            return .enqueue(.init(id: id, kind: "k", payload: QueueState.unwrittenPayload, priority: 0, createdAt: at,
-                                  runAt: at, maxAttempts: 3, uniqueKey: key, options: options))
+            return .enqueue(
+                .init(
+                    id: id, kind: "k", payload: QueueState.unwrittenPayload, priority: 0, createdAt: at,
+                    runAt: at, maxAttempts: 3, uniqueKey: key, options: options))
         }
-        for operation in [enqueue("a", key: "u"), enqueue("b", after: ["a"]), enqueue("c", after: ["b"]), enqueue("d")] {
+        for operation in [enqueue("a", key: "u"), enqueue("b", after: ["a"]), enqueue("c", after: ["b"]), enqueue("d")]
+        {
             try state.apply(operation)
         }
         let before = state
-        let transaction: [LogOperation] = [.cancel(id: "a", at: at), enqueue("e", key: "u"), .delete(id: "a"), .expire(id: "c")]
+        let transaction: [LogOperation] = [
+            .cancel(id: "a", at: at), enqueue("e", key: "u"), .delete(id: "a"), .expire(id: "c"),
+        ]
         var trial = state.trial()
         var copy = state
         for operation in transaction {
@@ -76,7 +85,8 @@ import Testing
         #expect(comparableJobs(state) == comparableJobs(before) && state.uniqueKeys == before.uniqueKeys)
         // What the commit asks before appending: every operation, each after the ones before it.
         #expect(state.refusal(ofTransaction: transaction.map { .other($0) }) == nil)
-        #expect(state.refusal(ofTransaction: [.other(.cancel(id: "a", at: at)), .other(.cancel(id: "c", at: at))])
+        #expect(
+            state.refusal(ofTransaction: [.other(.cancel(id: "a", at: at)), .other(.cancel(id: "c", at: at))])
                 == .wrongState(id: "c", action: .cancel, state: .cancelled))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import Spool
 
 /// Runs the built `spool` tool as a child process.
@@ -36,8 +37,10 @@ enum ChildProcess {
 
     /// Starts `binary`, reads its output until it has printed `count` lines, kills
     /// it with SIGKILL, and returns every complete line it printed.
-    static func runAndKill(_ binary: String, _ arguments: [String], afterLines count: Int,
-                           whileRunning: () -> Void = {}) throws -> [String] {
+    static func runAndKill(
+        _ binary: String, _ arguments: [String], afterLines count: Int,
+        whileRunning: () -> Void = {}
+    ) throws -> [String] {
         let (process, output) = try launch(binary, arguments)
         var buffer = Data()
         let reader = output.fileHandleForReading

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import Spool
 
 /// Waits until `count` tasks sleep on `clock` (they register from their own tasks).

@@ -1,5 +1,6 @@
-import Foundation
 import Dispatch
+import Foundation
+
 @testable import Spool
 
 /// The real file system with failures injected on demand: the next write or
@@ -11,7 +12,11 @@ final class FaultyFileSystem: RealFileSystemWrapper, @unchecked Sendable {
     /// `holdSyncThenFail` does the same, then fails it with the errno. `logRead` fails the next
     /// read of a log file.
     enum Fault {
-        case write(Int32), sync(Int32), shortWriteThen(Int32), snapshotWrite(Int32), logRead(Int32)
+        case write(Int32)
+        case sync(Int32)
+        case shortWriteThen(Int32)
+        case snapshotWrite(Int32)
+        case logRead(Int32)
         case holdSync(entered: DispatchSemaphore, release: DispatchSemaphore)
         case holdSyncThenFail(entered: DispatchSemaphore, release: DispatchSemaphore, Int32)
     }
@@ -36,7 +41,10 @@ final class FaultyFile: StorageFile, @unchecked Sendable {
     // @unchecked: immutable references; the wrapped file is thread-safe.
     let inner: any StorageFile
     let owner: FaultyFileSystem
-    init(_ inner: any StorageFile, owner: FaultyFileSystem) { self.inner = inner; self.owner = owner }
+    init(_ inner: any StorageFile, owner: FaultyFileSystem) {
+        self.inner = inner
+        self.owner = owner
+    }
     var path: String { inner.path }
     func read(at offset: Int64, count: Int) throws -> [UInt8] {
         let isLog = path.hasSuffix(".log")
@@ -65,7 +73,12 @@ final class FaultyFile: StorageFile, @unchecked Sendable {
     }
     func size() throws -> Int64 { try inner.size() }
     func syncData() throws {
-        switch owner.take({ switch $0 { case .sync, .holdSync, .holdSyncThenFail: return true; default: return false } }) {
+        switch owner.take({
+            switch $0 {
+            case .sync, .holdSync, .holdSyncThenFail: return true
+            default: return false
+            }
+        }) {
         case .sync(let code)?:
             throw SpoolError.system("fdatasync", errno: code, path: path)
         case .holdSync(let entered, let release)?:

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import Spool
 
 /// The fields of every operation as FORMAT.md's tables spell them (`name:type`), and a walker
@@ -7,7 +8,8 @@ import Foundation
 enum FieldGrammar {
     /// Opcode → the "fields, in order" column of FORMAT.md's tables.
     static let operations: [UInt8: String] = [
-        1: "id:string kind:string priority:svarint created_at:svarint run_at:svarint max_attempts:svarint unique_key:opt<string> payload:bytes",
+        1:
+            "id:string kind:string priority:svarint created_at:svarint run_at:svarint max_attempts:svarint unique_key:opt<string> payload:bytes",
         2: "id:string token:u64 claimed_at:svarint lease_expires_at:svarint monotonic_expiry:varint boot_id:string",
         3: "id:string token:u64 lease_expires_at:svarint monotonic_expiry:varint",
         4: "id:string token:u64 at:svarint",
@@ -20,11 +22,13 @@ enum FieldGrammar {
         11: restoreFields + " payload:bytes",
         12: "last_lsn:varint next_sequence:varint created_at:svarint expired_jobs:varint",
         13: "id:string",
-        14: "id:string kind:string priority:svarint created_at:svarint run_at:svarint max_attempts:svarint unique_key:opt<string> constraints:opt<constraints> dependencies:ids periodic:opt<schedule> payload:bytes",
+        14:
+            "id:string kind:string priority:svarint created_at:svarint run_at:svarint max_attempts:svarint unique_key:opt<string> constraints:opt<constraints> dependencies:ids periodic:opt<schedule> payload:bytes",
         15: "id:string at:svarint run_at:svarint",
         16: restoreFields + " " + restoreOptionFields + " payload:bytes",
         20: "number:varint at:svarint",
-        21: "id:string kind:string state:u8 attempts:svarint max_attempts:svarint priority:svarint created_at:svarint run_at:svarint next_retry_at:opt<svarint> finished_at:opt<svarint> unique_key:opt<string> last_error:opt<string> lease:opt<lease> payload:opt<bytes>",
+        21:
+            "id:string kind:string state:u8 attempts:svarint max_attempts:svarint priority:svarint created_at:svarint run_at:svarint next_retry_at:opt<svarint> finished_at:opt<svarint> unique_key:opt<string> last_error:opt<string> lease:opt<lease> payload:opt<bytes>",
         22: "id:string",
         23: "number:varint",
         24: "number:varint",
@@ -32,7 +36,8 @@ enum FieldGrammar {
     ]
 
     /// The fields of `restore` up to `lease` (which `restore_with_options` shares).
-    static let restoreFields = "id:string kind:string state:u8 attempts:svarint max_attempts:svarint priority:svarint sequence:varint created_at:svarint run_at:svarint next_retry_at:opt<svarint> finished_at:opt<svarint> unique_key:opt<string> last_error:opt<string> lease:opt<lease>"
+    static let restoreFields =
+        "id:string kind:string state:u8 attempts:svarint max_attempts:svarint priority:svarint sequence:varint created_at:svarint run_at:svarint next_retry_at:opt<svarint> finished_at:opt<svarint> unique_key:opt<string> last_error:opt<string> lease:opt<lease>"
     /// What `restore_with_options` adds after `lease`.
     static let restoreOptionFields = "constraints:opt<constraints> waiting_for:ids periodic:opt<progress>"
 
@@ -71,7 +76,9 @@ enum FieldGrammar {
         let count = try walker.field("count", .varint)
         for index in 0..<count {
             let opcode = UInt8(try walker.field("op\(index).opcode", .u8))
-            guard let fields = operations[opcode] else { throw WalkError(description: "no grammar for opcode \(opcode)") }
+            guard let fields = operations[opcode] else {
+                throw WalkError(description: "no grammar for opcode \(opcode)")
+            }
             try walker.fields(fields, prefix: "op\(index)[\(opcode)].")
         }
         guard walker.position == body.count else {
@@ -102,7 +109,9 @@ enum FieldGrammar {
                 var result: UInt64 = 0
                 var shift: UInt64 = 0
                 while true {
-                    guard position < bytes.count, shift < 64 else { throw WalkError(description: "bad varint in \(name)") }
+                    guard position < bytes.count, shift < 64 else {
+                        throw WalkError(description: "bad varint in \(name)")
+                    }
                     let byte = bytes[position]
                     position += 1
                     result |= UInt64(byte & 0x7F) << shift
@@ -141,7 +150,9 @@ enum FieldGrammar {
             case "svarint": return try field(name, .svarint)
             case "string", "bytes":
                 let length = try field(name + ".length", .length)
-                guard length <= UInt64(bytes.count - position) else { throw WalkError(description: "\(name) runs past the body") }
+                guard length <= UInt64(bytes.count - position) else {
+                    throw WalkError(description: "\(name) runs past the body")
+                }
                 position += Int(length)
                 return length
             default:
@@ -151,7 +162,9 @@ enum FieldGrammar {
                     if present == 1 { try value(name, String(type.dropFirst(4).dropLast())) }
                     return present
                 }
-                guard let compound = FieldGrammar.types[type] else { throw WalkError(description: "unknown type \(type)") }
+                guard let compound = FieldGrammar.types[type] else {
+                    throw WalkError(description: "unknown type \(type)")
+                }
                 try fields(compound, prefix: name + ".")
                 return 0
             }
@@ -161,16 +174,22 @@ enum FieldGrammar {
     // MARK: Extremes
 
     /// The unsigned values every varint and u64 field is set to.
-    static let unsignedExtremes: [UInt64] = [0, 1, 2, (1 << 31) - 1, 1 << 31, 1 << 32, (1 << 63) - 1, 1 << 63,
-                                             UInt64.max - 1, UInt64.max]
+    static let unsignedExtremes: [UInt64] = [
+        0, 1, 2, (1 << 31) - 1, 1 << 31, 1 << 32, (1 << 63) - 1, 1 << 63,
+        UInt64.max - 1, UInt64.max,
+    ]
     /// The signed values every svarint field is set to (besides the unsigned extremes as raw zigzag varints).
-    static let signedExtremes: [Int64] = [-1, Int64(Int32.max), Int64(Int32.max) + 1, Int64(Int32.min),
-                                          Int64(Int32.min) - 1, 250_000_000_000_000, Int64.max - 1, Int64.max,
-                                          Int64.min, Int64.min + 1]
+    static let signedExtremes: [Int64] = [
+        -1, Int64(Int32.max), Int64(Int32.max) + 1, Int64(Int32.min),
+        Int64(Int32.min) - 1, 250_000_000_000_000, Int64.max - 1, Int64.max,
+        Int64.min, Int64.min + 1,
+    ]
     static let byteExtremes: [UInt8] = [0, 1, 2, 5, 6, 0x1F, 0x20, 0x7F, 0x80, 0xFE, 0xFF]
 
     /// A varint of more than 64 bits, and a varint of ten bytes holding 2^63.
-    static let rawVarints: [[UInt8]] = [[UInt8](repeating: 0xFF, count: 10) + [0x01], [UInt8](repeating: 0x80, count: 9) + [0x01]]
+    static let rawVarints: [[UInt8]] = [
+        [UInt8](repeating: 0xFF, count: 10) + [0x01], [UInt8](repeating: 0x80, count: 9) + [0x01],
+    ]
 
     /// Every replacement for the bytes of a field of `encoding`, with a description.
     static func replacements(for encoding: Encoding) -> [(String, [UInt8])] {
@@ -178,7 +197,9 @@ enum FieldGrammar {
         case .u8:
             return byteExtremes.map { ("\($0)", [$0]) }
         case .u64:
-            return unsignedExtremes.map { value in ("\(value)", (0..<8).map { UInt8(truncatingIfNeeded: value >> (8 * UInt64($0))) }) }
+            return unsignedExtremes.map { value in
+                ("\(value)", (0..<8).map { UInt8(truncatingIfNeeded: value >> (8 * UInt64($0))) })
+            }
         case .varint, .length, .svarint:
             var out = unsignedExtremes.map { value -> (String, [UInt8]) in
                 var writer = ByteWriter()

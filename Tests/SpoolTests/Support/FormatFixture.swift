@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @_spi(Benchmarks) @testable import Spool
 
 /// Checked-in queue directories: the compatibility promise of `FORMAT.md`.
@@ -61,13 +62,19 @@ enum FormatFixture {
         step()
         _ = try queue.complete(try queue.claim(kind: "cleanup")!)
         step()
-        _ = try queue.enqueue(NewJob(kind: "email", payload: Data(#"{"to":"ana@example.com","subject":"Welcome"}"#.utf8),
-                                     id: "email-1"))
-        _ = try queue.enqueue(NewJob(kind: "upload", payload: Data((0...255).map { UInt8($0) }), id: "upload-1",
-                                     priority: 5, uniqueKey: "upload:photo-1"))
+        _ = try queue.enqueue(
+            NewJob(
+                kind: "email", payload: Data(#"{"to":"ana@example.com","subject":"Welcome"}"#.utf8),
+                id: "email-1"))
+        _ = try queue.enqueue(
+            NewJob(
+                kind: "upload", payload: Data((0...255).map { UInt8($0) }), id: "upload-1",
+                priority: 5, uniqueKey: "upload:photo-1"))
         _ = try queue.enqueue(NewJob(kind: "report", id: "report-1", priority: -3, delay: 3600))
-        _ = try queue.enqueue(NewJob(kind: "charge", payload: Data(#"{"amount":1200}"#.utf8), id: "charge-1",
-                                     maxAttempts: 1))
+        _ = try queue.enqueue(
+            NewJob(
+                kind: "charge", payload: Data(#"{"amount":1200}"#.utf8), id: "charge-1",
+                maxAttempts: 1))
         step()
         _ = try queue.fail(try queue.claim(kind: "charge")!, error: "card declined")
         clock.advance(by: 7200)
@@ -75,13 +82,19 @@ enum FormatFixture {
 
         // After the snapshot, over several log files.
         step()
-        _ = try queue.enqueue(NewJob(kind: "resize", payload: Data((0..<1500).map { UInt8(truncatingIfNeeded: $0 &* 7) }),
-                                     id: "resize-1"))
+        _ = try queue.enqueue(
+            NewJob(
+                kind: "resize", payload: Data((0..<1500).map { UInt8(truncatingIfNeeded: $0 &* 7) }),
+                id: "resize-1"))
         step()
-        _ = try queue.enqueue(NewJob(kind: "sync", payload: Data("inbox".utf8), id: "sync-1",
-                                     runAt: start.addingTimeInterval(3 * 3600), uniqueKey: "sync:inbox"))
-        _ = try queue.enqueue(NewJob(kind: "sync", payload: Data("inbox, again".utf8), id: "sync-2",
-                                     uniqueKey: "sync:inbox", uniquePolicy: .replace))
+        _ = try queue.enqueue(
+            NewJob(
+                kind: "sync", payload: Data("inbox".utf8), id: "sync-1",
+                runAt: start.addingTimeInterval(3 * 3600), uniqueKey: "sync:inbox"))
+        _ = try queue.enqueue(
+            NewJob(
+                kind: "sync", payload: Data("inbox, again".utf8), id: "sync-2",
+                uniqueKey: "sync:inbox", uniquePolicy: .replace))
         step()
         _ = try queue.enqueue(contentsOf: [
             NewJob(kind: "index", payload: Data("doc-1".utf8), id: "batch-1", priority: 1),
@@ -107,8 +120,10 @@ enum FormatFixture {
         let lease = try queue.claim(kind: "upload", leaseDuration: 3600)!
         step()
         _ = try queue.renew(lease, for: 86_400)
-        _ = try queue.enqueue(NewJob(kind: "email", payload: Data(#"{"to":"bo@example.com"}"#.utf8), id: "email-2",
-                                     priority: 3, delay: 60))
+        _ = try queue.enqueue(
+            NewJob(
+                kind: "email", payload: Data(#"{"to":"bo@example.com"}"#.utf8), id: "email-2",
+                priority: 3, delay: 60))
 
         try closeChecked(queue)
 
@@ -127,11 +142,14 @@ enum FormatFixture {
         try closeChecked(queue)
         step()
         migrating.migrations = migrations
-        migrating.knownKinds = ["email.v2", "upload", "report", "charge", "resize", "sync", "index", "item", "flaky",
-                                "export", "stuck", "thumbnail"]
+        migrating.knownKinds = [
+            "email.v2", "upload", "report", "charge", "resize", "sync", "index", "item", "flaky",
+            "export", "stuck", "thumbnail",
+        ]
         queue = try JobQueue(directory: queuePath, configuration: migrating)
         step()
-        _ = try queue.enqueue(NewJob(kind: "email.v2", payload: Data(#"{"to":["cy@example.com"]}"#.utf8), id: "email-3"))
+        _ = try queue.enqueue(
+            NewJob(kind: "email.v2", payload: Data(#"{"to":["cy@example.com"]}"#.utf8), id: "email-3"))
 
         try closeChecked(queue)
         try generateOptionsAndMigrations(queuePath: queuePath, clock: clock)
@@ -162,11 +180,16 @@ extension FormatFixture {
         var queue = try JobQueue(directory: queuePath, configuration: options)
         step()
         // Jobs with options that a snapshot restores (opcode 16).
-        _ = try queue.enqueue(NewJob(kind: "backup", payload: Data("photos".utf8), id: "backup-1",
-                                     constraints: JobConstraints(requiresUnmeteredNetwork: true, requiresCharging: true,
-                                                                 requiredConditions: ["ssid:home", "vpn"])))
-        _ = try queue.enqueue(NewJob(kind: "digest", payload: Data("hourly".utf8), id: "digest-1",
-                                     periodic: PeriodicSchedule(interval: 3600, flex: 600)))
+        _ = try queue.enqueue(
+            NewJob(
+                kind: "backup", payload: Data("photos".utf8), id: "backup-1",
+                constraints: JobConstraints(
+                    requiresUnmeteredNetwork: true, requiresCharging: true,
+                    requiredConditions: ["ssid:home", "vpn"])))
+        _ = try queue.enqueue(
+            NewJob(
+                kind: "digest", payload: Data("hourly".utf8), id: "digest-1",
+                periodic: PeriodicSchedule(interval: 3600, flex: 600)))
         _ = try queue.enqueue(NewJob(kind: "archive", payload: Data("clip-2".utf8), id: "chain-4", priority: 2))
         _ = try queue.enqueue(NewJob(kind: "publish", id: "chain-5", dependencies: ["chain-4", "backup-1"]))
         _ = try queue.enqueue(NewJob(kind: "bundle", payload: Data("x,y,z".utf8), id: "bundle-1", priority: 4))
@@ -177,12 +200,18 @@ extension FormatFixture {
         step()
         _ = try queue.enqueue(NewJob(kind: "transcode", payload: Data("clip-1".utf8), id: "chain-1", priority: 9))
         _ = try queue.enqueue(NewJob(kind: "publish", id: "chain-2", dependencies: ["chain-1"]))
-        _ = try queue.enqueue(NewJob(kind: "notify", id: "chain-3", dependencies: ["chain-2"],
-                                     constraints: JobConstraints(requiresNetwork: true)))
-        _ = try queue.enqueue(NewJob(kind: "digest", payload: Data("weekly".utf8), id: "digest-2",
-                                     periodic: PeriodicSchedule(interval: 7 * 86_400)))
+        _ = try queue.enqueue(
+            NewJob(
+                kind: "notify", id: "chain-3", dependencies: ["chain-2"],
+                constraints: JobConstraints(requiresNetwork: true)))
+        _ = try queue.enqueue(
+            NewJob(
+                kind: "digest", payload: Data("weekly".utf8), id: "digest-2",
+                periodic: PeriodicSchedule(interval: 7 * 86_400)))
         step()
-        guard let transcode = try queue.claim(kind: "transcode") else { throw FixtureError("no transcode job to claim") }
+        guard let transcode = try queue.claim(kind: "transcode") else {
+            throw FixtureError("no transcode job to claim")
+        }
         step()
         _ = try queue.fail(transcode, error: "codec missing", terminal: true)
         clock.advance(by: 3600)
@@ -211,7 +240,8 @@ extension FormatFixture {
         for record in try LogInspector.records(directory: queuePath)
         where record.operations.contains(where: { $0.name == "migrationCommit" }) { commit = record }
         guard let commit, let last = try LogReplay.logFiles(in: queuePath, fileSystem: POSIXFileSystem()).last,
-              commit.path == last.path else { throw FixtureError("migration 5's commit is not in the last file") }
+            commit.path == last.path
+        else { throw FixtureError("migration 5's commit is not in the last file") }
         let bytes = try Data(contentsOf: URL(fileURLWithPath: commit.path))
         try bytes.prefix(Int(commit.offset) + 30).write(to: URL(fileURLWithPath: commit.path))
 
@@ -231,9 +261,10 @@ extension FormatFixture {
         JobMigration(number: 4, name: "bundles split, uploads tagged") { job, payload in
             switch job.kind {
             case "bundle":
-                return .split(String(decoding: payload, as: UTF8.self).split(separator: ",").map {
-                    .init(kind: "bundle.part", payload: Data($0.utf8))
-                })
+                return .split(
+                    String(decoding: payload, as: UTF8.self).split(separator: ",").map {
+                        .init(kind: "bundle.part", payload: Data($0.utf8))
+                    })
             case "upload": return .rewrite(payload: Data("v4:".utf8) + payload)
             case "backup": return .rewrite(kind: "backup.v4")
             default: return .keep
@@ -275,8 +306,10 @@ enum FixtureManifest {
         let files = FileManager.default.enumerator(atPath: directory)
         while let path = files?.nextObject() as? String {
             var isDirectory: ObjCBool = false
-            guard path != fileName, FileManager.default.fileExists(atPath: directory + "/" + path, isDirectory: &isDirectory),
-                  !isDirectory.boolValue else { continue }
+            guard path != fileName,
+                FileManager.default.fileExists(atPath: directory + "/" + path, isDirectory: &isDirectory),
+                !isDirectory.boolValue
+            else { continue }
             let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: directory + "/" + path)))
             let hash = String(fnv64(bytes), radix: 16)
             lines.append("\(path) \(bytes.count) \(String(repeating: "0", count: 16 - hash.count) + hash)")
@@ -292,8 +325,10 @@ extension FormatFixture {
         JobMigration(number: 2, name: "index batches, charges in cents") { job, payload in
             switch job.kind {
             case "index":
-                return .split([.init(kind: "item", payload: payload + Data("#a".utf8)),
-                               .init(kind: "item", payload: payload + Data("#b".utf8), uniqueKey: "item:\(job.id)")])
+                return .split([
+                    .init(kind: "item", payload: payload + Data("#a".utf8)),
+                    .init(kind: "item", payload: payload + Data("#b".utf8), uniqueKey: "item:\(job.id)"),
+                ])
             case "charge": return .invalid(reason: "amounts are in cents since version 2")
             case "cleanup": return .drop
             default: return .keep
@@ -301,9 +336,11 @@ extension FormatFixture {
         },
         JobMigration(number: 3, name: "email recipients as a list") { job, payload in
             guard job.kind == "email.v2" else { return job.kind == "flaky" ? .drop : .keep }
-            return .rewrite(payload: Data(String(decoding: payload, as: UTF8.self)
-                .replacingOccurrences(of: #""to":""#, with: #""to":[""#)
-                .replacingOccurrences(of: #".com""#, with: #".com"]"#).utf8))
+            return .rewrite(
+                payload: Data(
+                    String(decoding: payload, as: UTF8.self)
+                        .replacingOccurrences(of: #""to":""#, with: #""to":[""#)
+                        .replacingOccurrences(of: #".com""#, with: #".com"]"#).utf8))
         },
     ]
 }
@@ -385,25 +422,28 @@ struct FixtureState: Codable, Equatable {
         appliedMigration = state.appliedMigration == 0 ? nil : state.appliedMigration
         uniqueKeys = state.uniqueKeys
         jobs = try state.jobs.values.sorted { $0.sequence < $1.sequence }.map { job in
-            FixtureJob(id: job.id, kind: job.kind, state: job.state.rawValue, attempts: job.attempts,
-                       maxAttempts: job.maxAttempts, priority: job.priority, sequence: job.sequence,
-                       createdAt: job.createdAt, runAt: job.runAt, nextRetryAt: job.nextRetryAt,
-                       finishedAt: job.finishedAt, uniqueKey: job.uniqueKey, lastError: job.lastError,
-                       lease: job.lease.map {
-                           FixtureLease(token: $0.token, claimedAt: $0.claimedAt, expiresAt: $0.expiresAt,
-                                        monotonicExpiry: $0.monotonicExpiry, bootID: $0.bootID)
-                       },
-                       payload: try queue.payload(of: JobID(job.id)).base64EncodedString(),
-                       constraints: job.constraints.map {
-                           FixtureConstraints(requiresNetwork: $0.requiresNetwork, requiresUnmeteredNetwork: $0.requiresUnmeteredNetwork,
-                                              requiresCharging: $0.requiresCharging, requiresDeviceIdle: $0.requiresDeviceIdle,
-                                              requiresBatteryNotLow: $0.requiresBatteryNotLow,
-                                              requiredConditions: $0.requiredConditions.sorted())
-                       },
-                       waitingFor: job.waitingFor.isEmpty ? nil : job.waitingFor,
-                       periodic: job.periodic.map {
-                           FixturePeriodic(interval: $0.interval, flex: $0.flex, anchor: $0.anchor, occurrence: $0.occurrence)
-                       })
+            FixtureJob(
+                id: job.id, kind: job.kind, state: job.state.rawValue, attempts: job.attempts,
+                maxAttempts: job.maxAttempts, priority: job.priority, sequence: job.sequence,
+                createdAt: job.createdAt, runAt: job.runAt, nextRetryAt: job.nextRetryAt,
+                finishedAt: job.finishedAt, uniqueKey: job.uniqueKey, lastError: job.lastError,
+                lease: job.lease.map {
+                    FixtureLease(
+                        token: $0.token, claimedAt: $0.claimedAt, expiresAt: $0.expiresAt,
+                        monotonicExpiry: $0.monotonicExpiry, bootID: $0.bootID)
+                },
+                payload: try queue.payload(of: JobID(job.id)).base64EncodedString(),
+                constraints: job.constraints.map {
+                    FixtureConstraints(
+                        requiresNetwork: $0.requiresNetwork, requiresUnmeteredNetwork: $0.requiresUnmeteredNetwork,
+                        requiresCharging: $0.requiresCharging, requiresDeviceIdle: $0.requiresDeviceIdle,
+                        requiresBatteryNotLow: $0.requiresBatteryNotLow,
+                        requiredConditions: $0.requiredConditions.sorted())
+                },
+                waitingFor: job.waitingFor.isEmpty ? nil : job.waitingFor,
+                periodic: job.periodic.map {
+                    FixturePeriodic(interval: $0.interval, flex: $0.flex, anchor: $0.anchor, occurrence: $0.occurrence)
+                })
         }
         claimOrder = try queue.readyJobs(at: Date(timeIntervalSince1970: 4_000_000_000)).map(\.id.rawValue)
     }

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import Spool
 
 /// The real file system, with a one-shot hook run just after a log file is opened
@@ -16,7 +17,10 @@ final class HookedFileSystem: RealFileSystemWrapper, @unchecked Sendable {
         if case .readOnly = mode {
             let hook = afterReadOnlyOpen.withLock { hook -> (() -> Void)? in
                 guard let found = hook, path.hasSuffix(found.suffix) else { return nil }
-                if found.skip > 0 { hook!.skip -= 1; return nil }
+                if found.skip > 0 {
+                    hook!.skip -= 1
+                    return nil
+                }
                 hook = nil
                 return found.body
             }
@@ -40,7 +44,10 @@ final class TrackedFile: StorageFile, @unchecked Sendable {
         owner.liveHandles.withLock { $0[inner.path, default: 0] += 1 }
     }
     private func markClosed() {
-        let first = lock.withLock { () -> Bool in defer { closed = true }; return !closed }
+        let first = lock.withLock { () -> Bool in
+            defer { closed = true }
+            return !closed
+        }
         if first { owner.liveHandles.withLock { $0[inner.path, default: 0] -= 1 } }
     }
     deinit { markClosed() }
@@ -52,5 +59,8 @@ final class TrackedFile: StorageFile, @unchecked Sendable {
     func fullSync() throws { try inner.fullSync() }
     func truncate(to size: Int64) throws { try inner.truncate(to: size) }
     func preallocate(offset: Int64, length: Int64) throws { try inner.preallocate(offset: offset, length: length) }
-    func close() { markClosed(); inner.close() }
+    func close() {
+        markClosed()
+        inner.close()
+    }
 }

@@ -1,5 +1,5 @@
-import Foundation
 import Dispatch
+import Foundation
 
 /// A task executor that runs its jobs, one at a time, on a dispatch queue a test can keep busy.
 @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import Spool
 
 /// A small reference model of the queue's semantics, written independently of
@@ -32,7 +33,7 @@ struct QueueModel: Equatable {
     /// Whether the device has a network, as the run reported it.
     var networkAvailable = false
 
-    static let delays: [Int64] = [1_000, 3_000]   // the policy the simulations use: table [1, 3] s
+    static let delays: [Int64] = [1_000, 3_000]  // the policy the simulations use: table [1, 3] s
     static let defaultMaxAttempts = 3
 
     private(set) var jobs: [String: ModelJob] = [:]
@@ -54,9 +55,11 @@ struct QueueModel: Equatable {
     }
 
     /// Enqueue; returns the id the call returns.
-    mutating func enqueue(id: String, kind: String, payload: [UInt8], priority: Int, runAt: Int64,
-                          maxAttempts: Int?, uniqueKey: String?, policy: UniquePolicy, now: Int64,
-                          dependencies: [String] = [], needsNetwork: Bool = false, interval: Int64? = nil) -> String {
+    mutating func enqueue(
+        id: String, kind: String, payload: [UInt8], priority: Int, runAt: Int64,
+        maxAttempts: Int?, uniqueKey: String?, policy: UniquePolicy, now: Int64,
+        dependencies: [String] = [], needsNetwork: Bool = false, interval: Int64? = nil
+    ) -> String {
         var dependencies = dependencies
         if let key = uniqueKey, let holder = holder(of: key) {
             switch policy {
@@ -72,9 +75,10 @@ struct QueueModel: Equatable {
             }
         }
         nextSequence += 1
-        var job = ModelJob(id: id, kind: kind, state: .enqueued, attempts: 0,
-                           maxAttempts: maxAttempts ?? Self.defaultMaxAttempts, priority: priority, runAt: runAt,
-                           nextRetryAt: nil, uniqueKey: uniqueKey, lastError: nil, payload: payload, sequence: nextSequence)
+        var job = ModelJob(
+            id: id, kind: kind, state: .enqueued, attempts: 0,
+            maxAttempts: maxAttempts ?? Self.defaultMaxAttempts, priority: priority, runAt: runAt,
+            nextRetryAt: nil, uniqueKey: uniqueKey, lastError: nil, payload: payload, sequence: nextSequence)
         job.needsNetwork = needsNetwork
         job.interval = interval
         job.anchor = runAt
@@ -90,7 +94,9 @@ struct QueueModel: Equatable {
         while changed {
             changed = false
             for job in jobs.values where !job.state.isFinished {
-                if job.waitingFor.contains(where: { jobs[$0] == nil || [.failed, .cancelled].contains(jobs[$0]!.state) }) {
+                if job.waitingFor.contains(where: {
+                    jobs[$0] == nil || [.failed, .cancelled].contains(jobs[$0]!.state)
+                }) {
                     jobs[job.id]!.state = .cancelled
                     jobs[job.id]!.nextRetryAt = nil
                     changed = true
@@ -139,13 +145,15 @@ struct QueueModel: Equatable {
     /// The job a claim at `now` takes: highest priority, then earliest due, then earliest enqueued;
     /// never a blocked job, nor one needing a network the device does not have.
     func bestReady(now: Int64) -> String? {
-        jobs.values.filter { $0.state == .enqueued && $0.dueAt <= now && $0.waitingFor.isEmpty
-                             && (!$0.needsNetwork || networkAvailable) }
-            .min { a, b in
-                if a.priority != b.priority { return a.priority > b.priority }
-                if a.dueAt != b.dueAt { return a.dueAt < b.dueAt }
-                return a.sequence < b.sequence
-            }?.id
+        jobs.values.filter {
+            $0.state == .enqueued && $0.dueAt <= now && $0.waitingFor.isEmpty
+                && (!$0.needsNetwork || networkAvailable)
+        }
+        .min { a, b in
+            if a.priority != b.priority { return a.priority > b.priority }
+            if a.dueAt != b.dueAt { return a.dueAt < b.dueAt }
+            return a.sequence < b.sequence
+        }?.id
     }
 
     mutating func claim(now: Int64) -> String? {
@@ -256,7 +264,8 @@ struct QueueModel: Equatable {
                     if replacement.state == .enqueued && replacement.attempts >= replacement.maxAttempts {
                         replacement.state = .failed
                         replacement.nextRetryAt = nil
-                        replacement.lastError = "attempts spent (\(replacement.attempts) of \(replacement.maxAttempts)) at migration \(number)"
+                        replacement.lastError =
+                            "attempts spent (\(replacement.attempts) of \(replacement.maxAttempts)) at migration \(number)"
                     }
                     nextSequence += 1
                     replacement.sequence = nextSequence
@@ -282,8 +291,14 @@ struct QueueModel: Equatable {
         let actual = try queue.jobs()
         let byID = Dictionary(uniqueKeysWithValues: actual.map { ($0.id.rawValue, $0) })
         for id in Set(byID.keys).union(jobs.keys).sorted() {
-            guard let expected = jobs[id] else { problems.append("\(id): present, not in the model"); continue }
-            guard let job = byID[id] else { problems.append("\(id): missing (model: \(expected.state))"); continue }
+            guard let expected = jobs[id] else {
+                problems.append("\(id): present, not in the model")
+                continue
+            }
+            guard let job = byID[id] else {
+                problems.append("\(id): missing (model: \(expected.state))")
+                continue
+            }
             func check<T: Equatable>(_ name: String, _ a: T, _ b: T) {
                 if a != b { problems.append("\(id).\(name): queue \(a), model \(b)") }
             }

@@ -1,8 +1,9 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Runs the built `spool` with `posix_spawn`: its arguments given as bytes (which need not be
@@ -25,14 +26,18 @@ enum RawCommand {
     }
 
     /// Runs `binary` with text arguments to its end.
-    static func run(_ binary: String, _ arguments: [String], input: [UInt8]? = nil,
-                    scratch: String) throws -> Result {
+    static func run(
+        _ binary: String, _ arguments: [String], input: [UInt8]? = nil,
+        scratch: String
+    ) throws -> Result {
         try run(binary, arguments.map { Array($0.utf8) }, input: input, scratch: scratch)
     }
 
     /// Runs `binary` with `arguments` (bytes) to its end, standard input holding `input` (or empty).
-    static func run(_ binary: String, _ arguments: [[UInt8]], input: [UInt8]? = nil,
-                    scratch: String) throws -> Result {
+    static func run(
+        _ binary: String, _ arguments: [[UInt8]], input: [UInt8]? = nil,
+        scratch: String
+    ) throws -> Result {
         let inputPath = scratch + "/stdin-\(UUID().uuidString)"
         try Data(input ?? []).write(to: URL(fileURLWithPath: inputPath))
         defer { unlink(inputPath) }
@@ -44,8 +49,10 @@ enum RawCommand {
     }
 
     /// Starts `binary` with `arguments`, its standard input a duplicate of `standardInput`.
-    static func start(_ binary: String, _ arguments: [[UInt8]], standardInput: Int32,
-                      scratch: String) throws -> Started {
+    static func start(
+        _ binary: String, _ arguments: [[UInt8]], standardInput: Int32,
+        scratch: String
+    ) throws -> Started {
         let name = scratch + "/child-\(UUID().uuidString)"
         let started = Started(pid: 0, outputPath: name + ".out", errorPath: name + ".err")
         var actions = posix_spawn_file_actions_t()
@@ -54,12 +61,13 @@ enum RawCommand {
         posix_spawn_file_actions_adddup2(&actions, standardInput, 0)
         posix_spawn_file_actions_addopen(&actions, 1, started.outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, started.errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        let argv = ([Array(binary.utf8)] + arguments).map { bytes -> UnsafeMutablePointer<CChar>? in
-            let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
-            for (index, byte) in bytes.enumerated() { pointer[index] = CChar(bitPattern: byte) }
-            pointer[bytes.count] = 0
-            return pointer
-        } + [nil]
+        let argv =
+            ([Array(binary.utf8)] + arguments).map { bytes -> UnsafeMutablePointer<CChar>? in
+                let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
+                for (index, byte) in bytes.enumerated() { pointer[index] = CChar(bitPattern: byte) }
+                pointer[bytes.count] = 0
+                return pointer
+            } + [nil]
         defer { for pointer in argv { pointer?.deallocate() } }
         var pid: pid_t = 0
         let result = posix_spawn(&pid, binary, &actions, nil, argv, environ)

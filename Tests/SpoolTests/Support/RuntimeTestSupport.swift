@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @_spi(RunnerEvents) @testable import Spool
 
 /// A typed job for the runtime tests.
@@ -17,8 +18,10 @@ final class RuntimeFixture: Sendable {
     let events = RunnerEvents()
     let runner: JobRunner
 
-    init(options: JobRunner.Options = JobRunner.Options(), retryPolicy: RetryPolicy = .default,
-         clock: ManualClock = ManualClock()) throws {
+    init(
+        options: JobRunner.Options = JobRunner.Options(), retryPolicy: RetryPolicy = .default,
+        clock: ManualClock = ManualClock()
+    ) throws {
         self.clock = clock
         var configuration = testConfiguration(clock: clock)
         configuration.retryPolicy = retryPolicy
@@ -61,7 +64,7 @@ extension RunnerEvents.Event {
     var jobID: JobID? {
         switch self {
         case .claimed(let id, _), .succeeded(let id), .failed(let id, _, _), .cancelledHandler(let id, _),
-             .discarded(let id), .renewed(let id), .recordFailed(let id, _):
+            .discarded(let id), .renewed(let id), .recordFailed(let id, _):
             return id
         case .waiting, .stopped:
             return nil

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Spool
 
 /// A configuration for semantics tests: a pinned clock, leases kept across reopens.
@@ -11,8 +12,10 @@ func semanticsConfiguration(_ clock: ManualClock) -> Configuration {
 
 /// Reopens the queue, then compacts and reopens it again: each time the jobs (as the API shows
 /// them), the chain and key indexes and the claim order must be what they were. Returns the open queue.
-func reopenedTwice(_ queue: JobQueue, clock: ManualClock,
-                   sourceLocation: SourceLocation = #_sourceLocation) throws -> JobQueue {
+func reopenedTwice(
+    _ queue: JobQueue, clock: ManualClock,
+    sourceLocation: SourceLocation = #_sourceLocation
+) throws -> JobQueue {
     let directory = queue.directory
     let conditions = queue.deviceConditions
     let jobs = try queue.jobs()
@@ -31,9 +34,12 @@ func reopenedTwice(_ queue: JobQueue, clock: ManualClock,
         let replayed = current.engine.stateSnapshot
         checkInvariants(replayed, sourceLocation: sourceLocation)
         #expect(try current.jobs() == jobs, "round \(round)", sourceLocation: sourceLocation)
-        #expect(replayed.dependents.mapValues(Set.init) == state.dependents.mapValues(Set.init), sourceLocation: sourceLocation)
-        #expect(replayed.uniqueKeys == state.uniqueKeys && replayed.earlierKeyCarriers == state.earlierKeyCarriers,
-                sourceLocation: sourceLocation)
+        #expect(
+            replayed.dependents.mapValues(Set.init) == state.dependents.mapValues(Set.init),
+            sourceLocation: sourceLocation)
+        #expect(
+            replayed.uniqueKeys == state.uniqueKeys && replayed.earlierKeyCarriers == state.earlierKeyCarriers,
+            sourceLocation: sourceLocation)
         #expect(try current.readyJobs(at: clock.now()).map(\.id) == ready, sourceLocation: sourceLocation)
     }
     return current
@@ -47,7 +53,9 @@ func recordBodies(_ directory: String) throws -> [(fileSequence: UInt64, body: [
         let bytes = try readFile(file.path)
         var offset = LogFormat.fileHeaderSize
         while offset + LogFormat.frameHeaderSize < bytes.count {
-            let length = Int(bytes[offset + 4]) | Int(bytes[offset + 5]) << 8 | Int(bytes[offset + 6]) << 16 | Int(bytes[offset + 7]) << 24
+            let length =
+                Int(bytes[offset + 4]) | Int(bytes[offset + 5]) << 8 | Int(bytes[offset + 6]) << 16 | Int(
+                    bytes[offset + 7]) << 24
             let start = offset + LogFormat.frameHeaderSize
             guard length > 0, start + length <= bytes.count else { break }
             bodies.append((file.sequence, Array(bytes[start..<(start + length)])))
@@ -65,7 +73,9 @@ func bodyVersions(_ directory: String) throws -> [UInt8] {
 /// The operation names of the queue's records, in log order (read while the queue is open).
 func recordOperationNames(_ directory: String) throws -> [[String]] {
     try recordBodies(directory).map { record in
-        try record.body.withUnsafeBytes { try TransactionCodec.decode($0, fileSequence: record.fileSequence, bodyOffset: 0) }
-            .map { LogOperationSummary($0).name }
+        try record.body.withUnsafeBytes {
+            try TransactionCodec.decode($0, fileSequence: record.fileSequence, bodyOffset: 0)
+        }
+        .map { LogOperationSummary($0).name }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import Spool
 
 /// A file system in memory that knows what is durable, for simulated power loss.
@@ -39,18 +40,25 @@ final class SimulatedDisk: FileSystem, @unchecked Sendable {
         /// The epoch of each of `pending`: how many ordered syncs (in any file) came before it.
         var epochs: [Int] = []
         var current: [UInt8]
-        init(_ bytes: [UInt8] = []) { durable = bytes; current = bytes }
+        init(_ bytes: [UInt8] = []) {
+            durable = bytes
+            current = bytes
+        }
     }
 
     /// A failure to inject at the next matching step.
-    enum Fault: Equatable { case write(Int32), shortWrite(Int32), sync(Int32) }
+    enum Fault: Equatable {
+        case write(Int32)
+        case shortWrite(Int32)
+        case sync(Int32)
+    }
 
     private let lock = NSLock()
     private var entries: [String: Inode] = [:]
     private var durableEntries: [String: Inode] = [:]
     private var directories: Set<String> = ["/"]
     private var durableDirectories: Set<String> = ["/"]
-    private var locks: [String: Int] = [:]   // path → holders (−1: exclusive)
+    private var locks: [String: Int] = [:]  // path → holders (−1: exclusive)
     private var faults: [Fault] = []
     /// Ordered syncs made so far: the epoch of the next change.
     private var barrierCount = 0
@@ -89,7 +97,9 @@ final class SimulatedDisk: FileSystem, @unchecked Sendable {
         lock.withLock {
             entries.keys.sorted().compactMap { path in
                 let inode = entries[path]!
-                let changes = inode.pending.indices.filter { epoch == nil || inode.epochs[$0] == epoch }.map { inode.pending[$0] }
+                let changes = inode.pending.indices.filter { epoch == nil || inode.epochs[$0] == epoch }.map {
+                    inode.pending[$0]
+                }
                 return changes.isEmpty ? nil : (path, changes)
             }
         }
@@ -105,7 +115,9 @@ final class SimulatedDisk: FileSystem, @unchecked Sendable {
     }
 
     /// Whether some file holds changes an ordered sync acknowledged that a power loss may still drop.
-    var holdsOrderedChanges: Bool { lock.withLock { entries.values.contains { $0.epochs.contains { $0 < barrierCount } } } }
+    var holdsOrderedChanges: Bool {
+        lock.withLock { entries.values.contains { $0.epochs.contains { $0 < barrierCount } } }
+    }
 
     /// How the unsynced changes of one file fare in a crash.
     struct Survival: Equatable, CustomStringConvertible {
@@ -140,7 +152,8 @@ final class SimulatedDisk: FileSystem, @unchecked Sendable {
             for (path, inode) in durableEntries {
                 if copies[ObjectIdentifier(inode)] == nil {
                     let currentPath = entries.first(where: { $0.value === inode })?.key ?? path
-                    copies[ObjectIdentifier(inode)] = Inode(Self.survivingBytes(inode, survival[currentPath] ?? .nothing, cut: cut))
+                    copies[ObjectIdentifier(inode)] = Inode(
+                        Self.survivingBytes(inode, survival[currentPath] ?? .nothing, cut: cut))
                 }
                 image.entries[path] = copies[ObjectIdentifier(inode)]
                 image.durableEntries[path] = copies[ObjectIdentifier(inode)]
@@ -180,7 +193,11 @@ final class SimulatedDisk: FileSystem, @unchecked Sendable {
     }
 
     private static func resize(_ bytes: inout [UInt8], to size: Int) {
-        if size < bytes.count { bytes.removeSubrange(size...) } else { bytes += [UInt8](repeating: 0, count: size - bytes.count) }
+        if size < bytes.count {
+            bytes.removeSubrange(size...)
+        } else {
+            bytes += [UInt8](repeating: 0, count: size - bytes.count)
+        }
     }
 
     private static func write(_ bytes: inout [UInt8], _ data: [UInt8], at offset: Int) {
@@ -222,8 +239,12 @@ final class SimulatedDisk: FileSystem, @unchecked Sendable {
     func createDirectory(at path: String) throws {
         try lock.withLock {
             try step("mkdir", path)
-            guard directories.contains(parent(of: path)) else { throw SpoolError.system("mkdir", errno: ENOENT, path: path) }
-            guard !directories.contains(path), entries[path] == nil else { throw SpoolError.system("mkdir", errno: EEXIST, path: path) }
+            guard directories.contains(parent(of: path)) else {
+                throw SpoolError.system("mkdir", errno: ENOENT, path: path)
+            }
+            guard !directories.contains(path), entries[path] == nil else {
+                throw SpoolError.system("mkdir", errno: EEXIST, path: path)
+            }
             directories.insert(path)
         }
     }
@@ -246,7 +267,9 @@ final class SimulatedDisk: FileSystem, @unchecked Sendable {
                 return SimulatedFile(disk: self, inode: inode, path: path)
             case .createNew:
                 try step("open O_CREAT", path)
-                guard directories.contains(parent(of: path)) else { throw SpoolError.system("open", errno: ENOENT, path: path) }
+                guard directories.contains(parent(of: path)) else {
+                    throw SpoolError.system("open", errno: ENOENT, path: path)
+                }
                 guard entries[path] == nil else { throw SpoolError.system("open", errno: EEXIST, path: path) }
                 let inode = Inode()
                 entries[path] = inode
@@ -267,15 +290,20 @@ final class SimulatedDisk: FileSystem, @unchecked Sendable {
     func removeFile(at path: String) throws {
         try lock.withLock {
             try step("unlink", path)
-            guard entries.removeValue(forKey: path) != nil else { throw SpoolError.system("unlink", errno: ENOENT, path: path) }
+            guard entries.removeValue(forKey: path) != nil else {
+                throw SpoolError.system("unlink", errno: ENOENT, path: path)
+            }
         }
     }
 
     func syncDirectory(at path: String) throws {
         try lock.withLock {
             try step("fsync directory", path)
-            for child in directories where parent(of: child) == path && child != path { durableDirectories.insert(child) }
-            for child in durableDirectories where parent(of: child) == path && child != path && !directories.contains(child) {
+            for child in directories where parent(of: child) == path && child != path {
+                durableDirectories.insert(child)
+            }
+            for child in durableDirectories
+            where parent(of: child) == path && child != path && !directories.contains(child) {
                 durableDirectories.remove(child)
             }
             for (child, inode) in entries where parent(of: child) == path { durableEntries[child] = inode }
@@ -292,7 +320,8 @@ final class SimulatedDisk: FileSystem, @unchecked Sendable {
     private func flushBarrierGroups() {
         guard barrierCount > 0 else { return }
         var seen = Set<ObjectIdentifier>()
-        for inode in Array(entries.values) + Array(durableEntries.values) where seen.insert(ObjectIdentifier(inode)).inserted {
+        for inode in Array(entries.values) + Array(durableEntries.values)
+        where seen.insert(ObjectIdentifier(inode)).inserted {
             let flushed = inode.pending.indices.filter { inode.epochs[$0] < barrierCount }
             guard !flushed.isEmpty else { continue }
             for index in flushed {
@@ -311,7 +340,8 @@ final class SimulatedDisk: FileSystem, @unchecked Sendable {
         try lock.withLock {
             let holders = locks[path] ?? 0
             if holders == -1 || (exclusive && holders > 0) {
-                throw SpoolError(.locked, "the queue is open elsewhere", path: path, errno: EWOULDBLOCK, operation: "flock")
+                throw SpoolError(
+                    .locked, "the queue is open elsewhere", path: path, errno: EWOULDBLOCK, operation: "flock")
             }
             locks[path] = exclusive ? -1 : holders + 1
             return SimulatedLock { [weak self] in
@@ -367,7 +397,8 @@ final class SimulatedDisk: FileSystem, @unchecked Sendable {
         try lock.withLock {
             try step("fdatasync", path)
             if let index = faults.firstIndex(where: { if case .sync = $0 { return true } else { return false } }),
-               case .sync(let code) = faults.remove(at: index) {
+                case .sync(let code) = faults.remove(at: index)
+            {
                 // The kernel may have dropped the dirty pages: what survives is unknown, so keep them pending.
                 throw SpoolError.system("fdatasync", errno: code, path: path)
             }
@@ -382,7 +413,8 @@ final class SimulatedDisk: FileSystem, @unchecked Sendable {
         try lock.withLock {
             try step("fcntl(F_BARRIERFSYNC)", path)
             if let index = faults.firstIndex(where: { if case .sync = $0 { return true } else { return false } }),
-               case .sync(let code) = faults.remove(at: index) {
+                case .sync(let code) = faults.remove(at: index)
+            {
                 throw SpoolError.system("fcntl(F_BARRIERFSYNC)", errno: code, path: path)
             }
             // The drive orders what came before after everything issued so far, in every file.
@@ -417,8 +449,9 @@ final class SimulatedFile: StorageFile, @unchecked Sendable {
         // Linux reserves by writing zeroes over the whole range (Platform.preallocate): a reservation
         // that reached back over bytes already there would destroy them, which fallocate would not.
         let overlapped = disk.read(inode, at: offset, count: Int(length))
-        precondition(overlapped.allSatisfy { $0 == 0 },
-                     "preallocate(offset: \(offset)) reaches back over \(overlapped.count) bytes that are not zero")
+        precondition(
+            overlapped.allSatisfy { $0 == 0 },
+            "preallocate(offset: \(offset)) reaches back over \(overlapped.count) bytes that are not zero")
         if end > disk.size(inode) { try disk.resize(inode, to: end, path: path, operation: "fallocate") }
     }
     func close() {}
@@ -430,7 +463,10 @@ final class SimulatedLock: DirectoryLock, @unchecked Sendable {
     private let released = Locked(false)
     init(_ onRelease: @escaping () -> Void) { self.onRelease = onRelease }
     func release() {
-        let first = released.withLock { done -> Bool in defer { done = true }; return !done }
+        let first = released.withLock { done -> Bool in
+            defer { done = true }
+            return !done
+        }
         if first { onRelease() }
     }
     deinit { release() }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @_spi(Benchmarks) @testable import Spool
 
 /// One operation of a simulated workload.
@@ -7,7 +8,8 @@ enum WorkloadOp: CustomStringConvertible, Sendable {
     case enqueue(id: String, priority: Int, delay: Int64, maxAttempts: Int?, key: String?, policy: UniquePolicy)
     /// An enqueue of kind "m" using the body version 3 fields: a prerequisite (an earlier job, picked),
     /// a network constraint, a periodic schedule; with policy append among the policies.
-    case enqueueWithOptions(id: String, dependencyPick: Int?, network: Bool, periodic: Bool, key: String?, policy: UniquePolicy)
+    case enqueueWithOptions(
+        id: String, dependencyPick: Int?, network: Bool, periodic: Bool, key: String?, policy: UniquePolicy)
     /// The app reports whether a network is available (memory only: reported again after each open).
     case setNetwork(Bool)
     case cancelKind(String)
@@ -32,9 +34,11 @@ enum WorkloadOp: CustomStringConvertible, Sendable {
     var description: String {
         switch self {
         case .enqueue(let id, let priority, let delay, let max, let key, let policy):
-            return "enqueue \(id) p\(priority) +\(delay)ms max \(max.map(String.init) ?? "-") key \(key ?? "-") \(policy)"
+            return
+                "enqueue \(id) p\(priority) +\(delay)ms max \(max.map(String.init) ?? "-") key \(key ?? "-") \(policy)"
         case .enqueueWithOptions(let id, let pick, let network, let periodic, let key, let policy):
-            return "enqueue \(id) m after #\(pick.map(String.init) ?? "-")\(network ? " network" : "")\(periodic ? " periodic" : "") key \(key ?? "-") \(policy)"
+            return
+                "enqueue \(id) m after #\(pick.map(String.init) ?? "-")\(network ? " network" : "")\(periodic ? " periodic" : "") key \(key ?? "-") \(policy)"
         case .setNetwork(let available): return "network \(available ? "on" : "off")"
         case .cancelKind(let kind): return "cancel kind \(kind)"
         case .cancelKey(let key): return "cancel key \(key)"
@@ -64,19 +68,24 @@ enum WorkloadOp: CustomStringConvertible, Sendable {
             switch roll {
             case 0..<30:
                 let key: String? = Int.random(in: 0..<3, using: &generator) == 0 ? "key-\(pick % 3)" : nil
-                ops.append(.enqueue(id: "j\(nextID)", priority: pick % 3 - 1, delay: Int64(pick % 4) * 500,
-                                    maxAttempts: pick % 5 == 0 ? 1 : nil, key: key,
-                                    policy: pick % 2 == 0 ? .keep : .replace))
+                ops.append(
+                    .enqueue(
+                        id: "j\(nextID)", priority: pick % 3 - 1, delay: Int64(pick % 4) * 500,
+                        maxAttempts: pick % 5 == 0 ? 1 : nil, key: key,
+                        policy: pick % 2 == 0 ? .keep : .replace))
                 nextID += 1
             case 30..<36:
                 let key: String? = pick % 3 == 0 ? "key-\(pick % 2)" : nil
                 let policies: [UniquePolicy] = [.append, .keep, .replace, .append]
-                ops.append(.enqueueWithOptions(id: "j\(nextID)", dependencyPick: pick % 2 == 0 ? pick / 2 : nil,
-                                               network: pick % 5 < 2, periodic: pick % 7 == 0, key: key,
-                                               policy: policies[(pick / 7) % policies.count]))
+                ops.append(
+                    .enqueueWithOptions(
+                        id: "j\(nextID)", dependencyPick: pick % 2 == 0 ? pick / 2 : nil,
+                        network: pick % 5 < 2, periodic: pick % 7 == 0, key: key,
+                        policy: policies[(pick / 7) % policies.count]))
                 nextID += 1
             case 36..<38: ops.append(.setNetwork(pick % 3 != 0))
-            case 38..<39: ops.append(pick % 2 == 0 ? .cancelKind(pick % 4 == 0 ? "k" : "m") : .cancelKey("key-\(pick % 3)"))
+            case 38..<39:
+                ops.append(pick % 2 == 0 ? .cancelKind(pick % 4 == 0 ? "k" : "m") : .cancelKey("key-\(pick % 3)"))
             case 39..<48: ops.append(.claim)
             case 48..<54: ops.append(.complete(pick: pick))
             case 54..<60: ops.append(.handOver(pick: pick, terminal: nil))
@@ -207,7 +216,7 @@ final class SimulationRun {
     private func closeForReopen(_ queue: JobQueue) throws {
         do {
             try queue.close()
-        } catch where faultInjected && !disk.hasCrashed {
+        } catch  where faultInjected && !disk.hasCrashed {
             faultInjected = false
             disk.clearFaults()
         }
@@ -254,30 +263,42 @@ final class SimulationRun {
             switch op {
             case .enqueue(let id, let priority, let delay, let maxAttempts, let key, let policy):
                 let payload = Array("payload of \(id)".utf8)
-                let expected = next.enqueue(id: id, kind: "k", payload: payload, priority: priority, runAt: now + delay,
-                                            maxAttempts: maxAttempts, uniqueKey: key, policy: policy, now: now)
-                let returned = try queue.enqueue(NewJob(kind: "k", payload: Data(payload), id: JobID(id), priority: priority,
-                                                        delay: Double(delay) / 1000, maxAttempts: maxAttempts,
-                                                        uniqueKey: key, uniquePolicy: policy))
+                let expected = next.enqueue(
+                    id: id, kind: "k", payload: payload, priority: priority, runAt: now + delay,
+                    maxAttempts: maxAttempts, uniqueKey: key, policy: policy, now: now)
+                let returned = try queue.enqueue(
+                    NewJob(
+                        kind: "k", payload: Data(payload), id: JobID(id), priority: priority,
+                        delay: Double(delay) / 1000, maxAttempts: maxAttempts,
+                        uniqueKey: key, uniquePolicy: policy))
                 if returned.rawValue != expected { violations.append("\(op): returned \(returned), model \(expected)") }
                 if expected == id { ids.append(id) }
                 if policy == .replace, let key, let holder = before.holder(of: key) { leases[holder] = nil }
             case .enqueueWithOptions(let id, let pick, let network, let periodic, let key, let policy):
                 let dependencies = pick.flatMap(pickID).map { [$0] } ?? []
-                accepted = next.canEnqueue(dependencies: dependencies, periodic: periodic, uniqueKey: key, policy: policy)
+                accepted = next.canEnqueue(
+                    dependencies: dependencies, periodic: periodic, uniqueKey: key, policy: policy)
                 let payload = Array("payload of \(id)".utf8)
                 let interval: Int64? = periodic ? 900_000 : nil
-                let expected = accepted ? next.enqueue(id: id, kind: "m", payload: payload, priority: 0, runAt: now, maxAttempts: nil,
-                                                       uniqueKey: key, policy: policy, now: now, dependencies: dependencies,
-                                                       needsNetwork: network, interval: interval) : nil
-                let returned = try queue.enqueue(NewJob(kind: "m", payload: Data(payload), id: JobID(id), uniqueKey: key,
-                                                        uniquePolicy: policy, dependencies: dependencies.map { JobID($0) },
-                                                        constraints: JobConstraints(requiresNetwork: network),
-                                                        periodic: periodic ? PeriodicSchedule(interval: 900) : nil))
-                if returned.rawValue != expected { violations.append("\(op): returned \(returned), model \(expected ?? "refusal")") }
+                let expected =
+                    accepted
+                    ? next.enqueue(
+                        id: id, kind: "m", payload: payload, priority: 0, runAt: now, maxAttempts: nil,
+                        uniqueKey: key, policy: policy, now: now, dependencies: dependencies,
+                        needsNetwork: network, interval: interval) : nil
+                let returned = try queue.enqueue(
+                    NewJob(
+                        kind: "m", payload: Data(payload), id: JobID(id), uniqueKey: key,
+                        uniquePolicy: policy, dependencies: dependencies.map { JobID($0) },
+                        constraints: JobConstraints(requiresNetwork: network),
+                        periodic: periodic ? PeriodicSchedule(interval: 900) : nil))
+                if returned.rawValue != expected {
+                    violations.append("\(op): returned \(returned), model \(expected ?? "refusal")")
+                }
                 if expected == id { ids.append(id) }
                 if policy == .replace, let key {
-                    for (held, _) in leases where next.jobs[held]?.state == .cancelled && before.jobs[held]?.uniqueKey == key {
+                    for (held, _) in leases
+                    where next.jobs[held]?.state == .cancelled && before.jobs[held]?.uniqueKey == key {
                         leases[held] = nil
                     }
                 }
@@ -287,14 +308,18 @@ final class SimulationRun {
             case .cancelKind(let kind):
                 next.cancelAll { $0.kind == kind }
                 let cancelled = try queue.cancel(kind: kind)
-                let expected = next.jobs.values.filter { $0.state == .cancelled && before.jobs[$0.id]?.state.isFinished == false }
+                let expected = next.jobs.values.filter {
+                    $0.state == .cancelled && before.jobs[$0.id]?.state.isFinished == false
+                }
                 if Set(cancelled.map(\.id.rawValue)) != Set(expected.map(\.id)) {
                     violations.append("\(op): cancelled \(cancelled.map(\.id)), model \(expected.map(\.id))")
                 }
             case .cancelKey(let key):
                 next.cancelAll { $0.uniqueKey == key }
                 let cancelled = try queue.cancel(uniqueKey: key)
-                let expected = next.jobs.values.filter { $0.state == .cancelled && before.jobs[$0.id]?.state.isFinished == false }
+                let expected = next.jobs.values.filter {
+                    $0.state == .cancelled && before.jobs[$0.id]?.state.isFinished == false
+                }
                 if Set(cancelled.map(\.id.rawValue)) != Set(expected.map(\.id)) {
                     violations.append("\(op): cancelled \(cancelled.map(\.id)), model \(expected.map(\.id))")
                 }
@@ -302,7 +327,8 @@ final class SimulationRun {
                 let expected = next.claim(now: now)
                 let lease = try queue.claim()
                 if lease?.job.id.rawValue != expected {
-                    violations.append("claim: took \(lease?.job.id.rawValue ?? "nothing"), model \(expected ?? "nothing")")
+                    violations.append(
+                        "claim: took \(lease?.job.id.rawValue ?? "nothing"), model \(expected ?? "nothing")")
                 }
                 if let lease { leases[lease.job.id.rawValue] = lease }
             case .complete(let pick), .fail(let pick, _):
@@ -330,21 +356,29 @@ final class SimulationRun {
                 // for the one that ends (the retry delays are never 0, leases never expire here).
                 let claimsHere = !next.hasUnfinishedDependents(id)
                 if accepted {
-                    if let terminal { next.fail(id, error: "e", terminal: terminal, now: now) } else { next.complete(id, now: now) }
+                    if let terminal {
+                        next.fail(id, error: "e", terminal: terminal, now: now)
+                    } else {
+                        next.complete(id, now: now)
+                    }
                 }
                 let expected = accepted && claimsHere ? next.claim(now: now) : nil
                 leases[id] = nil
                 let handover = try queue.engine.durably {
-                    try $0.handOver(id: lease.job.id, token: lease.token,
-                                    ending: terminal.map { .failed(error: "e", terminal: $0) } ?? .succeeded,
-                                    nextKinds: .all, leaseDuration: nil)
+                    try $0.handOver(
+                        id: lease.job.id, token: lease.token,
+                        ending: terminal.map { .failed(error: "e", terminal: $0) } ?? .succeeded,
+                        nextKinds: .all, leaseDuration: nil)
                 }
                 handovers += 1
                 if handover.claimedHere != claimsHere {
-                    violations.append("\(op): the record \(handover.claimedHere ? "claimed" : "did not claim"), the model says otherwise")
+                    violations.append(
+                        "\(op): the record \(handover.claimedHere ? "claimed" : "did not claim"), the model says otherwise"
+                    )
                 }
                 if handover.next?.job.id != expected {
-                    violations.append("\(op): claimed \(handover.next?.job.id ?? "nothing"), model \(expected ?? "nothing")")
+                    violations.append(
+                        "\(op): claimed \(handover.next?.job.id ?? "nothing"), model \(expected ?? "nothing")")
                 }
                 if let claimed = handover.next {
                     handoverClaims += 1
@@ -399,22 +433,28 @@ final class SimulationRun {
                 return [model]
             }
             if !accepted { violations.append("\(op): accepted, the model refuses it") }
-            let newlyCancelled = next.jobs.values.filter { $0.state == .cancelled && before.jobs[$0.id]?.state.isFinished == false }.count
+            let newlyCancelled = next.jobs.values.filter {
+                $0.state == .cancelled && before.jobs[$0.id]?.state.isFinished == false
+            }.count
             switch op {
             case .enqueueWithOptions(let id, _, _, _, _, _) where next.jobs[id].map({ !$0.waitingFor.isEmpty }) == true:
                 blockedEnqueues += 1
             case .cancel where newlyCancelled > 1, .delete where newlyCancelled > 0, .fail where newlyCancelled > 0,
-                 .handOver where newlyCancelled > 0:
+                .handOver where newlyCancelled > 0:
                 cascades += 1
             case .complete, .fail, .handOver:
-                if next.jobs.values.contains(where: { $0.occurrence > (before.jobs[$0.id]?.occurrence ?? 1) }) { occurrences += 1 }
+                if next.jobs.values.contains(where: { $0.occurrence > (before.jobs[$0.id]?.occurrence ?? 1) }) {
+                    occurrences += 1
+                }
             default: break
             }
             model = next
             leases = leases.filter { next.jobs[$0.key]?.state == .running }
             return [model]
-        } catch let error as SpoolError where disk.hasCrashed || error.code == .needsReopen
-                    || (faultInjected && (error.code == .ioFailure || error.code == .diskFull)) {
+        } catch let error as SpoolError
+            where disk.hasCrashed || error.code == .needsReopen
+            || (faultInjected && (error.code == .ioFailure || error.code == .diskFull))
+        {
             lastError = error
             return accepted ? [before, next] : [before]
         } catch {
@@ -440,8 +480,10 @@ final class SimulationRun {
 
     /// Replaces the disk with its crash image, reopens, and checks that the queue
     /// shows one of `candidates` (the states allowed by what was acknowledged).
-    func crashAndRecover(candidates: [QueueModel], survival: [String: SimulatedDisk.Survival], cut: Int? = nil,
-                         crashDuringOpenAt: Int? = nil, context: @autoclosure () -> String) {
+    func crashAndRecover(
+        candidates: [QueueModel], survival: [String: SimulatedDisk.Survival], cut: Int? = nil,
+        crashDuringOpenAt: Int? = nil, context: @autoclosure () -> String
+    ) {
         queue = nil
         faultInjected = false
         disk = disk.crashImage(survival, cut: cut)
@@ -451,10 +493,13 @@ final class SimulationRun {
         if queue == nil {
             if disk.hasCrashed {
                 // A second crash during recovery: recover again from that.
-                crashAndRecover(candidates: candidates, survival: [:], context: context() + ", crashed again during open")
+                crashAndRecover(
+                    candidates: candidates, survival: [:], context: context() + ", crashed again during open")
                 return
             }
-            violations.append("\(context()): the queue did not open; files \(((try? disk.contentsOfDirectory(at: Self.directory)) ?? []).sorted().map { "\($0) \(disk.contents(of: Self.directory + "/" + $0)?.count ?? -1)" })")
+            violations.append(
+                "\(context()): the queue did not open; files \(((try? disk.contentsOfDirectory(at: Self.directory)) ?? []).sorted().map { "\($0) \(disk.contents(of: Self.directory + "/" + $0)?.count ?? -1)" })"
+            )
             return
         }
         disk.crash(atStep: nil)
@@ -462,7 +507,10 @@ final class SimulationRun {
         var report: [String] = []
         for candidate in candidates {
             guard let problems = try? candidate.differences(from: queue!) else { continue }
-            if problems.isEmpty { matched = candidate; break }
+            if problems.isEmpty {
+                matched = candidate
+                break
+            }
             report.append(problems.joined(separator: "; "))
         }
         // With ordered syncs a power loss may take back the last acknowledged changes — a suffix of
@@ -483,7 +531,8 @@ final class SimulationRun {
             }
         }
         guard let state = matched else {
-            violations.append("\(context()): recovered state matches no acknowledged state: " + report.joined(separator: " | "))
+            violations.append(
+                "\(context()): recovered state matches no acknowledged state: " + report.joined(separator: " | "))
             return
         }
         model = state
@@ -493,7 +542,8 @@ final class SimulationRun {
         // A lease is kept only if the job still runs under it: a power loss that took back acknowledged
         // changes (ordered syncs) may leave the job running under an earlier claim, whose lease the run lost.
         leases = leases.filter { id, lease in
-            model.jobs[id]?.state == .running && (try? queue!.engine.job(lease.job.id))??.lease?.token == lease.token.rawValue
+            model.jobs[id]?.state == .running
+                && (try? queue!.engine.job(lease.job.id))??.lease?.token == lease.token.rawValue
         }
     }
 
@@ -503,7 +553,9 @@ final class SimulationRun {
         if let queue {
             do {
                 _ = try queue.enqueue(NewJob(kind: "k", id: "refused"))
-                violations.append("\(context()): a poisoned queue accepted a change (the operation threw \(lastError.map { "\($0)" } ?? "nothing"))")
+                violations.append(
+                    "\(context()): a poisoned queue accepted a change (the operation threw \(lastError.map { "\($0)" } ?? "nothing"))"
+                )
             } catch let error as SpoolError where error.code == .needsReopen {
             } catch {
                 violations.append("\(context()): a poisoned queue said \(error), not needsReopen")
@@ -514,7 +566,10 @@ final class SimulationRun {
         faultInjected = false
         open()
         statesChecked += 1
-        guard let queue else { violations.append("\(context()): the queue did not reopen"); return }
+        guard let queue else {
+            violations.append("\(context()): the queue did not reopen")
+            return
+        }
         for candidate in candidates {
             if let problems = try? candidate.differences(from: queue), problems.isEmpty {
                 model = candidate
@@ -524,7 +579,8 @@ final class SimulationRun {
                 return
             }
         }
-        let detail = candidates.map { ((try? $0.differences(from: queue)) ?? []).joined(separator: "; ") }.joined(separator: " | ")
+        let detail = candidates.map { ((try? $0.differences(from: queue)) ?? []).joined(separator: "; ") }.joined(
+            separator: " | ")
         violations.append("\(context()): after reopening, the state matches no acknowledged state: \(detail)")
     }
 
@@ -558,8 +614,10 @@ func survivalPatterns(for changes: [SimulatedDisk.Change], limit: Int = 48) -> [
         guard mask != 0 else { continue }
         let last = Int(63 - mask.leadingZeroBitCount)
         guard case .write(_, let bytes) = changes[last], bytes.count > 1 else { continue }
-        var cuts = Set([1, LogFormat.frameHeaderSize - 1, LogFormat.frameHeaderSize, LogFormat.frameHeaderSize + 1,
-                        bytes.count / 2, bytes.count - 1])
+        var cuts = Set([
+            1, LogFormat.frameHeaderSize - 1, LogFormat.frameHeaderSize, LogFormat.frameHeaderSize + 1,
+            bytes.count / 2, bytes.count - 1,
+        ])
         cuts = cuts.filter { $0 > 0 && $0 < bytes.count }
         for cut in cuts.sorted() { patterns.append(.init(mask: mask, tear: .prefix(cut))) }
         for sector in stride(from: 512, to: bytes.count, by: 512).prefix(4) {
@@ -569,7 +627,9 @@ func survivalPatterns(for changes: [SimulatedDisk.Change], limit: Int = 48) -> [
     return Array(patterns.prefix(limit))
 }
 
-func randomSurvival(for changes: [SimulatedDisk.Change], using generator: inout SeededGenerator) -> SimulatedDisk.Survival {
+func randomSurvival(for changes: [SimulatedDisk.Change], using generator: inout SeededGenerator)
+    -> SimulatedDisk.Survival
+{
     let patterns = survivalPatterns(for: changes, limit: 200)
     return patterns[Int.random(in: 0..<patterns.count, using: &generator)]
 }

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import Spool
 
 /// The real file system, watching the log files' syncs: a data sync may only follow writes

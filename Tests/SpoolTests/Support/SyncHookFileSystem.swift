@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import Spool
 
 /// The real file system, with a hook the next data sync of a log file runs before it syncs:
@@ -25,13 +26,22 @@ final class SyncHookFile: StorageFile, @unchecked Sendable {
     // @unchecked: immutable references; the wrapped file is thread-safe.
     let inner: any StorageFile
     let owner: SyncHookFileSystem
-    init(_ inner: any StorageFile, owner: SyncHookFileSystem) { self.inner = inner; self.owner = owner }
+    init(_ inner: any StorageFile, owner: SyncHookFileSystem) {
+        self.inner = inner
+        self.owner = owner
+    }
     var path: String { inner.path }
     func read(at offset: Int64, count: Int) throws -> [UInt8] { try inner.read(at: offset, count: count) }
     func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws { try inner.write(bytes, at: offset) }
     func size() throws -> Int64 { try inner.size() }
-    func syncData() throws { owner.runHook(); try inner.syncData() }
-    func fullSync() throws { owner.runHook(); try inner.fullSync() }
+    func syncData() throws {
+        owner.runHook()
+        try inner.syncData()
+    }
+    func fullSync() throws {
+        owner.runHook()
+        try inner.fullSync()
+    }
     func truncate(to size: Int64) throws { try inner.truncate(to: size) }
     func preallocate(offset: Int64, length: Int64) throws { try inner.preallocate(offset: offset, length: length) }
     func close() { inner.close() }

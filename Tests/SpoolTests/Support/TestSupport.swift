@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Spool
 
 /// A fresh directory under the system's temporary directory, removed by `cleanup()`.
@@ -42,8 +43,9 @@ func writeFile(_ path: String, _ bytes: [UInt8]) throws {
 /// (``QueueState/brokenInvariants()``, which the library runs in `spool verify` too).
 func checkInvariants(_ state: QueueState, sourceLocation: SourceLocation = #_sourceLocation) {
     let broken = state.brokenInvariants()
-    #expect(broken.isEmpty, "broken invariants:\n\(broken.map(\.description).joined(separator: "\n"))",
-            sourceLocation: sourceLocation)
+    #expect(
+        broken.isEmpty, "broken invariants:\n\(broken.map(\.description).joined(separator: "\n"))",
+        sourceLocation: sourceLocation)
 }
 
 /// Jobs compared field by field, ignoring the ready index's bookkeeping.
@@ -56,11 +58,14 @@ func comparableJobs(_ state: QueueState) -> [String: StoredJob] {
 }
 
 /// Expects `body` to throw a ``SpoolError`` with `code`.
-func expectError<T>(_ code: SpoolError.Code, _ comment: Comment? = nil,
-                    sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> T) {
+func expectError<T>(
+    _ code: SpoolError.Code, _ comment: Comment? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> T
+) {
     do {
         _ = try body()
-        Issue.record("expected \(code), nothing was thrown. \(comment.map { "\($0)" } ?? "")", sourceLocation: sourceLocation)
+        Issue.record(
+            "expected \(code), nothing was thrown. \(comment.map { "\($0)" } ?? "")", sourceLocation: sourceLocation)
     } catch let error as SpoolError {
         #expect(error.code == code, "\(error) \(comment.map { "\($0)" } ?? "")", sourceLocation: sourceLocation)
     } catch {
@@ -69,11 +74,14 @@ func expectError<T>(_ code: SpoolError.Code, _ comment: Comment? = nil,
 }
 
 /// Expects `body` to throw a ``SpoolError`` with `code`.
-func expectError<T>(_ code: SpoolError.Code, _ comment: Comment? = nil,
-                    sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> T) async {
+func expectError<T>(
+    _ code: SpoolError.Code, _ comment: Comment? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> T
+) async {
     do {
         _ = try await body()
-        Issue.record("expected \(code), nothing was thrown. \(comment.map { "\($0)" } ?? "")", sourceLocation: sourceLocation)
+        Issue.record(
+            "expected \(code), nothing was thrown. \(comment.map { "\($0)" } ?? "")", sourceLocation: sourceLocation)
     } catch let error as SpoolError {
         #expect(error.code == code, "\(error) \(comment.map { "\($0)" } ?? "")", sourceLocation: sourceLocation)
     } catch {
@@ -109,10 +117,14 @@ func closeChecked(_ queue: JobQueue, replay: Bool = true, sourceLocation: Source
     let replayed = try QueueDirectory(path: queue.directory, fileSystem: fileSystem)
         .inspect(mode: queue.engine.configuration.recoveryMode) { $0.state }
     checkInvariants(replayed, sourceLocation: sourceLocation)
-    #expect(comparableJobs(replayed) == comparableJobs(live), "replay differs from the live state", sourceLocation: sourceLocation)
-    #expect(replayed.uniqueKeys == live.uniqueKeys && replayed.earlierKeyCarriers == live.earlierKeyCarriers,
-            sourceLocation: sourceLocation)
-    #expect(replayed.dependents.mapValues(Set.init) == live.dependents.mapValues(Set.init), sourceLocation: sourceLocation)
+    #expect(
+        comparableJobs(replayed) == comparableJobs(live), "replay differs from the live state",
+        sourceLocation: sourceLocation)
+    #expect(
+        replayed.uniqueKeys == live.uniqueKeys && replayed.earlierKeyCarriers == live.earlierKeyCarriers,
+        sourceLocation: sourceLocation)
+    #expect(
+        replayed.dependents.mapValues(Set.init) == live.dependents.mapValues(Set.init), sourceLocation: sourceLocation)
 }
 
 /// The package's root directory, found from this file's path (`Tests/SpoolTests/Support/TestSupport.swift`),
