@@ -37,6 +37,18 @@ public struct Configuration: Sendable {
     /// cancelled by the chain rule); enqueueing or retrying a job of another kind is refused.
     public var knownKinds: Set<String>?
 
+    /// Whether other processes may take the queue over: ``ProcessSharing/exclusive`` (the default,
+    /// a lock on `LOCK` held while the queue is open) or ``ProcessSharing/shared`` (no lock held
+    /// between calls; ownership is a lease in the `OWNER` file and every write is fenced by it; for
+    /// a queue in an App Group container).
+    public var sharing: ProcessSharing = .exclusive
+    /// How long a ``ProcessSharing/shared`` owner's lease lasts, in seconds: another process may take
+    /// the queue over once it has expired (at once when the owner's process no longer exists). The
+    /// owner renews it in its writes, and its runner at each wake, once half of it has gone; a queue
+    /// left idle longer than this, with no runner, may be taken over, and its next call then fails
+    /// with ``SpoolError/Code/ownershipLost``. Positive and below 10⁹.
+    public var ownershipLease: TimeInterval = 30
+
     /// The file system; tests substitute a simulated one.
     var fileSystem: any FileSystem = POSIXFileSystem()
     /// Bytes the log file grows by at a time; 0 turns preallocation off (every

@@ -9,6 +9,15 @@ struct QueueDirectory {
         var replay: LogReplay.Outcome
         var writer: LogWriter
         var lock: any DirectoryLock
+        /// A ``ProcessSharing/shared`` owner's fence (`nil` for an exclusive one).
+        var fence: OwnershipFence?
+    }
+
+    /// How an opener takes the role of the queue's owner (``Configuration/sharing``).
+    struct Ownership {
+        var sharing: ProcessSharing = .exclusive
+        var clock: any SpoolClock = SystemClock()
+        var lease: TimeInterval = 30
     }
 
     /// Checks that `path` is a queue (or may become one) without changing anything.
@@ -43,7 +52,8 @@ struct QueueDirectory {
                 errno: Platform.Errno.noSuchEntry, operation: error.operation)
         }
         if names.contains(where: { QueueDirectoryLayout.logSequence(fromFileName: $0) != nil }) { return true }
-        if names.contains(where: { $0 != QueueDirectoryLayout.lockFileName }) {
+        // `OWNER` may come before the first log file: a `.shared` opener takes the role first.
+        if names.contains(where: { $0 != QueueDirectoryLayout.lockFileName && $0 != OwnerRecord.fileName }) {
             throw SpoolError(.notAQueue, "the directory holds files but no Spool log", path: path)
         }
         guard mayCreate else { throw SpoolError(.queueNotFound, "the directory holds no queue", path: path) }
@@ -57,23 +67,70 @@ struct QueueDirectory {
     func openForWriting(
         mode: RecoveryMode, createIfMissing: Bool,
         preallocationChunk: Int64 = LogWriter.defaultPreallocationChunk, durability: Durability = .full,
+        ownership: Ownership = Ownership(),
         checkReplayed: (QueueState) throws -> Void = { _ in }
     ) throws -> Opened {
         if try fileSystem.entryKind(at: path) == nil && createIfMissing {
             try createDirectories()
         }
         _ = try checkIsQueue(mayCreate: createIfMissing)
-        let lock = try fileSystem.lockDirectory(at: path, exclusive: true)
+        let lock: any DirectoryLock
+        var fence: OwnershipFence?
+        switch ownership.sharing {
+        case .exclusive:
+            lock = try fileSystem.lockDirectory(at: path, exclusive: true)
+        case .shared:
+            let brief = try fileSystem.briefLock(at: path)
+            lock = brief
+            do {
+                // The newer-format check first: an OWNER file of a newer version is refused as it is.
+                try LogReplay(directory: path, fileSystem: fileSystem, mode: mode).refuseNewerFiles()
+                fence = try OwnershipFence.take(
+                    directory: path, fileSystem: fileSystem, lock: brief, clock: ownership.clock,
+                    lease: ownership.lease)
+            } catch {
+                lock.release()
+                throw error
+            }
+        }
+        // Every change below is fenced: a `.shared` opener that lost the role meanwhile changes nothing.
+        func fenced<T>(_ body: () throws -> T) throws -> T {
+            guard let fence else { return try body() }
+            return try fence.fenced(body)
+        }
         do {
             // Nothing may be changed (no leftover deleted, no tail cut) in a queue a newer version wrote.
             try LogReplay(directory: path, fileSystem: fileSystem, mode: mode).refuseNewerFiles()
+            if ownership.sharing == .exclusive {
+                // A queue a `.shared` owner used: its lease is honoured, and its later writes refused.
+                try OwnershipFence.recordExclusiveOwner(
+                    directory: path, fileSystem: fileSystem, clock: ownership.clock)
+            }
             if try LogReplay.logFiles(in: path, fileSystem: fileSystem).isEmpty {
-                try createLogFile(sequence: 1, instanceID: newInstanceID())
+                try fenced { try createLogFile(sequence: 1, instanceID: newInstanceID()) }
             }
             // Replay reads and changes nothing: what it refuses (a newer record, corruption) is refused
             // before any repair below. Unfinished snapshots are never read, so they go after it.
             var replay = try LogReplay(directory: path, fileSystem: fileSystem, mode: mode).run()
             try checkReplayed(replay.state)
+            return try fenced {
+                try repair(
+                    &replay, mode: mode, preallocationChunk: preallocationChunk, durability: durability,
+                    lock: lock, fence: fence)
+            }
+        } catch {
+            lock.release()
+            throw error
+        }
+    }
+
+    /// The repairs of ``openForWriting(mode:createIfMissing:preallocationChunk:durability:ownership:checkReplayed:)``
+    /// after replay, and the writer; inside the fence of a `.shared` owner.
+    private func repair(
+        _ replay: inout LogReplay.Outcome, mode: RecoveryMode, preallocationChunk: Int64, durability: Durability,
+        lock: any DirectoryLock, fence: OwnershipFence?
+    ) throws -> Opened {
+        do {
             try removeUnfinishedSnapshots()
             // What to repair is decided from what replay found (OpenRepairs); it is carried out here.
             let repairs = OpenRepairs.removals(after: replay, directory: path)
@@ -121,11 +178,8 @@ struct QueueDirectory {
                 file: file, fileSequence: last.sequence,
                 seed: RecordFrame.checksumSeed(instanceID: instanceID),
                 end: replay.lastFileValidEnd, lastLSN: replay.lastLSN,
-                preallocationChunk: preallocationChunk, durability: durability)
-            return Opened(replay: replay, writer: writer, lock: lock)
-        } catch {
-            lock.release()
-            throw error
+                preallocationChunk: preallocationChunk, durability: durability, fence: fence)
+            return Opened(replay: replay, writer: writer, lock: lock, fence: fence)
         }
     }
 

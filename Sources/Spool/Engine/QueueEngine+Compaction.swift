@@ -149,7 +149,7 @@ extension QueueEngine {
         let jobs = copy.jobs.values.sorted { $0.sequence < $1.sequence }
         let writer = SnapshotWriter(
             directory: path, fileSystem: configuration.fileSystem, instanceID: instanceID,
-            sequence: sequence)
+            sequence: sequence, fenced: { try self.fenced($0) })
         // Once the queue is closed, the snapshot is given up rather than renamed into the log:
         // close() waits for this compaction before it releases the directory, and sooner this way.
         let outcome = try writer.write(
@@ -169,8 +169,10 @@ extension QueueEngine {
             bytesAfterCompaction = replayCost
             if !jobs.isEmpty { averageJobBytes = max(32, Double(outcome.bytes) / Double(jobs.count)) }
         }
-        for file in replaced { try configuration.fileSystem.removeFile(at: file.path) }
-        if !replaced.isEmpty { try configuration.fileSystem.syncDirectory(at: path) }
+        try fenced {
+            for file in replaced { try configuration.fileSystem.removeFile(at: file.path) }
+            if !replaced.isEmpty { try configuration.fileSystem.syncDirectory(at: path) }
+        }
         logFileReaders.forget(below: sequence)
         return CompactionReport(
             bytesBefore: bytesBefore, bytesAfter: outcome.bytes, recordsWritten: outcome.records,

@@ -103,7 +103,8 @@ extension QueueEngine {
 
     /// The error every call throws after `failure`: `what` failed, reopen the queue.
     static func needsReopen(after failure: SpoolError, _ what: String) -> SpoolError {
-        guard failure.code != .needsReopen else { return failure }
+        // Ownership lost is kept as it is: reopening is the remedy there too, but the code says why.
+        guard failure.code != .needsReopen, failure.code != .ownershipLost else { return failure }
         return SpoolError(
             .needsReopen, "\(what) (\(failure)); reopen the queue",
             path: failure.path, offset: failure.offset, errno: failure.errno, operation: failure.operation)

@@ -28,7 +28,9 @@ extension QueueEngine {
         let sequence = old.fileSequence + 1 + skipping
         let file: any StorageFile
         do {
-            file = try directory.openNewLogFile(sequence: sequence, instanceID: instanceID, firstLSN: lastLSN + 1)
+            file = try fenced {
+                try directory.openNewLogFile(sequence: sequence, instanceID: instanceID, firstLSN: lastLSN + 1)
+            }
         } catch let error as SpoolError {
             // The old writer refuses appends now and the new file may be half made: only a reopen repairs it.
             writeFailure = Self.needsReopen(after: error, "creating the next log file failed")
@@ -37,7 +39,7 @@ extension QueueEngine {
         let next = LogWriter(
             file: file, fileSequence: sequence, seed: old.seed, end: Int64(LogFormat.fileHeaderSize),
             lastLSN: lastLSN, preallocationChunk: configuration.preallocationChunk,
-            durability: configuration.durability)
+            durability: configuration.durability, fence: fence)
         writerLock.withLock {
             activeWriter = next
             retiredWriterStatistics = retiredWriterStatistics.adding(old.currentStatistics)
@@ -45,6 +47,13 @@ extension QueueEngine {
         retiredFileBytes[old.fileSequence] = old.appendedEnd
         retiredBytes += old.appendedEnd
         return lastLSN
+    }
+
+    /// Runs `body` inside the ``fence`` of a ``ProcessSharing/shared`` owner (as it is when exclusive):
+    /// every change of the directory outside the log writer's commit groups goes through here.
+    func fenced<T>(_ body: () throws -> T) throws -> T {
+        guard let fence else { return try body() }
+        return try fence.fenced(body)
     }
 
     /// Rolls the log over now, whatever the size of the active file (for tests and compaction),

@@ -40,6 +40,8 @@ final class QueueEngine: @unchecked Sendable {
     /// Set during init only; immutable afterwards.
     private(set) var recoveryReport: RecoveryReport
     private let directoryLock: any DirectoryLock
+    /// A ``ProcessSharing/shared`` owner's fence, shared by every writer of the log; `nil` when exclusive.
+    let fence: OwnershipFence?
     /// Publishes the ids of the jobs each committed transaction changed.
     let changes = ChangeFeed()
     /// Guards `state`, `isClosed`, `isOpening`, `writeFailure` and the compaction bookkeeping below;
@@ -84,6 +86,11 @@ final class QueueEngine: @unchecked Sendable {
             throw SpoolError.invalidArgument("maximumPayloadSize must be from 1 to \(JobLimits.maxPayloadBytes)")
         }
         try JobLimits.checkLeaseDuration(configuration.leaseDuration)
+        guard configuration.ownershipLease > 0, configuration.ownershipLease < JobLimits.maxLeaseDuration else {
+            throw SpoolError.invalidArgument(
+                "ownershipLease must be positive and under \(Int64(JobLimits.maxLeaseDuration)) s, "
+                    + "not \(configuration.ownershipLease)")
+        }
         guard configuration.logFileSize > Int64(LogFormat.fileHeaderSize) else {
             throw SpoolError.invalidArgument("logFileSize must be larger than a file header")
         }
@@ -103,7 +110,9 @@ final class QueueEngine: @unchecked Sendable {
             .openForWriting(
                 mode: configuration.recoveryMode, createIfMissing: configuration.createIfMissing,
                 preallocationChunk: configuration.preallocationChunk,
-                durability: configuration.durability
+                durability: configuration.durability,
+                ownership: .init(
+                    sharing: configuration.sharing, clock: configuration.clock, lease: configuration.ownershipLease)
             ) { replayed in
                 try Self.refuseNewerMigrations(
                     applied: replayed.appliedMigration, highest: highestMigration, path: path)
@@ -111,6 +120,7 @@ final class QueueEngine: @unchecked Sendable {
         activeWriter = opened.writer
         instanceID = opened.replay.instanceID ?? []
         directoryLock = opened.lock
+        fence = opened.fence
         state = opened.replay.state
         recordsSinceSnapshot = opened.replay.transitionRecordsAfterSnapshot
         recoveryReport = opened.replay.report
@@ -159,6 +169,8 @@ final class QueueEngine: @unchecked Sendable {
         logFileReaders.forget(below: .max)
         defer { directoryLock.release() }
         try writer.close()
+        // A clean close hands the role on at once (best effort: otherwise the lease expires).
+        try? fence?.resign()
     }
 
     deinit {

@@ -43,6 +43,9 @@ final class LogWriter: @unchecked Sendable {
     let fileSequence: UInt64
     /// The checksum seed of the file's frames.
     let seed: UInt32
+    /// A ``ProcessSharing/shared`` owner's fence: every write and sync of a commit group, and every
+    /// cut of the file, runs inside it; `nil` for an ``ProcessSharing/exclusive`` owner.
+    let fence: OwnershipFence?
     private let lock = Lock()
     /// Where the flusher runs: a thread of its own, outside Swift's cooperative pool.
     private let flusher = DispatchQueue(label: "spool.log-flusher", qos: .userInitiated)
@@ -81,8 +84,10 @@ final class LogWriter: @unchecked Sendable {
     ///     and the reservations, get full syncs whatever it says).
     init(
         file: any StorageFile, fileSequence: UInt64, seed: UInt32, end: Int64, lastLSN: UInt64,
-        preallocationChunk: Int64 = LogWriter.defaultPreallocationChunk, durability: Durability = .full
+        preallocationChunk: Int64 = LogWriter.defaultPreallocationChunk, durability: Durability = .full,
+        fence: OwnershipFence? = nil
     ) {
+        self.fence = fence
         self.file = file
         self.durability = durability
         self.fileSequence = fileSequence
@@ -188,6 +193,8 @@ final class LogWriter: @unchecked Sendable {
 
     private func checkUsable() throws {
         if isClosed { throw SpoolError(.closed, "the queue is closed") }
+        // Another owner took over: that is the error every later call gets, as it is.
+        if let failure, failure.code == .ownershipLost { throw failure }
         if let failure {
             throw SpoolError(
                 .needsReopen, "an earlier write or sync failed (\(failure)); reopen the queue",
@@ -258,19 +265,30 @@ final class LogWriter: @unchecked Sendable {
             var failed: SpoolError?
             var written: Int64 = 0
             var syncNanoseconds: UInt64 = 0
-            for group in work.groups where failed == nil {
-                // One write and one sync per group: the scanner's torn-tail rule depends on it.
-                do {
-                    syncNanoseconds += try writeAndSync(group, at: work.offset + written)
-                    written += Int64(group.count)
-                } catch let error as SpoolError {
-                    failed = error
-                } catch {
-                    failed = SpoolError(.ioFailure, "\(error)", path: file.path, offset: work.offset + written)
+            do {
+                // Inside the fence (a `.shared` owner): the check that this process still owns the
+                // queue, the writes and syncs, and the cut after a failed one, under one hold of `LOCK`.
+                try fenced {
+                    for group in work.groups where failed == nil {
+                        // One write and one sync per group: the scanner's torn-tail rule depends on it.
+                        do {
+                            syncNanoseconds += try writeAndSync(group, at: work.offset + written)
+                            written += Int64(group.count)
+                        } catch let error as SpoolError {
+                            failed = error
+                        } catch {
+                            failed = SpoolError(.ioFailure, "\(error)", path: file.path, offset: work.offset + written)
+                        }
+                    }
+                    if failed != nil { cutBack(to: work.offset + written) }
                 }
+            } catch {
+                // The fence refused (ownership lost, `LOCK` busy): nothing of the work was written, and
+                // nothing of the file may be touched (another owner may be writing it).
+                failed = error as? SpoolError ?? SpoolError(.ioFailure, "\(error)", path: file.path)
             }
             if let failed {
-                poison(with: failed, keepingBytes: work.offset + written)
+                poison(with: failed)
                 throw failed
             }
             // One critical section per sync: the waiters it covers are taken out and, when the
@@ -384,13 +402,23 @@ final class LogWriter: @unchecked Sendable {
         return Platform.monotonicNanoseconds() &- syncStart
     }
 
-    /// Fails every waiter and every later call. What the failed write or sync
-    /// left in the file is unknown, so it is cut back, best effort, to what was
-    /// synced; replay treats whatever remains after a crash as a torn tail.
-    private func poison(with error: SpoolError, keepingBytes end: Int64) {
+    /// Runs `body` inside the fence, or as it is without one.
+    private func fenced<T>(_ body: () throws -> T) throws -> T {
+        guard let fence else { return try body() }
+        return try fence.fenced(body)
+    }
+
+    /// What a failed write or sync left in the file is unknown, so it is cut back, best effort, to
+    /// what was synced; replay treats whatever remains after a crash as a torn tail. Leader only,
+    /// inside the fence.
+    private func cutBack(to end: Int64) {
         try? file.truncate(to: end)
         // Orders the cut before anything a reopen writes; nothing is acknowledged on the strength of it.
         try? file.syncData()
+    }
+
+    /// Fails every waiter and every later call.
+    private func poison(with error: SpoolError) {
         lock.withLock {
             failure = error
             let covered = waiters
@@ -437,7 +465,7 @@ final class LogWriter: @unchecked Sendable {
             isClosed = true
             return writtenEnd
         }
-        if let size = try? file.size(), size > end { try? file.truncate(to: end) }
+        try? fenced { if let size = try? file.size(), size > end { try? file.truncate(to: end) } }
         return last
     }
 
@@ -458,6 +486,6 @@ final class LogWriter: @unchecked Sendable {
         }
         // Best effort and not synced: zeroes after the last record are a clean end, so
         // a cut that fails or is lost in a crash loses nothing and fails no call.
-        if let size = try? file.size(), size > end { try? file.truncate(to: end) }
+        try? fenced { if let size = try? file.size(), size > end { try? file.truncate(to: end) } }
     }
 }

@@ -10,6 +10,10 @@ struct SnapshotWriter {
     let fileSystem: any FileSystem
     let instanceID: [UInt8]
     let sequence: UInt64
+    /// Runs the steps that change the directory (removing a leftover temporary file and creating it,
+    /// the rename into the log) inside a ``ProcessSharing/shared`` owner's fence; the writing and
+    /// syncing of the temporary file runs outside it (no other name than its own is touched).
+    var fenced: (() throws -> Void) throws -> Void = { try $0() }
 
     /// A record's body is cut after this many bytes of operations (far below the maximum).
     static let recordTarget = 1 << 20
@@ -33,8 +37,12 @@ struct SnapshotWriter {
         payload: (StoredJob) throws -> [UInt8], beforeRename: () throws -> Void = {}
     ) throws -> Outcome {
         let temporary = directory + "/" + QueueDirectoryLayout.snapshotTempName(sequence: sequence)
-        if try fileSystem.entryKind(at: temporary) != nil { try fileSystem.removeFile(at: temporary) }
-        let file = try fileSystem.openFile(at: temporary, mode: .createNew)
+        var created: (any StorageFile)?
+        try fenced {
+            if try fileSystem.entryKind(at: temporary) != nil { try fileSystem.removeFile(at: temporary) }
+            created = try fileSystem.openFile(at: temporary, mode: .createNew)
+        }
+        guard let file = created else { throw SpoolError(.ioFailure, "no snapshot file", path: temporary) }
         var outcome = Outcome()
         do {
             defer { file.close() }
@@ -112,8 +120,11 @@ struct SnapshotWriter {
             throw error
         }
         let final = directory + "/" + QueueDirectoryLayout.logFileName(sequence: sequence)
-        try fileSystem.rename(from: temporary, to: final)
-        try fileSystem.syncDirectory(at: directory)
+        // Refused by the fence, the file stays a leftover `snap-*.tmp`, which the next owner's open removes.
+        try fenced {
+            try fileSystem.rename(from: temporary, to: final)
+            try fileSystem.syncDirectory(at: directory)
+        }
         return outcome
     }
 }

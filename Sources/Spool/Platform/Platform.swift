@@ -155,6 +155,29 @@ enum Platform {
         return request
     }
 
+    /// A POSIX record-lock request that gives a whole-file lock back, for `fcntl(F_SETLK)`.
+    static func wholeFileUnlock() -> flock {
+        var request = wholeFileLock(exclusive: true)
+        request.l_type = Int16(F_UNLCK)
+        return request
+    }
+
+    /// This process's id.
+    static func currentProcessID() -> Int32 { getpid() }
+
+    /// Whether a process with id `pid` exists (`kill(pid, 0)`): `false` only when the system says
+    /// there is none (`ESRCH`); a process this one may not signal (`EPERM`, a sandbox) counts as alive.
+    static func processExists(_ pid: Int32) -> Bool {
+        guard pid > 0 else { return false }
+        return kill(pid, 0) == 0 || errno != ESRCH
+    }
+
+    /// Pauses the calling thread for `microseconds` (between two non-blocking lock attempts: no lock
+    /// is held or waited for meanwhile).
+    static func pause(microseconds: UInt32) {
+        _ = usleep(microseconds)
+    }
+
     /// Nanoseconds on a clock that never goes backwards and keeps counting while
     /// the device sleeps; it restarts at boot, so it is only comparable with
     /// readings taken under the same ``bootIdentifier()``.

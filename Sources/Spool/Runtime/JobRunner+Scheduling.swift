@@ -45,6 +45,7 @@ extension JobRunner {
             cancelForStop()
             let now = clock.now()
             await renewDueLeases(now: now)
+            renewOwnership()
             await timeOutOverdueAttempts(now: now)
             if let emptyAt = await claimWhileSlotsFree() { lastEmptyClaim = emptyAt }
             let (stopping, idle) = state.withLock { ($0.phase == .stopping, $0.executions.isEmpty) }
@@ -105,6 +106,7 @@ extension JobRunner {
         if let kinds, let expiry = try? queue.engine.earliestLeaseExpiry(kinds: kinds, excludingTokens: ownTokens) {
             candidates.append(Millis.date(expiry))
         }
+        if let renewal = ownershipRenewalDue { candidates.append(renewal) }
         return candidates.min()
     }
 

@@ -25,6 +25,11 @@ protocol FileSystem: Sendable {
     /// `LOCK` when it is missing; a shared one (read-only inspection) never creates or
     /// writes anything: without `LOCK` it keeps out only other holders in this process.
     func lockDirectory(at path: String, exclusive: Bool) throws -> any DirectoryLock
+    /// Registers a ``ProcessSharing/shared`` owner of the directory in this process and opens `LOCK`
+    /// (creating it), holding no lock: the handle takes the exclusive lock briefly, never waiting.
+    /// Fails with ``SpoolError/Code/locked`` while an exclusive or read-only holder in this process has
+    /// the directory (as ``lockDirectory(at:exclusive:)`` fails while brief holders are registered).
+    func briefLock(at path: String) throws -> any BriefDirectoryLock
 }
 
 /// What a directory entry is.
@@ -99,4 +104,14 @@ extension StorageFile {
 /// A held directory lock, released by ``release()`` or when the value is freed.
 protocol DirectoryLock: AnyObject, Sendable {
     func release()
+}
+
+/// A ``ProcessSharing/shared`` owner's registration on a queue directory: it holds no lock until
+/// ``tryLock()`` takes one, around one short write and sync.
+protocol BriefDirectoryLock: DirectoryLock {
+    /// One attempt at the exclusive lock, never waiting: `false` when another holder has it (another
+    /// process's record lock on `LOCK`, or another brief holder of the directory in this process).
+    func tryLock() throws -> Bool
+    /// Gives back the lock ``tryLock()`` took.
+    func unlock()
 }

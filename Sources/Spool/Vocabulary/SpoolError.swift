@@ -68,6 +68,12 @@ public struct SpoolError: Error, Sendable, CustomStringConvertible {
         public static let closed = Code("closed")
         /// An earlier write or sync failed, so what is on disk is unknown; close and reopen the queue.
         public static let needsReopen = Code("needsReopen")
+        /// Another process owns the queue (``ProcessSharing/shared``) and its lease has not expired:
+        /// the message says which process and until when; ``SpoolError/path`` is the `OWNER` file.
+        public static let ownedElsewhere = Code("ownedElsewhere")
+        /// Another process took the queue over (``ProcessSharing/shared``) after this one's lease expired:
+        /// this queue refuses every later call, reads included; nothing it refused reached the log.
+        public static let ownershipLost = Code("ownershipLost")
 
         /// Lets a `catch SpoolError.Code.corruption` clause match a thrown ``SpoolError``.
         public static func ~= (code: Code, error: any Error) -> Bool {

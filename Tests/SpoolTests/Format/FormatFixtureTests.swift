@@ -134,6 +134,8 @@ import Testing
         "format-1-options": [1, 2, 4, 5, 11, 12, 14, 15, 16, 20, 21, 22, 23, 24],
         // File format version 2 (every file's header names its first LSN), by the same workload.
         "format-2": [1, 2, 4, 5, 11, 12, 14, 15, 16, 20, 21, 22, 23, 24],
+        // The log two `.shared` owners wrote in turn (the fixture pins its OWNER file).
+        "format-2-owner": [1, 2, 4],
     ]
 
     /// The opcode an operation is written with (FORMAT.md, *Operations*).
@@ -265,7 +267,11 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory), "fixtures are never regenerated; choose a new name")
         guard !FileManager.default.fileExists(atPath: directory) else { return }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        try FormatFixture.generate(into: directory)
+        if name.hasSuffix("-owner") {
+            try FormatFixture.generateOwner(into: directory)
+        } else {
+            try FormatFixture.generate(into: directory)
+        }
         try FixtureManifest.make(of: directory).write(
             toFile: directory + "/" + FixtureManifest.fileName,
             atomically: true, encoding: .utf8)

@@ -216,6 +216,7 @@ import Testing
         "counts()": "read", "schedulingHints()": "read", "changes(_:)": "read",
         "enqueueWithoutWaiting(_:)": "benchmarks only: documented as not durable",
         "waitUntilDurable()": "benchmarks only: waits", "waitForBackgroundCompaction()": "benchmarks only: waits",
+        "renewOwnership()": "changes no job: renews the OWNER file's lease, synced inside the call",
     ]
 
     /// Runs `act` with the next data sync held: it must not return before that sync is released.

@@ -16,4 +16,5 @@ extension RealFileSystemWrapper {
     func lockDirectory(at path: String, exclusive: Bool) throws -> any DirectoryLock {
         try real.lockDirectory(at: path, exclusive: exclusive)
     }
+    func briefLock(at path: String) throws -> any BriefDirectoryLock { try real.briefLock(at: path) }
 }

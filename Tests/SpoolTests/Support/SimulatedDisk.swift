@@ -59,6 +59,9 @@ final class SimulatedDisk: FileSystem, @unchecked Sendable {
     private var directories: Set<String> = ["/"]
     private var durableDirectories: Set<String> = ["/"]
     private var locks: [String: Int] = [:]  // path → holders (−1: exclusive)
+    /// Paths whose `LOCK` a brief holder (a `.shared` owner) holds now. Brief holders of one path
+    /// behave as holders in different processes: they exclude each other only while one holds it.
+    private var briefHeld: Set<String> = []
     private var faults: [Fault] = []
     /// Ordered syncs made so far: the epoch of the next change.
     private var barrierCount = 0
@@ -339,7 +342,7 @@ final class SimulatedDisk: FileSystem, @unchecked Sendable {
     func lockDirectory(at path: String, exclusive: Bool) throws -> any DirectoryLock {
         try lock.withLock {
             let holders = locks[path] ?? 0
-            if holders == -1 || (exclusive && holders > 0) {
+            if holders == -1 || (exclusive && holders > 0) || briefHeld.contains(path) {
                 throw SpoolError(
                     .locked, "the queue is open elsewhere", path: path, errno: EWOULDBLOCK, operation: "flock")
             }
@@ -351,6 +354,23 @@ final class SimulatedDisk: FileSystem, @unchecked Sendable {
                 }
             }
         }
+    }
+
+    func briefLock(at path: String) throws -> any BriefDirectoryLock {
+        SimulatedBriefLock(disk: self, path: path)
+    }
+
+    /// One brief attempt: refused while an exclusive holder or another brief holder has `path`.
+    fileprivate func tryBriefLock(_ path: String) -> Bool {
+        lock.withLock {
+            if locks[path] == -1 || briefHeld.contains(path) { return false }
+            briefHeld.insert(path)
+            return true
+        }
+    }
+
+    fileprivate func briefUnlock(_ path: String) {
+        _ = lock.withLock { briefHeld.remove(path) }
     }
 
     // MARK: File operations (called by SimulatedFile)
@@ -455,6 +475,20 @@ final class SimulatedFile: StorageFile, @unchecked Sendable {
         if end > disk.size(inode) { try disk.resize(inode, to: end, path: path, operation: "fallocate") }
     }
     func close() {}
+}
+
+/// A `.shared` owner's registration on a ``SimulatedDisk`` directory.
+final class SimulatedBriefLock: BriefDirectoryLock, @unchecked Sendable {
+    // @unchecked: immutable; the disk guards the lock's state.
+    private let disk: SimulatedDisk
+    private let path: String
+    init(disk: SimulatedDisk, path: String) {
+        self.disk = disk
+        self.path = path
+    }
+    func tryLock() throws -> Bool { disk.tryBriefLock(path) }
+    func unlock() { disk.briefUnlock(path) }
+    func release() {}
 }
 
 final class SimulatedLock: DirectoryLock, @unchecked Sendable {
