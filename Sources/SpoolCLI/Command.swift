@@ -35,7 +35,7 @@ enum SpoolCommandLine {
         EnqueueCommand.command, ClaimCommand.command, CompleteCommand.command, FailCommand.command,
         CancelCommand.command, RetryCommand.command, ListCommand.command, ShowCommand.command,
         VerifyCommand.command, DumpCommand.command, CompactCommand.command, StatsCommand.command, ReportCommand.command,
-        DemoCommand.command, ExerciseCommand.command,
+        DemoCommand.command, ExerciseCommand.command, OwnCommand.command,
     ]
 
     /// Runs `spool` with the bytes of its arguments (without the program name) and returns the exit
