@@ -329,6 +329,15 @@ public struct LogOperationSummary: Sendable, Equatable {
         case .nextOccurrence(_, let at, let runAt):
             name = "nextOccurrence"
             fields = [.init("atMs", .integer(at)), .init("runAtMs", .integer(runAt))]
+        case .park(_, _, let key, let deadline):
+            name = "park"
+            fields = [.init("key", .string(key)), .init("deadlineMs", .integer(deadline))]
+        case .checkpoint(_, _, let data, let expiresAt, _):
+            name = "checkpoint"
+            fields = [.init("bytes", .integer(Int64(data.count))), .init("expiresAtMs", .integer(expiresAt))]
+        case .restoreCheckpoint(_, let data):
+            name = "restoreCheckpoint"
+            fields = [.init("bytes", .integer(Int64(data.count)))]
         }
     }
 

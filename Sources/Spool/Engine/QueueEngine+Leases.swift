@@ -164,9 +164,9 @@ extension QueueEngine {
         let monotonic = clock.monotonicNanoseconds()
         let boot = clock.bootIdentifier()
         return state.runningJobs
-            .filter { $0.lease?.isExpired(wallNow: now, monotonicNow: monotonic, bootID: boot) ?? true }
+            .filter { Self.hasRunOut($0, wallNow: now, monotonicNow: monotonic, bootID: boot) }
             .sorted { $0.sequence < $1.sequence }
-            .flatMap { reclaim($0, reason: "lease expired", now: now) }
+            .flatMap { reclaim($0, reason: $0.park == nil ? "lease expired" : Self.parkDeadlineReason, now: now) }
     }
 
     func reclaimExpiredLeases() throws -> Pending<[JobID]> {
@@ -193,8 +193,12 @@ extension QueueEngine {
             let operations: [PlannedOperation]
             switch configuration.runningJobsAtOpen {
             case .reclaim:
-                operations = state.runningJobs.sorted { $0.sequence < $1.sequence }.flatMap {
-                    reclaim($0, reason: "orphaned: the process ended while the job was running", now: now)
+                // A parked job is no orphan: the system does its work; it is reclaimed at its deadline.
+                operations = state.runningJobs.sorted { $0.sequence < $1.sequence }.flatMap { job in
+                    guard let park = job.park else {
+                        return reclaim(job, reason: "orphaned: the process ended while the job was running", now: now)
+                    }
+                    return now >= park.deadline ? reclaim(job, reason: Self.parkDeadlineReason, now: now) : []
                 }
             case .keepUnexpiredLeases:
                 operations = expiredLeaseReclaims(now: now)

@@ -55,7 +55,10 @@ extension QueueEngine {
             for job in state.runningJobs where kinds.contains(job.kind) {
                 guard let lease = job.lease, !tokens.contains(lease.token) else { continue }
                 let expiry: Int64
-                if lease.isExpired(wallNow: now, monotonicNow: monotonic, bootID: boot) {
+                if let park = job.park {
+                    // A parked job is reclaimed at its park's deadline, by the wall clock only.
+                    expiry = max(now, park.deadline)
+                } else if lease.isExpired(wallNow: now, monotonicNow: monotonic, bootID: boot) {
                     expiry = now
                 } else {
                     let remaining = lease.monotonicExpiry - monotonic  // positive: not expired, same boot

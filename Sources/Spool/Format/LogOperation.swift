@@ -40,6 +40,13 @@ enum LogOperation: Equatable, Sendable {
     /// A periodic job whose occurrence just ended (succeeded or failed, earlier in the same record)
     /// goes back to enqueued for its next occurrence, due at `runAt`, with a fresh attempt budget.
     case nextOccurrence(id: String, at: Int64, runAt: Int64)
+    /// The running job leased under `token` waits for an external completion named `key`, until
+    /// `deadline`: it is not reclaimed before then, and its lease's expiry becomes the deadline.
+    case park(id: String, token: UInt64, key: String, deadline: Int64)
+    /// The running job leased under `token` records a cursor for its next attempt and renews its lease.
+    case checkpoint(id: String, token: UInt64, data: [UInt8], expiresAt: Int64, monotonicExpiry: UInt64)
+    /// In a snapshot, after the job's restore: the job's last checkpoint.
+    case restoreCheckpoint(id: String, data: [UInt8])
 
     struct Enqueue: Equatable, Sendable {
         var id: String
@@ -77,7 +84,8 @@ enum LogOperation: Equatable, Sendable {
         case .renewLease(let id, _, _, _), .complete(let id, _, _), .fail(let id, _, _, _, _),
             .cancel(let id, _), .retry(let id, _), .reschedule(let id, _, _), .delete(let id),
             .reclaim(let id, _, _, _), .expire(let id), .migrationRemove(let id), .abandon(let id, _, _),
-            .nextOccurrence(let id, _, _):
+            .nextOccurrence(let id, _, _), .park(let id, _, _, _), .checkpoint(let id, _, _, _, _),
+            .restoreCheckpoint(let id, _):
             return id
         case .restore(let job): return job.id
         case .migrateJob(let job): return job.id

@@ -16,6 +16,8 @@ extension TransactionCodec {
         case enqueueWithOptions, nextOccurrence, restoreWithOptions
         case migrationBegin = 20
         case migrateJob, migrationRemove, migrationCommit, migrationsApplied, abandon
+        case park = 26
+        case checkpoint, restoreCheckpoint
 
         /// One row of the opcode table.
         struct Facts: Sendable {
@@ -33,6 +35,7 @@ extension TransactionCodec {
             let compaction = compactionBodyVersion
             let options = optionsBodyVersion
             let migration = migrationBodyVersion
+            let parking = parkingBodyVersion
             switch self {
             case .enqueue: return Facts(name: "enqueue", minimumBodyVersion: base, startsWithJobID: true)
             case .claim: return Facts(name: "claim", minimumBodyVersion: base, startsWithJobID: true)
@@ -65,6 +68,10 @@ extension TransactionCodec {
             case .migrationsApplied:
                 return Facts(name: "migrations_applied", minimumBodyVersion: migration, startsWithJobID: false)
             case .abandon: return Facts(name: "abandon", minimumBodyVersion: migration, startsWithJobID: true)
+            case .park: return Facts(name: "park", minimumBodyVersion: parking, startsWithJobID: true)
+            case .checkpoint: return Facts(name: "checkpoint", minimumBodyVersion: parking, startsWithJobID: true)
+            case .restoreCheckpoint:
+                return Facts(name: "restore_checkpoint", minimumBodyVersion: parking, startsWithJobID: true)
             }
         }
 
@@ -105,6 +112,9 @@ extension TransactionCodec {
         case .migrationsApplied: return .migrationsApplied
         case .abandon: return .abandon
         case .nextOccurrence: return .nextOccurrence
+        case .park: return .park
+        case .checkpoint: return .checkpoint
+        case .restoreCheckpoint: return .restoreCheckpoint
         }
     }
 

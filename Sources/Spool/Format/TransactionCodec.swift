@@ -18,6 +18,8 @@ enum TransactionCodec {
     static let optionsBodyVersion: UInt8 = 3
     /// The body version of records holding any of the migration operations (20 to 25).
     static let migrationBodyVersion: UInt8 = 4
+    /// The body version of records holding any of the parking and checkpoint operations (26 to 28).
+    static let parkingBodyVersion: UInt8 = 5
     // Which opcodes need which version, and the newest version read (`bodyVersion`): the opcode
     // table (Opcode.swift).
 
@@ -172,6 +174,8 @@ enum TransactionCodec {
             writer.writeString(id)
             writer.writeSignedVarint(at)
             writer.writeSignedVarint(runAt)
+        case .park, .checkpoint, .restoreCheckpoint:
+            ParkingCodec.encode(operation, into: &writer)
         }
     }
 
@@ -339,6 +343,8 @@ enum TransactionCodec {
             return .nextOccurrence(
                 id: try reader.readString(), at: try reader.readSignedVarint(),
                 runAt: try reader.readSignedVarint())
+        case .park, .checkpoint, .restoreCheckpoint:
+            return try ParkingCodec.decode(opcode, &reader)
         }
     }
 }

@@ -82,14 +82,19 @@ struct SnapshotWriter {
 
             var operations = ByteWriter(capacity: Self.recordTarget + 4096)
             var batch: [(job: StoredJob, range: Range<Int>)] = []
+            // The batch's parking annexes (ParkingCodec), counted with its restores.
+            var annexes = 0
             func sealBatch() throws {
                 guard !batch.isEmpty else { return }
-                // The lowest body version that holds the batch: 3 when a job has options.
+                // The lowest body version that holds the batch: 5 with an annex, 3 when a job has options.
                 let version =
-                    batch.contains { $0.job.hasOptions }
-                    ? TransactionCodec.optionsBodyVersion
-                    : TransactionCodec.compactionBodyVersion
-                let base = appendRecord(operations, count: batch.count, version: version)
+                    annexes > 0
+                    ? TransactionCodec.parkingBodyVersion
+                    : batch.contains { $0.job.hasOptions }
+                        ? TransactionCodec.optionsBodyVersion
+                        : TransactionCodec.compactionBodyVersion
+                let base = appendRecord(operations, count: batch.count + annexes, version: version)
+                annexes = 0
                 for (job, range) in batch {
                     // The bytes copied are the ones `payload` read and verified against the checksum.
                     outcome.moves[job.id] = (
@@ -108,6 +113,7 @@ struct SnapshotWriter {
             for job in jobs {
                 let range = SnapshotCodec.encodeRestore(job, payload: try payload(job), into: &operations)
                 batch.append((job, range))
+                annexes += ParkingCodec.encodeAnnexes(of: job, into: &operations)
                 if operations.count >= Self.recordTarget { try sealBatch() }
             }
             try sealBatch()

@@ -17,6 +17,13 @@ public struct JobContext: Sendable {
     public var attempt: Int { job.attempts }
     /// Where the answers come from: the runner running the attempt, or an app's test.
     private let source: Source
+    /// What ``park(key:deadline:)`` and ``checkpoint(_:)`` call in a context built for a test.
+    private var detachedParking: DetachedParking?
+
+    private struct DetachedParking: Sendable {
+        var park: @Sendable (String, Date) async throws -> Void
+        var checkpoint: @Sendable (Data) async throws -> Void
+    }
 
     private enum Source: Sendable {
         /// The runner running the attempt under this lease.
@@ -49,12 +56,18 @@ public struct JobContext: Sendable {
     ///     ``isCancelled`` or calls ``checkCancellation()``; never cancelled by default.
     ///   - renewLease: Called by ``renewLease(for:)`` with its argument; succeeds by default. Throw
     ///     ``SpoolError/Code/leaseLost`` from it to test a handler's reaction to a lost lease.
+    ///   - park: Called by ``park(key:deadline:)`` with its arguments before it throws ``JobParked``;
+    ///     succeeds by default.
+    ///   - checkpoint: Called by ``checkpoint(_:)`` with its argument; succeeds by default.
     public init(
         job: Job, cancellationReason: @escaping @Sendable () -> CancellationReason? = { nil },
-        renewLease: @escaping @Sendable (TimeInterval?) async throws -> Void = { _ in }
+        renewLease: @escaping @Sendable (TimeInterval?) async throws -> Void = { _ in },
+        park: @escaping @Sendable (String, Date) async throws -> Void = { _, _ in },
+        checkpoint: @escaping @Sendable (Data) async throws -> Void = { _ in }
     ) {
         self.job = job
         source = .detached(cancellationReason: cancellationReason, renewLease: renewLease)
+        detachedParking = DetachedParking(park: park, checkpoint: checkpoint)
     }
 
     /// Why the runner cancelled this attempt's task, or `nil` while it has not.
@@ -87,6 +100,51 @@ public struct JobContext: Sendable {
         case .runner(let runner, let token): try await runner.renewLease(token, for: duration)
         case .detached(_, let renew): try await renew(duration)
         }
+    }
+
+    /// The checkpoint this attempt began with: the last one an earlier attempt recorded
+    /// (``checkpoint(_:)``), after any crash, failure or stop; `nil` for none. Resume from it.
+    public var lastCheckpoint: Data? { job.checkpoint }
+
+    /// Records `data` as the job's checkpoint and renews the lease, durably, in one record: the next
+    /// attempt, after a crash, failure or stop, finds it in ``lastCheckpoint``.
+    ///
+    /// ```swift
+    /// var next = context.lastCheckpoint.map { Int(decoding: $0) } ?? 0
+    /// for index in next..<photos.count {
+    ///     try await upload(photos[index])
+    ///     try await context.checkpoint(Data("\(index + 1)".utf8))
+    /// }
+    /// ```
+    ///
+    /// - Throws: ``SpoolError/Code/checkpointTooLarge`` over ``JobLimits/maxCheckpointBytes``;
+    ///   ``SpoolError/Code/leaseLost`` when the job was cancelled or reclaimed.
+    public func checkpoint(_ data: Data) async throws {
+        switch source {
+        case .runner(let runner, let token): try await runner.checkpoint(token, data)
+        case .detached: try await detachedParking?.checkpoint(data)
+        }
+    }
+
+    /// Parks the job, durably, until an external completion named `key` arrives or `deadline`
+    /// passes (``JobQueue/park(_:key:deadline:)-(Lease,_,_)``), then ends the handler by throwing
+    /// ``JobParked``, which the runner takes as "nothing more to record": the job stays `running`,
+    /// its attempt counted once, and a later process completes it with ``JobQueue/completeParked(key:)-(String)``.
+    ///
+    /// ```swift
+    /// let task = session.uploadTask(with: request, fromFile: file)
+    /// task.resume()
+    /// try await context.park(key: "uploads:\(task.taskIdentifier)", deadline: .now + 86_400)
+    /// ```
+    ///
+    /// - Throws: ``JobParked`` once parked; otherwise the errors of the park
+    ///   (``SpoolError/Code/parkKeyConflict``, ``SpoolError/Code/leaseLost``…), the job not parked.
+    public func park(key: String, deadline: Date) async throws -> Never {
+        switch source {
+        case .runner(let runner, let token): try await runner.park(token, key: key, deadline: deadline)
+        case .detached: try await detachedParking?.park(key, deadline)
+        }
+        throw JobParked(key: key, deadline: deadline)
     }
 
     /// Why a runner cancelled a handler's task.
@@ -132,4 +190,19 @@ public struct TerminalJobFailure: Error, Sendable, Equatable, CustomStringConver
 
     /// The reason.
     public var description: String { reason }
+}
+
+/// What ``JobContext/park(key:deadline:)`` throws once the job is parked: the handler's attempt is over
+/// without an outcome (the runner records nothing more); let it propagate.
+public struct JobParked: Error, Sendable, Equatable {
+    /// The key the job is parked under.
+    public var key: String
+    /// Until when it waits.
+    public var deadline: Date
+
+    /// The error of a job parked under `key` until `deadline`.
+    public init(key: String, deadline: Date) {
+        self.key = key
+        self.deadline = deadline
+    }
 }

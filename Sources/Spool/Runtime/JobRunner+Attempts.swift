@@ -23,6 +23,10 @@ extension JobRunner {
                 outcome = .succeeded
             } catch let failure as TerminalJobFailure {
                 outcome = .failed(failure.reason, terminal: true)
+            } catch is JobParked {
+                // Parked (JobRunner+Parking.swift): nothing to record; the slot is free.
+                await self.release(token)
+                return
             } catch let failure as UndecodablePayload {
                 outcome = .failed(failure.description, terminal: true)
             } catch {

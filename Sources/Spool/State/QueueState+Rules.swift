@@ -112,6 +112,25 @@ extension QueueState {
         return (waitingFor, cancelledAtBirth)
     }
 
+    // MARK: Parking
+
+    /// The park rule: the running job `id` leased under `token`, not parked yet, and no other parked
+    /// job holds `key` (a key names one external completion).
+    func checkPark(_ id: String, token: UInt64, key: String) throws(Refusal) -> (job: StoredJob, position: Int) {
+        let (job, position) = try leased(id, token: token, for: .park)
+        guard job.park == nil else { throw .alreadyParked(id: id) }
+        if let holder = parkedKeys[key], holder != id { throw .parkKeyHeld(id: id, key: key, holder: holder) }
+        return (job, position)
+    }
+
+    /// The reclaim rule: a running job; a parked one only once its park's deadline has passed at `at`
+    /// (before it, the external work it waits for may still complete it).
+    func checkReclaim(_ id: String, at: Int64) throws(Refusal) -> (job: StoredJob, position: Int) {
+        let (job, position) = try located(id, in: [.running], for: .reclaim)
+        if let park = job.park, at < park.deadline { throw .parkDeadlineHolds(id: id) }
+        return (job, position)
+    }
+
     // MARK: Removal and migrations
 
     /// The delete rule: the job exists and no unfinished job waits for it.
@@ -169,7 +188,7 @@ extension QueueState {
         case .renewLease(let id, let token, _, _): _ = try leased(id, token: token, for: .renew)
         case .complete(let id, let token, _): _ = try leased(id, token: token, for: .complete)
         case .fail(let id, let token, _, _, _): _ = try leased(id, token: token, for: .fail)
-        case .reclaim(let id, _, _, _): _ = try located(id, in: [.running], for: .reclaim)
+        case .reclaim(let id, let at, _, _): _ = try checkReclaim(id, at: at)
         case .cancel(let id, _): _ = try located(id, in: Self.cancellableStates, for: .cancel)
         case .retry(let id, _): _ = try checkRetry(id)
         case .reschedule(let id, _, _): _ = try located(id, in: Self.reschedulableStates, for: .reschedule)
@@ -183,7 +202,9 @@ extension QueueState {
             // Its rule is that of each of its steps, judged as the commit applies them: in a trial.
             var trial = self.trial()
             try trial.apply(operation)
-        case .restore, .snapshot, .migrationsApplied:
+        case .park(let id, let token, let key, _): _ = try checkPark(id, token: token, key: key)
+        case .checkpoint(let id, let token, _, _, _): _ = try leased(id, token: token, for: .checkpoint)
+        case .restore, .snapshot, .migrationsApplied, .restoreCheckpoint:
             // Written by compaction into a new snapshot file only, judged by apply there.
             break
         }

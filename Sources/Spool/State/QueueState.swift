@@ -46,6 +46,8 @@ struct QueueState: Sendable {
     /// A migration begun but not committed yet: its operations wait here until its commit applies
     /// them all at once. Any other operation, a new begin or the end of the log abandons it.
     var pendingMigration: PendingMigration?
+    /// Park key → id of the parked job holding it (derived from the jobs' ``StoredJob/park``).
+    var parkedKeys: [String: String] = [:]
 
     struct PendingMigration: Sendable {
         var number: UInt64
@@ -98,6 +100,8 @@ struct QueueState: Sendable {
             let (found, position) = try leased(id, token: token, for: .complete)
             var job = found
             finish(&job, as: .succeeded, at: at)
+            // Its cursor is spent: a success ends the work it pointed into.
+            job.checkpoint = nil
             store(job, at: position)
         case .fail(let id, let token, let at, let error, let nextRetryAt):
             let (found, position) = try leased(id, token: token, for: .fail)
@@ -106,7 +110,7 @@ struct QueueState: Sendable {
             endAttempt(&job, nextRetryAt: nextRetryAt, at: at)
             store(job, at: position)
         case .reclaim(let id, let at, let reason, let nextRetryAt):
-            var job = try located(id, in: [.running], for: .reclaim).job
+            var job = try checkReclaim(id, at: at).job
             job.lastError = reason
             endAttempt(&job, nextRetryAt: nextRetryAt, at: at)
             store(job)
@@ -147,6 +151,7 @@ struct QueueState: Sendable {
             var (job, periodic) = try checkNextOccurrence(id)
             periodic.occurrence += 1
             job.periodic = periodic
+            job.checkpoint = nil
             job.state = .enqueued
             job.attempts = 0
             job.nextRetryAt = nil
@@ -183,6 +188,22 @@ struct QueueState: Sendable {
             }
             next.appliedMigration = number
             self = next
+        case .park(let id, let token, let key, let deadline):
+            var job = try checkPark(id, token: token, key: key).job
+            job.park = StoredPark(key: key, deadline: deadline)
+            job.lease?.expiresAt = deadline
+            store(job)
+        case .checkpoint(let id, let token, let data, let expiresAt, let monotonicExpiry):
+            let (found, position) = try leased(id, token: token, for: .checkpoint)
+            var job = found
+            job.checkpoint = data
+            job.lease?.expiresAt = expiresAt
+            job.lease?.monotonicExpiry = monotonicExpiry
+            store(job, at: position)
+        case .restoreCheckpoint(let id, let data):
+            guard var job = jobs[id] else { throw .noSuchJob(id: id, action: .restoreCheckpoint) }
+            job.checkpoint = data
+            store(job)
         case .migrationsApplied(let number):
             guard summary != nil, jobs.isEmpty, appliedMigration == 0 else {
                 throw .migrationsAppliedMisplaced
@@ -195,6 +216,7 @@ struct QueueState: Sendable {
     mutating func remove(_ job: StoredJob) {
         forgetPrerequisites(of: job)
         releaseUniqueKey(of: job)
+        if let park = job.park { parkedKeys[park.key] = nil }
         count(job.state, by: -1)
         if job.state == .running { runningIDs.remove(job.id) }
         jobs[job.id] = nil
@@ -293,6 +315,12 @@ struct QueueState: Sendable {
         // One probe (or none) finds the job to compare with and the place to write it back.
         let position = knownPosition ?? jobs.position(of: job.id)!
         let previous = jobs[position: position]
+        // A park lives with its lease: an attempt that ends (any way) ends the park.
+        if job.lease == nil, job.park != nil { job.park = nil }
+        if previous.park != job.park {
+            if let park = previous.park { parkedKeys[park.key] = nil }
+            if let park = job.park { parkedKeys[park.key] = job.id }
+        }
         if previous.state != job.state {
             count(previous.state, by: -1)
             count(job.state, by: 1)

@@ -11,6 +11,8 @@ enum Refusal: Error, Equatable, Sendable, CustomStringConvertible {
         case nextOccurrence = "next occurrence"
         case migrateJob = "migrated job"
         case migrationRemove = "migration remove"
+        case park, checkpoint
+        case restoreCheckpoint = "restore checkpoint"
     }
 
     /// No job has the id.
@@ -59,6 +61,12 @@ enum Refusal: Error, Equatable, Sendable, CustomStringConvertible {
     case migratedKeyChanged(id: String)
     /// An operation that is not a migration step, inside a migration's steps.
     case notAMigrationStep(id: String)
+    /// A park of a job that is parked already.
+    case alreadyParked(id: String)
+    /// A park under a key another parked job holds.
+    case parkKeyHeld(id: String, key: String, holder: String)
+    /// A reclaim of a parked job before its park's deadline.
+    case parkDeadlineHolds(id: String)
 
     /// The job the refusal is about ("" for none).
     var jobID: String {
@@ -69,7 +77,8 @@ enum Refusal: Error, Equatable, Sendable, CustomStringConvertible {
             .periodicInChain(let id, _), .prerequisiteNotPending(let id, _), .awaitedByUnfinished(let id, _, _),
             .notPeriodic(let id), .restoredLeaseMismatch(let id), .stepOutsideMigration(let id),
             .migratedWithoutPayload(let id), .migratedInconsistent(let id), .migratedKeyChanged(let id),
-            .notAMigrationStep(let id):
+            .notAMigrationStep(let id), .alreadyParked(let id), .parkKeyHeld(let id, _, _),
+            .parkDeadlineHolds(let id):
             return id
         case .snapshotNotFirst, .migrationNotNewer, .commitNotBegun, .migrationsAppliedMisplaced:
             return ""
@@ -134,6 +143,12 @@ enum Refusal: Error, Equatable, Sendable, CustomStringConvertible {
             return (.invalidArgument, "migrated job: a migration keeps a job's unique key")
         case .notAMigrationStep:
             return (.corruption, "not a migration step")
+        case .alreadyParked:
+            return (.invalidState, "park: the job is parked already")
+        case .parkKeyHeld(_, let key, let holder):
+            return (.parkKeyConflict, "park: key \(key) is held by parked job \(holder)")
+        case .parkDeadlineHolds:
+            return (.invalidState, "reclaim: the job is parked and its deadline has not passed")
         }
     }
 

@@ -19,7 +19,8 @@ extension Job {
         runAt: Date? = nil, nextRetryAt: Date? = nil, finishedAt: Date? = nil, uniqueKey: String? = nil,
         lastError: String? = nil, payloadSize: Int = 0, leaseExpiresAt: Date? = nil,
         constraints: JobConstraints = .none, blockingPrerequisites: [JobID] = [],
-        periodic: PeriodicSchedule? = nil, occurrence: Int = 1
+        periodic: PeriodicSchedule? = nil, occurrence: Int = 1, parkedKey: String? = nil, parkDeadline: Date? = nil,
+        checkpoint: Data? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -39,6 +40,9 @@ extension Job {
         self.blockingPrerequisites = blockingPrerequisites
         self.periodic = periodic
         self.occurrence = occurrence
+        self.parkedKey = parkedKey
+        self.parkDeadline = parkDeadline
+        self.checkpoint = checkpoint
     }
 }
 

@@ -116,6 +116,14 @@ public struct Job: Sendable, Equatable, Identifiable {
     /// Which occurrence of a periodic job this is, from 1 (always 1 for a one-off job). With the
     /// id it makes an idempotency key for one run.
     public var occurrence: Int
+    /// The key of the external completion a parked job waits for (``JobQueue/park(_:key:deadline:)-(Lease,_,_)``);
+    /// `nil` unless the job is parked. A parked job is `running`: its attempt is counted once.
+    public var parkedKey: String?
+    /// Until when a parked job waits: past it, the job is reclaimed by the retry policy; `nil` unless parked.
+    public var parkDeadline: Date?
+    /// The last cursor a handler recorded with ``JobContext/checkpoint(_:)``, given to the next attempt;
+    /// `nil` when none was recorded (or the job succeeded, which clears it).
+    public var checkpoint: Data?
 
     /// Whether the job is enqueued but waits for prerequisites to succeed: no claim takes it yet.
     public var isBlocked: Bool { state == .enqueued && !blockingPrerequisites.isEmpty }
@@ -156,6 +164,9 @@ public struct Job: Sendable, Equatable, Identifiable {
             PeriodicSchedule(interval: Double($0.interval) / 1000, flex: Double($0.flex) / 1000)
         }
         occurrence = Int(stored.periodic?.occurrence ?? 1)
+        parkedKey = stored.park?.key
+        parkDeadline = stored.park.map { Millis.date($0.deadline) }
+        checkpoint = stored.checkpoint.map { Data($0) }
     }
 }
 

@@ -106,6 +106,19 @@ struct StoredJob: Sendable {
         set { updateRare { $0.periodic = newValue } }
     }
 
+    /// The external completion the running job waits for (``JobQueue/park(_:key:deadline:)-(Lease,_,_)``);
+    /// `nil` unless parked. Lives with the lease: a job without a lease is not parked.
+    var park: StoredPark? {
+        get { rare?.values.park }
+        set { updateRare { $0.park = newValue } }
+    }
+
+    /// The last cursor a handler recorded (``JobContext/checkpoint(_:)``); `nil` for none.
+    var checkpoint: [UInt8]? {
+        get { rare?.values.checkpoint }
+        set { updateRare { $0.checkpoint = newValue } }
+    }
+
     /// Whether the job carries a field of body version 3: constraints, prerequisites or a schedule.
     var hasOptions: Bool {
         guard let values = rare?.values else { return false }
@@ -143,10 +156,12 @@ struct RareValues: Equatable, Sendable {
     var constraints: JobConstraints?
     var waitingFor: [String] = []
     var periodic: StoredPeriodic?
+    var park: StoredPark?
+    var checkpoint: [UInt8]?
 
     var isEmpty: Bool {
         uniqueKey == nil && lastError == nil && lease == nil && constraints == nil && waitingFor.isEmpty
-            && periodic == nil
+            && periodic == nil && park == nil && checkpoint == nil
     }
 }
 
@@ -190,6 +205,12 @@ struct StoredPeriodic: Equatable, Sendable {
         guard !overProduct, !overBoundary, !overStart else { return far }
         return start
     }
+}
+
+/// What a parked job waits for: the app's key for the external work, and until when (ms since 1970 UTC).
+struct StoredPark: Equatable, Sendable {
+    var key: String
+    var deadline: Int64
 }
 
 /// The lease of a running job.

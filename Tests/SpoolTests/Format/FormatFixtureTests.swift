@@ -33,6 +33,7 @@ import Testing
         #expect(names.contains("format-1-migrations"))
         #expect(names.contains("format-1-options"))
         #expect(names.contains("format-2"))
+        #expect(names.contains("format-2-park"))
     }
 
     /// The fixture of file format version 2 pins its header: every file is of version 2, and names the LSN of its
@@ -136,6 +137,8 @@ import Testing
         "format-2": [1, 2, 4, 5, 11, 12, 14, 15, 16, 20, 21, 22, 23, 24],
         // The log two `.shared` owners wrote in turn (the fixture pins its OWNER file).
         "format-2-owner": [1, 2, 4],
+        // Body version 5: parked jobs and checkpoints, live and as a snapshot's annexes.
+        "format-2-park": [1, 2, 4, 5, 10, 11, 12, 26, 27, 28],
     ]
 
     /// The opcode an operation is written with (FORMAT.md, *Operations*).
@@ -161,6 +164,9 @@ import Testing
         case .migrationCommit: return 23
         case .migrationsApplied: return 24
         case .abandon: return 25
+        case .park: return 26
+        case .checkpoint: return 27
+        case .restoreCheckpoint: return 28
         }
     }
 

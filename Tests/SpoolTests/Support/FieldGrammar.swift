@@ -33,6 +33,9 @@ enum FieldGrammar {
         23: "number:varint",
         24: "number:varint",
         25: "id:string at:svarint reason:string",
+        26: "id:string token:u64 key:string deadline:svarint",
+        27: "id:string token:u64 data:bytes lease_expires_at:svarint monotonic_expiry:varint",
+        28: "id:string data:bytes",
     ]
 
     /// The fields of `restore` up to `lease` (which `restore_with_options` shares).

@@ -156,6 +156,7 @@ enum FormatFixture {
         migrating.migrations = migrations + laterMigrations
         migrating.knownKinds = nil
         queue = try JobQueue(directory: queuePath, configuration: migrating)
+        try generateParking(queue: queue, clock: clock)
 
         let expected = try FixtureState(queue: queue, clockAdvance: clock.now().timeIntervalSince(start))
         try closeChecked(queue)
@@ -387,6 +388,11 @@ struct FixtureState: Codable, Equatable {
         /// The prerequisites not succeeded yet (kept after a cascade, naming the one that failed).
         var waitingFor: [String]?
         var periodic: FixturePeriodic?
+        /// A parked job's key and deadline (absent from fixtures written before parking, and when not parked).
+        var parkedKey: String?
+        var parkDeadline: Int64?
+        /// The job's checkpoint, base64 (absent before checkpoints, and for a job without one).
+        var checkpoint: String?
     }
 
     struct FixtureConstraints: Codable, Equatable {
@@ -443,7 +449,8 @@ struct FixtureState: Codable, Equatable {
                 waitingFor: job.waitingFor.isEmpty ? nil : job.waitingFor,
                 periodic: job.periodic.map {
                     FixturePeriodic(interval: $0.interval, flex: $0.flex, anchor: $0.anchor, occurrence: $0.occurrence)
-                })
+                }, parkedKey: job.park?.key, parkDeadline: job.park?.deadline,
+                checkpoint: job.checkpoint.map { Data($0).base64EncodedString() })
         }
         claimOrder = try queue.readyJobs(at: Date(timeIntervalSince1970: 4_000_000_000)).map(\.id.rawValue)
     }

@@ -1,0 +1,148 @@
+/// Parking a job while the system does its work (a background `URLSession` transfer), completing it by
+/// key in a later process, reconciling at launch; and checkpoints.
+extension JobQueue {
+    /// Parks the leased job: durably, it waits for an external completion named `key` until `deadline`.
+    ///
+    /// A parked job stays `running`, its attempt counted once. It is not an orphan at open
+    /// (``Configuration/runningJobsAtOpen`` leaves it alone) and is not reclaimed while `deadline`
+    /// holds; any process completes or fails it by key (``completeParked(key:)-(String)``,
+    /// ``failParked(key:error:terminal:)-(String,_,_)``). Past `deadline`, a claim or a reclaim
+    /// puts it back by the retry policy, as a lease that expired.
+    ///
+    /// ```swift
+    /// let task = session.uploadTask(with: request, fromFile: file)
+    /// try queue.park(lease, key: "\(session.configuration.identifier!):\(task.taskIdentifier)",
+    ///                deadline: Date().addingTimeInterval(24 * 3600))
+    /// task.resume()
+    /// ```
+    ///
+    /// - Throws: ``SpoolError/Code/parkKeyConflict`` when another parked job holds `key`;
+    ///   ``SpoolError/Code/invalidState`` when the job is parked already; ``SpoolError/Code/invalidArgument``
+    ///   for an empty key or one over ``JobLimits/maxParkKeyBytes``; ``SpoolError/Code/leaseLost`` as
+    ///   ``complete(_:)-(Lease)`` does.
+    @discardableResult
+    public func park(_ lease: Lease, key: String, deadline: Date) throws -> Job {
+        Job(
+            try engine.durably {
+                try $0.park(
+                    id: lease.job.id, token: lease.token, issued: true, key: key, deadline: Millis.from(deadline))
+            })
+    }
+
+    /// Parks the leased job until `deadline`. See ``park(_:key:deadline:)-(Lease,_,_)``.
+    @discardableResult
+    public func park(_ lease: Lease, key: String, deadline: Date) async throws -> Job {
+        Job(
+            try await engine.durably {
+                try $0.park(
+                    id: lease.job.id, token: lease.token, issued: true, key: key, deadline: Millis.from(deadline))
+            })
+    }
+
+    /// Records that the external work of the parked job holding `key` succeeded: the job succeeds.
+    ///
+    /// - Throws: ``SpoolError/Code/jobNotFound`` when no parked job holds `key` (completed or
+    ///   reclaimed already, or never parked).
+    @discardableResult
+    public func completeParked(key: String) throws -> Job {
+        Job(try engine.durably { try $0.completeParked(key: key) })
+    }
+
+    /// Records that the parked job holding `key` succeeded. See ``completeParked(key:)-(String)``.
+    @discardableResult
+    public func completeParked(key: String) async throws -> Job {
+        Job(try await engine.durably { try $0.completeParked(key: key) })
+    }
+
+    /// Records that the external work of the parked job holding `key` failed: retried by the retry
+    /// policy, unless `terminal` or its attempts are spent, as ``fail(_:error:terminal:)-(Lease,_,_)``.
+    ///
+    /// - Throws: ``SpoolError/Code/jobNotFound`` when no parked job holds `key`.
+    @discardableResult
+    public func failParked(key: String, error: String, terminal: Bool = false) throws -> Job {
+        Job(try engine.durably { try $0.failParked(key: key, error: error, terminal: terminal) })
+    }
+
+    /// Records that the parked job holding `key` failed. See ``failParked(key:error:terminal:)-(String,_,_)``.
+    @discardableResult
+    public func failParked(key: String, error: String, terminal: Bool = false) async throws -> Job {
+        Job(try await engine.durably { try $0.failParked(key: key, error: error, terminal: terminal) })
+    }
+
+    /// The parked jobs, in enqueue order: at launch, compare their ``Job/parkedKey`` with the
+    /// transfers the system still has, then call ``reconcileParked(stillPending:)-(Set<String>)``.
+    public func parkedJobs() throws -> [Job] {
+        try engine.parkedJobs().map(Job.init)
+    }
+
+    /// Fails every parked job whose key is not in `stillPending` (the system no longer has its work,
+    /// and no completion will come), by the retry policy, in one record.
+    ///
+    /// ```swift
+    /// let tasks = await session.allTasks
+    /// try await queue.reconcileParked(stillPending: Set(tasks.map { "\(id):\($0.taskIdentifier)" }))
+    /// ```
+    ///
+    /// - Returns: The jobs this failed, after the failure (enqueued again with a retry deadline, or
+    ///   failed), in enqueue order.
+    @discardableResult
+    public func reconcileParked(stillPending: Set<String>) throws -> [Job] {
+        try engine.durably { try $0.reconcileParked(stillPending: stillPending) }.map(Job.init)
+    }
+
+    /// Fails the parked jobs whose key is not in `stillPending`. See ``reconcileParked(stillPending:)-(Set<String>)``.
+    @discardableResult
+    public func reconcileParked(stillPending: Set<String>) async throws -> [Job] {
+        try await engine.durably { try $0.reconcileParked(stillPending: stillPending) }.map(Job.init)
+    }
+
+    /// Records `data` as the leased job's checkpoint and renews its lease by `duration` seconds (the
+    /// configuration's lease duration by default), in one record: the job's next attempt, after a
+    /// failure, a crash or a stop, finds it in ``Job/checkpoint``. A success clears it.
+    ///
+    /// - Returns: The lease, renewed.
+    /// - Throws: ``SpoolError/Code/checkpointTooLarge`` over ``JobLimits/maxCheckpointBytes``;
+    ///   ``SpoolError/Code/leaseLost`` as ``renew(_:for:)-(Lease,_)`` does.
+    @discardableResult
+    public func checkpoint(_ lease: Lease, _ data: Data, renewingFor duration: TimeInterval? = nil) throws -> Lease {
+        checkpointed(
+            lease,
+            try engine.durably {
+                try $0.checkpoint(
+                    id: lease.job.id, token: lease.token, issued: true, data: Array(data), duration: duration)
+            })
+    }
+
+    /// Records a checkpoint and renews the lease. See ``checkpoint(_:_:renewingFor:)-(Lease,_,_)``.
+    @discardableResult
+    public func checkpoint(_ lease: Lease, _ data: Data, renewingFor duration: TimeInterval? = nil) async throws
+        -> Lease
+    {
+        checkpointed(
+            lease,
+            try await engine.durably {
+                try $0.checkpoint(
+                    id: lease.job.id, token: lease.token, issued: true, data: Array(data), duration: duration)
+            })
+    }
+
+    /// Records a checkpoint, as ``checkpoint(_:_:renewingFor:)-(Lease,_,_)``, and returns with the lease
+    /// the LSN of its record (see ``renewRecorded(_:for:)``).
+    func checkpointRecorded(_ lease: Lease, _ data: Data, for duration: TimeInterval?) async throws
+        -> (lease: Lease, lsn: UInt64)
+    {
+        let (job, lsn) = try await engine.durably {
+            try $0.checkpoint(id: lease.job.id, token: lease.token, issued: true, data: Array(data), duration: duration)
+                .withLSN()
+        }
+        return (checkpointed(lease, job), lsn)
+    }
+
+    private func checkpointed(_ lease: Lease, _ job: StoredJob) -> Lease {
+        var copy = lease
+        copy.job = Job(job)
+        copy.expiresAt = Millis.date(job.lease!.expiresAt)
+        copy.monotonicExpiry = job.lease!.monotonicExpiry
+        return copy
+    }
+}
