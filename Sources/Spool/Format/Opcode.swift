@@ -16,6 +16,8 @@ extension TransactionCodec {
         case enqueueWithOptions, nextOccurrence, restoreWithOptions
         case migrationBegin = 20
         case migrateJob, migrationRemove, migrationCommit, migrationsApplied, abandon
+        case release = 30
+        case snooze, stopReason
 
         /// One row of the opcode table.
         struct Facts: Sendable {
@@ -33,6 +35,7 @@ extension TransactionCodec {
             let compaction = compactionBodyVersion
             let options = optionsBodyVersion
             let migration = migrationBodyVersion
+            let stops = stopsBodyVersion
             switch self {
             case .enqueue: return Facts(name: "enqueue", minimumBodyVersion: base, startsWithJobID: true)
             case .claim: return Facts(name: "claim", minimumBodyVersion: base, startsWithJobID: true)
@@ -65,6 +68,9 @@ extension TransactionCodec {
             case .migrationsApplied:
                 return Facts(name: "migrations_applied", minimumBodyVersion: migration, startsWithJobID: false)
             case .abandon: return Facts(name: "abandon", minimumBodyVersion: migration, startsWithJobID: true)
+            case .release: return Facts(name: "release", minimumBodyVersion: stops, startsWithJobID: true)
+            case .snooze: return Facts(name: "snooze", minimumBodyVersion: stops, startsWithJobID: true)
+            case .stopReason: return Facts(name: "stop_reason", minimumBodyVersion: stops, startsWithJobID: true)
             }
         }
 
@@ -105,6 +111,9 @@ extension TransactionCodec {
         case .migrationsApplied: return .migrationsApplied
         case .abandon: return .abandon
         case .nextOccurrence: return .nextOccurrence
+        case .release: return .release
+        case .snooze: return .snooze
+        case .stopReason: return .stopReason
         }
     }
 

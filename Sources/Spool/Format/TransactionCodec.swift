@@ -18,6 +18,9 @@ enum TransactionCodec {
     static let optionsBodyVersion: UInt8 = 3
     /// The body version of records holding any of the migration operations (20 to 25).
     static let migrationBodyVersion: UInt8 = 4
+    /// The body version of records holding any of the stop operations (30 to 32: a released attempt,
+    /// a snooze, a stop reason; see `StopsCodec`).
+    static let stopsBodyVersion: UInt8 = 6
     // Which opcodes need which version, and the newest version read (`bodyVersion`): the opcode
     // table (Opcode.swift).
 
@@ -172,6 +175,8 @@ enum TransactionCodec {
             writer.writeString(id)
             writer.writeSignedVarint(at)
             writer.writeSignedVarint(runAt)
+        case .release, .snooze, .stopReason:
+            StopsCodec.encode(operation, into: &writer)
         }
     }
 
@@ -339,6 +344,8 @@ enum TransactionCodec {
             return .nextOccurrence(
                 id: try reader.readString(), at: try reader.readSignedVarint(),
                 runAt: try reader.readSignedVarint())
+        case .release, .snooze, .stopReason:
+            return try StopsCodec.decode(opcode, &reader)
         }
     }
 }

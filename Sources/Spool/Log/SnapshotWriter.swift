@@ -74,14 +74,12 @@ struct SnapshotWriter {
 
             var operations = ByteWriter(capacity: Self.recordTarget + 4096)
             var batch: [(job: StoredJob, range: Range<Int>)] = []
+            // The batch's operations: its restores and the annexes that follow them.
+            var operationCount = 0
+            var version = TransactionCodec.compactionBodyVersion
             func sealBatch() throws {
                 guard !batch.isEmpty else { return }
-                // The lowest body version that holds the batch: 3 when a job has options.
-                let version =
-                    batch.contains { $0.job.hasOptions }
-                    ? TransactionCodec.optionsBodyVersion
-                    : TransactionCodec.compactionBodyVersion
-                let base = appendRecord(operations, count: batch.count, version: version)
+                let base = appendRecord(operations, count: operationCount, version: version)
                 for (job, range) in batch {
                     // The bytes copied are the ones `payload` read and verified against the checksum.
                     outcome.moves[job.id] = (
@@ -94,12 +92,23 @@ struct SnapshotWriter {
                     )
                 }
                 batch = []
+                operationCount = 0
+                version = TransactionCodec.compactionBodyVersion
                 operations = ByteWriter(capacity: Self.recordTarget + 4096)
                 if pending.count >= Self.writeTarget { try flush() }
             }
             for job in jobs {
                 let range = SnapshotCodec.encodeRestore(job, payload: try payload(job), into: &operations)
                 batch.append((job, range))
+                operationCount += 1
+                // The lowest body version that holds the batch: 3 when a job has options.
+                if job.hasOptions { version = max(version, TransactionCodec.optionsBodyVersion) }
+                // The stop reason follows its job's restore (FORMAT.md, "Stops").
+                if let reason = job.lastStopReason {
+                    StopsCodec.encode(.stopReason(id: job.id, reason: reason), into: &operations)
+                    operationCount += 1
+                    version = max(version, TransactionCodec.stopsBodyVersion)
+                }
                 if operations.count >= Self.recordTarget { try sealBatch() }
             }
             try sealBatch()

@@ -98,20 +98,24 @@ struct QueueState: Sendable {
             let (found, position) = try leased(id, token: token, for: .complete)
             var job = found
             finish(&job, as: .succeeded, at: at)
+            job.lastStopReason = .succeeded
             store(job, at: position)
         case .fail(let id, let token, let at, let error, let nextRetryAt):
             let (found, position) = try leased(id, token: token, for: .fail)
             var job = found
             job.lastError = error
+            job.lastStopReason = .failed
             endAttempt(&job, nextRetryAt: nextRetryAt, at: at)
             store(job, at: position)
         case .reclaim(let id, let at, let reason, let nextRetryAt):
             var job = try located(id, in: [.running], for: .reclaim).job
             job.lastError = reason
+            job.lastStopReason = .leaseExpired
             endAttempt(&job, nextRetryAt: nextRetryAt, at: at)
             store(job)
         case .cancel(let id, let at):
             var job = try located(id, in: Self.cancellableStates, for: .cancel).job
+            if job.state == .running { job.lastStopReason = .cancelled }
             finish(&job, as: .cancelled, at: at)
             store(job)
         case .retry(let id, let at):
@@ -188,6 +192,8 @@ struct QueueState: Sendable {
                 throw .migrationsAppliedMisplaced
             }
             appliedMigration = number
+        case .release, .snooze, .stopReason:
+            try applyStop(operation)
         }
     }
 

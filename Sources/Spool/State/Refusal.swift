@@ -11,6 +11,8 @@ enum Refusal: Error, Equatable, Sendable, CustomStringConvertible {
         case nextOccurrence = "next occurrence"
         case migrateJob = "migrated job"
         case migrationRemove = "migration remove"
+        case release, snooze
+        case stopReason = "stop reason"
     }
 
     /// No job has the id.

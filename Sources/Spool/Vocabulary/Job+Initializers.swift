@@ -19,7 +19,7 @@ extension Job {
         runAt: Date? = nil, nextRetryAt: Date? = nil, finishedAt: Date? = nil, uniqueKey: String? = nil,
         lastError: String? = nil, payloadSize: Int = 0, leaseExpiresAt: Date? = nil,
         constraints: JobConstraints = .none, blockingPrerequisites: [JobID] = [],
-        periodic: PeriodicSchedule? = nil, occurrence: Int = 1
+        periodic: PeriodicSchedule? = nil, occurrence: Int = 1, lastStopReason: StopReason? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -39,6 +39,7 @@ extension Job {
         self.blockingPrerequisites = blockingPrerequisites
         self.periodic = periodic
         self.occurrence = occurrence
+        self.lastStopReason = lastStopReason
     }
 }
 

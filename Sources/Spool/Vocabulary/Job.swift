@@ -116,6 +116,9 @@ public struct Job: Sendable, Equatable, Identifiable {
     /// Which occurrence of a periodic job this is, from 1 (always 1 for a one-off job). With the
     /// id it makes an idempotency key for one run.
     public var occurrence: Int
+    /// Why the job's last attempt ended (succeeded, failed, timed out, stopped, …); `nil` before
+    /// the first attempt ended. Durable: it survives a restart and compaction.
+    public var lastStopReason: StopReason?
 
     /// Whether the job is enqueued but waits for prerequisites to succeed: no claim takes it yet.
     public var isBlocked: Bool { state == .enqueued && !blockingPrerequisites.isEmpty }
@@ -156,6 +159,7 @@ public struct Job: Sendable, Equatable, Identifiable {
             PeriodicSchedule(interval: Double($0.interval) / 1000, flex: Double($0.flex) / 1000)
         }
         occurrence = Int(stored.periodic?.occurrence ?? 1)
+        lastStopReason = stored.lastStopReason
     }
 }
 

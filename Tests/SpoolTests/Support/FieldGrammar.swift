@@ -33,6 +33,9 @@ enum FieldGrammar {
         23: "number:varint",
         24: "number:varint",
         25: "id:string at:svarint reason:string",
+        30: "id:string token:u64 at:svarint reason:u8",
+        31: "id:string token:u64 at:svarint run_at:svarint gives_back:u8",
+        32: "id:string reason:u8",
     ]
 
     /// The fields of `restore` up to `lease` (which `restore_with_options` shares).
