@@ -6,7 +6,7 @@ enum JobPresentation {
     /// A job as a JSON object with the stable key order of the CLI contract:
     /// `id`, `kind`, `state`, `attempts`, `maxAttempts`, `priority`, `createdAt`,
     /// `runAt`, `nextRetryAt`, `uniqueKey`, `lastError`, `dueAt`, `finishedAt`,
-    /// `leaseExpiresAt`, `constraints`, `blockedBy`, `periodic`, `occurrence`,
+    /// `leaseExpiresAt`, `constraints`, `blockedBy`, `periodic`, `occurrence`, `lastStopReason`,
     /// then `payload` (UTF-8 text) or `payloadBase64` (when the bytes are not valid UTF-8).
     static func json(_ job: Job, payload: Data) -> JSONValue {
         let payloadMember: (key: String, value: JSONValue)
@@ -34,6 +34,7 @@ enum JobPresentation {
             ("blockedBy", .array(job.blockingPrerequisites.map { .string($0.rawValue) })),
             ("periodic", job.periodic.map(json) ?? .null),
             ("occurrence", .integer(Int64(job.occurrence))),
+            ("lastStopReason", .optional(job.lastStopReason.map(\.description))),
             payloadMember,
         ])
     }
@@ -164,6 +165,7 @@ enum JobPresentation {
         }
         rows.append(("unique key", job.uniqueKey?.escapingControlCharacters ?? "-"))
         rows.append(("last error", job.lastError ?? "-"))
+        rows.append(("last stop", job.lastStopReason?.description ?? "-"))
         let size = "\(payload.count) byte" + (payload.count == 1 ? "" : "s")
         if payload.isEmpty {
             rows.append(("payload", "empty"))

@@ -211,6 +211,7 @@ public struct LogOperationSummary: Sendable, Equatable {
     /// `cancel`, `retry`, `reschedule`, `delete`, `reclaim`, `nextOccurrence` (a periodic
     /// job's next run), or in a snapshot `snapshot` and `restore`; `expire` drops a job past
     /// its retention. An enqueue with options adds `constraints`, `dependencies`, `intervalMs`, `flexMs`.
+    /// An attempt given back is `release`, one snoozed `snooze`; `stopReason` records why an attempt ended.
     public var name: String
     /// The job the operation changes.
     public var jobID: JobID
@@ -338,6 +339,18 @@ public struct LogOperationSummary: Sendable, Equatable {
         case .restoreCheckpoint(_, let data):
             name = "restoreCheckpoint"
             fields = [.init("bytes", .integer(Int64(data.count)))]
+        case .release(_, let token, let at, let reason):
+            name = "release"
+            fields = [.token(token), .init("atMs", .integer(at)), .init("reason", .string(reason.description))]
+        case .snooze(_, let token, let at, let runAt, let givesBack):
+            name = "snooze"
+            fields = [
+                .token(token), .init("atMs", .integer(at)), .init("runAtMs", .integer(runAt)),
+                .init("givesBack", .string(givesBack ? "yes" : "no")),
+            ]
+        case .stopReason(_, let reason):
+            name = "stopReason"
+            fields = [.init("reason", .string(reason.description))]
         }
     }
 

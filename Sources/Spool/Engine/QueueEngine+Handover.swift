@@ -11,6 +11,12 @@ extension QueueEngine {
     enum AttemptEnd: Equatable {
         case succeeded
         case failed(error: String, terminal: Bool)
+        /// A failure for another reason than the handler's error (a timeout, a stop that counts).
+        case failedBecause(StopReason, error: String, terminal: Bool)
+        /// Given back: an interruption (``StopReason/isInterruption``).
+        case released(StopReason)
+        /// Run again at the time (milliseconds), the attempt as asked.
+        case snoozed(until: Int64, attempt: SnoozeAttempt)
     }
 
     /// What a handover did.
@@ -52,6 +58,8 @@ extension QueueEngine {
             case .failed(let error, let terminal):
                 let job = try leasedJob(id, token: token, issued: true, for: .fail)
                 operations = failure(of: job, token: token, error: error, terminal: terminal, at: now)
+            case .failedBecause, .released, .snoozed:
+                operations = try stopOperations(id: id, token: token, ending: ending, issued: true, at: now)
             }
             var next: StoredJob?
             let claimsHere =
@@ -75,6 +83,8 @@ extension QueueEngine {
             switch operation {
             case .other(.fail(_, _, _, _, let nextRetryAt?)): return nextRetryAt <= now
             case .other(.nextOccurrence(_, _, let runAt)): return runAt <= now
+            case .other(.release): return true
+            case .other(.snooze(_, _, _, let runAt, _)): return runAt <= now
             default: return false
             }
         }

@@ -97,16 +97,19 @@ extension QueueEngine {
     }
 
     /// The operations that record the failure of `job`, held under `token`, at `now`: a retry
-    /// after the retry policy's delay unless `terminal` or its attempts are spent.
-    func failure(of job: StoredJob, token: LeaseToken, error: String, terminal: Bool, at now: Int64)
-        -> [PlannedOperation]
-    {
+    /// after the retry policy's delay unless `terminal` or its attempts are spent. A `reason` other
+    /// than ``StopReason/failed`` (a timeout, a stop) follows the failure as a `stop_reason`.
+    func failure(
+        of job: StoredJob, token: LeaseToken, error: String, terminal: Bool, at now: Int64,
+        reason: StopReason = .failed
+    ) -> [PlannedOperation] {
         let nextRetryAt = terminal ? nil : nextRetry(after: job, now: now)
         return [
             .other(
                 .fail(
                     id: job.id, token: token.rawValue, at: now, error: Self.truncated(error), nextRetryAt: nextRetryAt))
         ]
+            + stopReasonAnnex(job.id, reason, implied: .failed)
             + nextOccurrence(of: job, endingWith: nextRetryAt, at: now)
     }
 
@@ -119,9 +122,13 @@ extension QueueEngine {
     }
 
     /// A reclaim of `job`, followed by its next occurrence when it is periodic and out of attempts.
-    func reclaim(_ job: StoredJob, reason: String, now: Int64) -> [PlannedOperation] {
+    /// `stopReason` ``StopReason/orphaned`` (found running at open) follows it as a `stop_reason`.
+    func reclaim(_ job: StoredJob, reason: String, now: Int64, stopReason: StopReason = .leaseExpired)
+        -> [PlannedOperation]
+    {
         let nextRetryAt = nextRetry(after: job, now: now)
         return [.other(.reclaim(id: job.id, at: now, reason: reason, nextRetryAt: nextRetryAt))]
+            + stopReasonAnnex(job.id, stopReason, implied: .leaseExpired)
             + nextOccurrence(of: job, endingWith: nextRetryAt, at: now)
     }
 
@@ -196,7 +203,9 @@ extension QueueEngine {
                 // A parked job is no orphan: the system does its work; it is reclaimed at its deadline.
                 operations = state.runningJobs.sorted { $0.sequence < $1.sequence }.flatMap { job in
                     guard let park = job.park else {
-                        return reclaim(job, reason: "orphaned: the process ended while the job was running", now: now)
+                        return reclaim(
+                            job, reason: "orphaned: the process ended while the job was running", now: now,
+                            stopReason: .orphaned)
                     }
                     return now >= park.deadline ? reclaim(job, reason: Self.parkDeadlineReason, now: now) : []
                 }

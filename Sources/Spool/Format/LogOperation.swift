@@ -47,6 +47,16 @@ enum LogOperation: Equatable, Sendable {
     case checkpoint(id: String, token: UInt64, data: [UInt8], expiresAt: Int64, monotonicExpiry: UInt64)
     /// In a snapshot, after the job's restore: the job's last checkpoint.
     case restoreCheckpoint(id: String, data: [UInt8])
+    /// A running attempt interrupted by the app or the system (`reason` one of the
+    /// ``StopReason/isInterruption`` reasons) is given back: the job goes back to enqueued, due
+    /// again at once, with one attempt fewer counted.
+    case release(id: String, token: UInt64, at: Int64, reason: StopReason)
+    /// A running attempt asks to run again at `runAt`: the job goes back to enqueued, due then,
+    /// its attempt given back when `givesBack`, kept otherwise.
+    case snooze(id: String, token: UInt64, at: Int64, runAt: Int64, givesBack: Bool)
+    /// Sets the job's ``StopReason``: after the operation that ended its attempt in the same record
+    /// (when the reason is not the one that operation implies), or after its restore in a snapshot.
+    case stopReason(id: String, reason: StopReason)
 
     struct Enqueue: Equatable, Sendable {
         var id: String
@@ -85,7 +95,8 @@ enum LogOperation: Equatable, Sendable {
             .cancel(let id, _), .retry(let id, _), .reschedule(let id, _, _), .delete(let id),
             .reclaim(let id, _, _, _), .expire(let id), .migrationRemove(let id), .abandon(let id, _, _),
             .nextOccurrence(let id, _, _), .park(let id, _, _, _), .checkpoint(let id, _, _, _, _),
-            .restoreCheckpoint(let id, _):
+            .restoreCheckpoint(let id, _), .release(let id, _, _, _), .snooze(let id, _, _, _, _),
+            .stopReason(let id, _):
             return id
         case .restore(let job): return job.id
         case .migrateJob(let job): return job.id

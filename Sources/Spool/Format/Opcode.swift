@@ -18,6 +18,8 @@ extension TransactionCodec {
         case migrateJob, migrationRemove, migrationCommit, migrationsApplied, abandon
         case park = 26
         case checkpoint, restoreCheckpoint
+        case release = 30
+        case snooze, stopReason
 
         /// One row of the opcode table.
         struct Facts: Sendable {
@@ -36,6 +38,7 @@ extension TransactionCodec {
             let options = optionsBodyVersion
             let migration = migrationBodyVersion
             let parking = parkingBodyVersion
+            let stops = stopsBodyVersion
             switch self {
             case .enqueue: return Facts(name: "enqueue", minimumBodyVersion: base, startsWithJobID: true)
             case .claim: return Facts(name: "claim", minimumBodyVersion: base, startsWithJobID: true)
@@ -72,6 +75,9 @@ extension TransactionCodec {
             case .checkpoint: return Facts(name: "checkpoint", minimumBodyVersion: parking, startsWithJobID: true)
             case .restoreCheckpoint:
                 return Facts(name: "restore_checkpoint", minimumBodyVersion: parking, startsWithJobID: true)
+            case .release: return Facts(name: "release", minimumBodyVersion: stops, startsWithJobID: true)
+            case .snooze: return Facts(name: "snooze", minimumBodyVersion: stops, startsWithJobID: true)
+            case .stopReason: return Facts(name: "stop_reason", minimumBodyVersion: stops, startsWithJobID: true)
             }
         }
 
@@ -115,6 +121,9 @@ extension TransactionCodec {
         case .park: return .park
         case .checkpoint: return .checkpoint
         case .restoreCheckpoint: return .restoreCheckpoint
+        case .release: return .release
+        case .snooze: return .snooze
+        case .stopReason: return .stopReason
         }
     }
 

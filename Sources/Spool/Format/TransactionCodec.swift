@@ -20,6 +20,9 @@ enum TransactionCodec {
     static let migrationBodyVersion: UInt8 = 4
     /// The body version of records holding any of the parking and checkpoint operations (26 to 28).
     static let parkingBodyVersion: UInt8 = 5
+    /// The body version of records holding any of the stop operations (30 to 32: a released attempt,
+    /// a snooze, a stop reason; see `StopsCodec`).
+    static let stopsBodyVersion: UInt8 = 6
     // Which opcodes need which version, and the newest version read (`bodyVersion`): the opcode
     // table (Opcode.swift).
 
@@ -176,6 +179,8 @@ enum TransactionCodec {
             writer.writeSignedVarint(runAt)
         case .park, .checkpoint, .restoreCheckpoint:
             ParkingCodec.encode(operation, into: &writer)
+        case .release, .snooze, .stopReason:
+            StopsCodec.encode(operation, into: &writer)
         }
     }
 
@@ -345,6 +350,8 @@ enum TransactionCodec {
                 runAt: try reader.readSignedVarint())
         case .park, .checkpoint, .restoreCheckpoint:
             return try ParkingCodec.decode(opcode, &reader)
+        case .release, .snooze, .stopReason:
+            return try StopsCodec.decode(opcode, &reader)
         }
     }
 }

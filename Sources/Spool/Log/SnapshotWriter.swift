@@ -82,19 +82,12 @@ struct SnapshotWriter {
 
             var operations = ByteWriter(capacity: Self.recordTarget + 4096)
             var batch: [(job: StoredJob, range: Range<Int>)] = []
-            // The batch's parking annexes (ParkingCodec), counted with its restores.
-            var annexes = 0
+            // The batch's operations: its restores and the annexes that follow them.
+            var operationCount = 0
+            var version = TransactionCodec.compactionBodyVersion
             func sealBatch() throws {
                 guard !batch.isEmpty else { return }
-                // The lowest body version that holds the batch: 5 with an annex, 3 when a job has options.
-                let version =
-                    annexes > 0
-                    ? TransactionCodec.parkingBodyVersion
-                    : batch.contains { $0.job.hasOptions }
-                        ? TransactionCodec.optionsBodyVersion
-                        : TransactionCodec.compactionBodyVersion
-                let base = appendRecord(operations, count: batch.count + annexes, version: version)
-                annexes = 0
+                let base = appendRecord(operations, count: operationCount, version: version)
                 for (job, range) in batch {
                     // The bytes copied are the ones `payload` read and verified against the checksum.
                     outcome.moves[job.id] = (
@@ -107,13 +100,29 @@ struct SnapshotWriter {
                     )
                 }
                 batch = []
+                operationCount = 0
+                version = TransactionCodec.compactionBodyVersion
                 operations = ByteWriter(capacity: Self.recordTarget + 4096)
                 if pending.count >= Self.writeTarget { try flush() }
             }
             for job in jobs {
                 let range = SnapshotCodec.encodeRestore(job, payload: try payload(job), into: &operations)
                 batch.append((job, range))
-                annexes += ParkingCodec.encodeAnnexes(of: job, into: &operations)
+                operationCount += 1
+                // The lowest body version that holds the batch: 3 when a job has options.
+                if job.hasOptions { version = max(version, TransactionCodec.optionsBodyVersion) }
+                // The parking annexes follow its job's restore (FORMAT.md, "Parked jobs and checkpoints").
+                let annexes = ParkingCodec.encodeAnnexes(of: job, into: &operations)
+                if annexes > 0 {
+                    operationCount += annexes
+                    version = max(version, TransactionCodec.parkingBodyVersion)
+                }
+                // The stop reason follows its job's restore (FORMAT.md, "Stops").
+                if let reason = job.lastStopReason {
+                    StopsCodec.encode(.stopReason(id: job.id, reason: reason), into: &operations)
+                    operationCount += 1
+                    version = max(version, TransactionCodec.stopsBodyVersion)
+                }
                 if operations.count >= Self.recordTarget { try sealBatch() }
             }
             try sealBatch()

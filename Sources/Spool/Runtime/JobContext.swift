@@ -157,8 +157,14 @@ public struct JobContext: Sendable {
         /// The kind's ``JobRunner/KindOptions/timeout`` passed; the attempt was recorded as a
         /// retryable failure and the result is discarded.
         case timedOut
-        /// ``JobRunner/stop(_:)`` with ``JobRunner/StopMode/cancelRunning``, or the queue closed.
+        /// ``JobRunner/stop(_:)`` with ``JobRunner/StopMode/cancelRunning`` or
+        /// ``JobRunner/StopMode/releaseRunning``, or the queue closed.
         case runnerStopped
+        /// ``JobRunner/expire()``: the system's background time ran out; the attempt was given back.
+        case systemTimeExpired
+        /// The job's constraints stopped holding (``JobQueue/updateDeviceConditions(_:)``); the
+        /// attempt was given back and the job runs again once they hold.
+        case constraintsUnmet
 
         /// A short description of the reason.
         public var description: String {
@@ -167,6 +173,8 @@ public struct JobContext: Sendable {
             case .leaseLost: return "lease lost"
             case .timedOut: return "timed out"
             case .runnerStopped: return "runner stopped"
+            case .systemTimeExpired: return "system time expired"
+            case .constraintsUnmet: return "constraints unmet"
             }
         }
     }

@@ -29,6 +29,8 @@ extension JobRunner {
                 return
             } catch let failure as UndecodablePayload {
                 outcome = .failed(failure.description, terminal: true)
+            } catch let snooze as JobSnooze {
+                outcome = snooze.outcome(now: self.clock.now())
             } catch {
                 outcome = .failed("\(error)", terminal: false)
             }
@@ -54,9 +56,10 @@ extension JobRunner {
             if execution.cancellation == .runnerStopped, case .failed(let error, terminal: false) = outcome {
                 return (
                     execution.lease,
-                    .failed(
-                        "stopped: the runner was stopped while the job ran (\(error))",
-                        terminal: false)
+                    .ended(
+                        .failedBecause(
+                            .runnerStopped, error: "stopped: the runner was stopped while the job ran (\(error))",
+                            terminal: false))
                 )
             }
             return (execution.lease, outcome)
@@ -88,6 +91,7 @@ extension JobRunner {
         switch outcome {
         case .succeeded: ending = .succeeded
         case .failed(let error, let terminal): ending = .failed(error: error, terminal: terminal)
+        case .ended(let end): ending = end
         }
         let kinds = claimableKinds(freeing: lease.token)
         let handover: QueueEngine.Handover
@@ -106,10 +110,7 @@ extension JobRunner {
             wakeup.post { $0.runnerChanged = true }
             return
         }
-        switch outcome {
-        case .succeeded: events?.record(.succeeded(lease.job.id))
-        case .failed(let error, let terminal): events?.record(.failed(lease.job.id, error: error, terminal: terminal))
-        }
+        recordEvent(outcome, of: lease)
         guard let next = handover.next else { return }
         let nextLease: Lease
         do {
@@ -137,6 +138,11 @@ extension JobRunner {
             case .failed(let error, let terminal):
                 try await queue.fail(lease, error: error, terminal: terminal)
                 events?.record(.failed(lease.job.id, error: error, terminal: terminal))
+            case .ended(let end):
+                _ = try await queue.engine.durably {
+                    try $0.end(id: lease.job.id, token: lease.token, issued: true, ending: end)
+                }
+                recordEvent(outcome, of: lease)
             }
         } catch SpoolError.Code.leaseLost {
             events?.record(.discarded(lease.job.id))

@@ -42,7 +42,9 @@ extension JobRunner {
             // `environmentChanged` needs nothing more: every pass claims afresh, and the
             // claim is where the queue decides what may run now.
             await settleLostAttempts(reasons.changedJobIDs)
+            await releaseForStop()
             cancelForStop()
+            if reasons.environmentChanged { await releaseUnmetConstraints() }
             let now = clock.now()
             await renewDueLeases(now: now)
             renewOwnership()
@@ -163,9 +165,16 @@ extension JobRunner {
         if state.withLock({ $0.phase == .stopping && $0.cancelOnStop }) {
             // A stop asking to cancel running handlers came while the claim was syncing: start no new
             // side effect. The claim has counted the attempt; it is recorded as a retryable failure.
-            await record(
-                .failed("stopped: the runner was stopped before the handler started", terminal: false),
-                of: lease)
+            if let reason = state.withLock({ $0.releaseOnStop }) {
+                await record(.ended(.released(reason)), of: lease)
+            } else {
+                await record(
+                    .ended(
+                        .failedBecause(
+                            .runnerStopped, error: "stopped: the runner was stopped before the handler started",
+                            terminal: false)),
+                    of: lease)
+            }
             return false
         }
         if let registration = state.withLock({ $0.registrations[lease.job.kind] }) {
@@ -274,7 +283,9 @@ extension JobRunner {
         for (task, lease, timeout) in overdue {
             events?.record(.cancelledHandler(lease.job.id, .timedOut))
             task?.cancel()
-            await record(.failed("timed out after \(Self.seconds(timeout))", terminal: false), of: lease)
+            await record(
+                .ended(.failedBecause(.timedOut, error: "timed out after \(Self.seconds(timeout))", terminal: false)),
+                of: lease)
         }
     }
 

@@ -133,6 +133,7 @@ public final class JobRunner: Sendable {
             guard state.phase == .idle else { return }
             state.phase = .running
             state.cancelOnStop = false
+            state.releaseOnStop = nil
             state.failure = nil
             // Subscribed before the first look at the queue, so no change in between is missed.
             let subscription = queue.engine.changes.subscribe()
@@ -148,9 +149,15 @@ public final class JobRunner: Sendable {
     /// cancels the handlers still running. A stopped runner can be started again. Do not await
     /// it from a handler: it waits for that handler to return.
     public func stop(_ mode: StopMode = .finishRunning) async {
+        await stop(mode, releasing: mode == .releaseRunning ? .runnerStopped : nil)
+    }
+
+    /// Stops as ``stop(_:)``; with `reason`, the running attempts are given back for it.
+    func stop(_ mode: StopMode, releasing reason: StopReason?) async {
         let loop = state.withLock { state -> Task<Void, Never>? in
             if state.phase == .running { state.phase = .stopping }
-            if mode == .cancelRunning, state.phase == .stopping { state.cancelOnStop = true }
+            if mode != .finishRunning, state.phase == .stopping { state.cancelOnStop = true }
+            if let reason, state.phase == .stopping, state.releaseOnStop == nil { state.releaseOnStop = reason }
             return state.loop
         }
         wakeup.post { $0.runnerChanged = true }

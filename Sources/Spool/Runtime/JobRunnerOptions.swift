@@ -58,7 +58,15 @@ extension JobRunner {
         /// one that throws (`CancellationError` or any other error) has its attempt recorded as a
         /// retryable failure, "stopped", so the job goes back to enqueued after the retry delay
         /// (or ends failed when that was its last attempt) — never left running under a lease.
-        /// A ``TerminalJobFailure`` is recorded as terminal.
+        /// A ``TerminalJobFailure`` is recorded as terminal. ``Job/lastStopReason`` is
+        /// ``StopReason/runnerStopped`` for an attempt that threw.
         case cancelRunning
+        /// Give the running attempts back (``JobQueue/release(_:reason:)-8hql8``, reason
+        /// ``StopReason/runnerStopped``) and cancel their handlers' tasks: each job goes back to
+        /// enqueued, due at once, without spending an attempt; whatever its handler does afterwards is
+        /// discarded. The release is recorded before the handler is cancelled. For an app that stops
+        /// its work for a reason that is not the jobs' fault (``JobRunner/expire()`` does the same for
+        /// the system's background time).
+        case releaseRunning
     }
 }

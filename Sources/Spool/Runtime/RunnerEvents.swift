@@ -41,6 +41,10 @@ public final class RunnerEvents: Sendable {
         case waiting(until: Date?)
         /// The loop ended; every handler has finished.
         case stopped
+        /// An attempt was given back (``JobQueue/release(_:reason:)-8hql8``) for this reason.
+        case released(JobID, StopReason)
+        /// A handler's snooze (``JobSnooze``) was recorded.
+        case snoozed(JobID)
     }
 
     private struct State {

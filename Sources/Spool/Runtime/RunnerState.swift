@@ -15,6 +15,8 @@ struct UndecodablePayload: Error, CustomStringConvertible {
 enum AttemptOutcome: Sendable, Equatable {
     case succeeded
     case failed(String, terminal: Bool)
+    /// An end recorded as the engine words it: a failure for a reason, a release, a snooze.
+    case ended(QueueEngine.AttemptEnd)
 }
 
 /// A claimed job while the runner works on it.
@@ -77,6 +79,9 @@ struct RunnerState: Sendable {
     var phase = Phase.idle
     /// Whether the stop under way cancels running handlers.
     var cancelOnStop = false
+    /// Set when the stop under way gives the running attempts back, for this reason
+    /// (``JobRunner/StopMode/releaseRunning``, ``JobRunner/expire()``).
+    var releaseOnStop: StopReason?
     var registrations: [String: Registration] = [:]
     /// The attempts under way, by lease token: a job id may be here twice, when a
     /// timed-out handler still runs while its job's next attempt has started.

@@ -207,6 +207,9 @@ extension QueueState {
         case .restore, .snapshot, .migrationsApplied, .restoreCheckpoint:
             // Written by compaction into a new snapshot file only, judged by apply there.
             break
+        case .release(let id, let token, _, _): _ = try leased(id, token: token, for: .release)
+        case .snooze(let id, let token, _, _, _): _ = try leased(id, token: token, for: .snooze)
+        case .stopReason(let id, _): _ = try located(id, in: JobState.allCases, for: .stopReason)
         }
     }
 

@@ -102,20 +102,24 @@ struct QueueState: Sendable {
             finish(&job, as: .succeeded, at: at)
             // Its cursor is spent: a success ends the work it pointed into.
             job.checkpoint = nil
+            job.lastStopReason = .succeeded
             store(job, at: position)
         case .fail(let id, let token, let at, let error, let nextRetryAt):
             let (found, position) = try leased(id, token: token, for: .fail)
             var job = found
             job.lastError = error
+            job.lastStopReason = .failed
             endAttempt(&job, nextRetryAt: nextRetryAt, at: at)
             store(job, at: position)
         case .reclaim(let id, let at, let reason, let nextRetryAt):
             var job = try checkReclaim(id, at: at).job
             job.lastError = reason
+            job.lastStopReason = .leaseExpired
             endAttempt(&job, nextRetryAt: nextRetryAt, at: at)
             store(job)
         case .cancel(let id, let at):
             var job = try located(id, in: Self.cancellableStates, for: .cancel).job
+            if job.state == .running { job.lastStopReason = .cancelled }
             finish(&job, as: .cancelled, at: at)
             store(job)
         case .retry(let id, let at):
@@ -209,6 +213,8 @@ struct QueueState: Sendable {
                 throw .migrationsAppliedMisplaced
             }
             appliedMigration = number
+        case .release, .snooze, .stopReason:
+            try applyStop(operation)
         }
     }
 

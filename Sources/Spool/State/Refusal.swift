@@ -13,6 +13,8 @@ enum Refusal: Error, Equatable, Sendable, CustomStringConvertible {
         case migrationRemove = "migration remove"
         case park, checkpoint
         case restoreCheckpoint = "restore checkpoint"
+        case release, snooze
+        case stopReason = "stop reason"
     }
 
     /// No job has the id.

@@ -20,7 +20,7 @@ extension Job {
         lastError: String? = nil, payloadSize: Int = 0, leaseExpiresAt: Date? = nil,
         constraints: JobConstraints = .none, blockingPrerequisites: [JobID] = [],
         periodic: PeriodicSchedule? = nil, occurrence: Int = 1, parkedKey: String? = nil, parkDeadline: Date? = nil,
-        checkpoint: Data? = nil
+        checkpoint: Data? = nil, lastStopReason: StopReason? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -43,6 +43,7 @@ extension Job {
         self.parkedKey = parkedKey
         self.parkDeadline = parkDeadline
         self.checkpoint = checkpoint
+        self.lastStopReason = lastStopReason
     }
 }
 

@@ -124,6 +124,9 @@ public struct Job: Sendable, Equatable, Identifiable {
     /// The last cursor a handler recorded with ``JobContext/checkpoint(_:)``, given to the next attempt;
     /// `nil` when none was recorded (or the job succeeded, which clears it).
     public var checkpoint: Data?
+    /// Why the job's last attempt ended (succeeded, failed, timed out, stopped, …); `nil` before
+    /// the first attempt ended. Durable: it survives a restart and compaction.
+    public var lastStopReason: StopReason?
 
     /// Whether the job is enqueued but waits for prerequisites to succeed: no claim takes it yet.
     public var isBlocked: Bool { state == .enqueued && !blockingPrerequisites.isEmpty }
@@ -167,6 +170,7 @@ public struct Job: Sendable, Equatable, Identifiable {
         parkedKey = stored.park?.key
         parkDeadline = stored.park.map { Millis.date($0.deadline) }
         checkpoint = stored.checkpoint.map { Data($0) }
+        lastStopReason = stored.lastStopReason
     }
 }
 

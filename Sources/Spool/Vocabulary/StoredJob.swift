@@ -22,6 +22,9 @@ struct StoredJob: Sendable {
     /// stale entries in ``ReadyIndex`` can be recognised.
     var scheduleVersion: UInt32 = 0
     var state: JobState
+    /// Why the last attempt ended; `nil` before the first ended. Declared beside `state`, not at
+    /// the end, so that it takes the padding after it and the struct does not grow.
+    var lastStopReason: StopReason?
     private var rare: RareFields?
 
     /// The value standing for "no time" in the sentinel fields.
@@ -31,7 +34,8 @@ struct StoredJob: Sendable {
         id: String, kind: String, state: JobState, attempts: Int32, maxAttempts: Int32, priority: Int32,
         sequence: UInt64, createdAt: Int64, runAt: Int64, nextRetryAt: Int64?, finishedAt: Int64?,
         uniqueKey: String?, lastError: String?, payload: PayloadLocation, lease: StoredLease?,
-        constraints: JobConstraints? = nil, waitingFor: [String] = [], periodic: StoredPeriodic? = nil
+        constraints: JobConstraints? = nil, waitingFor: [String] = [], periodic: StoredPeriodic? = nil,
+        lastStopReason: StopReason? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -45,6 +49,7 @@ struct StoredJob: Sendable {
         self.maxAttempts = maxAttempts
         self.priority = priority
         self.state = state
+        self.lastStopReason = lastStopReason
         let constraints = constraints.flatMap { $0.isEmpty ? nil : $0 }
         // Most jobs set none of the rare fields: no box, and no RareValues built to find that out
         // (replay makes every job here, and three setters each building one cost a tenth of an open).
@@ -144,7 +149,7 @@ extension StoredJob: Equatable {
             && a.runAt == b.runAt && a.nextRetryAt == b.nextRetryAt && a.finishedAt == b.finishedAt
             && a.payload == b.payload && a.attempts == b.attempts && a.maxAttempts == b.maxAttempts
             && a.priority == b.priority && a.scheduleVersion == b.scheduleVersion && a.state == b.state
-            && a.rare?.values == b.rare?.values
+            && a.rare?.values == b.rare?.values && a.lastStopReason == b.lastStopReason
     }
 }
 

@@ -50,10 +50,11 @@ enum ListCommand {
             [
                 job.id.rawValue.escapingControlCharacters, job.kind.escapingControlCharacters, job.state.rawValue,
                 "\(job.attempts)/\(job.maxAttempts)", JobPresentation.schedule(job, now: now),
+                job.lastStopReason?.description ?? "-",
                 job.lastError.map { Formatting.brief($0, limit: 60).escapingControlCharacters } ?? "-",
             ]
         }
-        let header = ["ID", "KIND", "STATE", "ATTEMPTS", "DUE", "LAST ERROR"]
+        let header = ["ID", "KIND", "STATE", "ATTEMPTS", "DUE", "LAST STOP", "LAST ERROR"]
         return Formatting.table(header: header, rows: rows) + [Formatting.countsLine(jobs)]
     }
 }

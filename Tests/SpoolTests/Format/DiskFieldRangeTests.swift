@@ -139,6 +139,10 @@ import Testing
             planned([.other(.abandon(id: "b", at: t + 9, reason: "unknown kind"))]),
             planned([enqueue("q", options: EnqueueOptions(periodic: (interval: 900_000, flex: 300_000)))]),
             planned([claim("q", 15)]),
+            planned([.other(.release(id: "q", token: 15, at: t + 10, reason: .systemTimeExpired))]),
+            planned([claim("q", 16)]),
+            planned([.other(.snooze(id: "q", token: 16, at: t + 11, runAt: t + 20_000, givesBack: true))]),
+            planned([.other(.stopReason(id: "q", reason: .timedOut))]),
         ]
         // One commit group of three records, so that group indexes above 0 are swept too.
         records[2].groupIndex = 0
@@ -383,7 +387,7 @@ import Testing
 
     @Test func theBaseQueueOpensWhole() throws {
         let files = Self.files(snapshot: Self.snapshotRecords(), log: Self.logRecords())
-        #expect(try Self.inspect(files, "base") == "inspected 22 records, 32 operations")
+        #expect(try Self.inspect(files, "base") == "inspected 26 records, 36 operations")
         #expect(try Self.open(files, mode: .strict, "base") == "opened")
     }
 }

@@ -102,6 +102,16 @@ import Testing
         ("complete(_:token:) async", nil, { q, lease, _ in try await q.complete(lease.job.id, token: lease.token) }),
         ("fail(_:error:terminal:)", nil, { q, lease, _ in try q.fail(lease, error: "e") }),
         ("fail(_:error:terminal:) async", nil, { q, lease, _ in try await q.fail(lease, error: "e") }),
+        ("release(_:reason:)", nil, { q, lease, _ in try q.release(lease, reason: .systemTimeExpired) }),
+        ("release(_:reason:) async", nil, { q, lease, _ in try await q.release(lease, reason: .runnerStopped) }),
+        (
+            "snooze(_:until:attempt:)", nil,
+            { q, lease, _ in try q.snooze(lease, until: Date(timeIntervalSince1970: 2e9)) }
+        ),
+        (
+            "snooze(_:until:attempt:) async", nil,
+            { q, lease, _ in try await q.snooze(lease, until: Date(timeIntervalSince1970: 2e9), attempt: .keep) }
+        ),
         (
             "fail(_:token:error:terminal:)", nil,
             { q, lease, _ in try q.fail(lease.job.id, token: lease.token, error: "e") }

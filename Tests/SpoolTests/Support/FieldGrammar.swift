@@ -36,6 +36,9 @@ enum FieldGrammar {
         26: "id:string token:u64 key:string deadline:svarint",
         27: "id:string token:u64 data:bytes lease_expires_at:svarint monotonic_expiry:varint",
         28: "id:string data:bytes",
+        30: "id:string token:u64 at:svarint reason:u8",
+        31: "id:string token:u64 at:svarint run_at:svarint gives_back:u8",
+        32: "id:string reason:u8",
     ]
 
     /// The fields of `restore` up to `lease` (which `restore_with_options` shares).

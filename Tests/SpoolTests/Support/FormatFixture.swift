@@ -157,6 +157,7 @@ enum FormatFixture {
         migrating.knownKinds = nil
         queue = try JobQueue(directory: queuePath, configuration: migrating)
         try generateParking(queue: queue, clock: clock)
+        try generateStops(queue: queue, clock: clock)
 
         let expected = try FixtureState(queue: queue, clockAdvance: clock.now().timeIntervalSince(start))
         try closeChecked(queue)
@@ -365,6 +366,9 @@ struct FixtureState: Codable, Equatable {
     var jobs: [FixtureJob]
     /// The ids of the jobs a claim would take, in order, at a time when every enqueued job is due.
     var claimOrder: [String]
+    /// Job id → its ``StopReason`` (absent from fixtures written before stop reasons, whose jobs
+    /// this build gives the reasons their records imply: those fixtures do not say).
+    var stopReasons: [String: String]?
 
     struct FixtureJob: Codable, Equatable {
         var id: String
@@ -453,5 +457,7 @@ struct FixtureState: Codable, Equatable {
                 checkpoint: job.checkpoint.map { Data($0).base64EncodedString() })
         }
         claimOrder = try queue.readyJobs(at: Date(timeIntervalSince1970: 4_000_000_000)).map(\.id.rawValue)
+        let reasons = state.jobs.values.compactMap { job in job.lastStopReason.map { (job.id, $0.description) } }
+        stopReasons = reasons.isEmpty ? nil : Dictionary(uniqueKeysWithValues: reasons)
     }
 }

@@ -26,6 +26,8 @@ struct QueueModel: Equatable {
         var interval: Int64?
         var anchor: Int64 = 0
         var occurrence = 1
+        /// Why the last attempt ended (see QueueModel+Stops.swift).
+        var lastStopReason: StopReason?
 
         var dueAt: Int64 { max(runAt, nextRetryAt ?? runAt) }
     }
@@ -37,6 +39,11 @@ struct QueueModel: Equatable {
     static let defaultMaxAttempts = 3
 
     private(set) var jobs: [String: ModelJob] = [:]
+
+    /// Changes job `id` (which must exist): for the model's extensions in other files.
+    mutating func update(_ id: String, _ change: (inout ModelJob) -> Void) {
+        change(&jobs[id]!)
+    }
     private var nextSequence = 0
 
     /// The unfinished job holding `key`: the last enqueued of those carrying it (a chain built by append).
@@ -66,6 +73,7 @@ struct QueueModel: Equatable {
             case .keep: return holder
             case .replace:
                 for carrier in jobs.values where carrier.uniqueKey == key && !carrier.state.isFinished {
+                    if carrier.state == .running { jobs[carrier.id]!.lastStopReason = .cancelled }
                     jobs[carrier.id]!.state = .cancelled
                     jobs[carrier.id]!.nextRetryAt = nil
                 }
@@ -136,6 +144,7 @@ struct QueueModel: Equatable {
     /// Cancels every unfinished job `select` picks, then the cascade.
     mutating func cancelAll(where select: (ModelJob) -> Bool) {
         for job in jobs.values where !job.state.isFinished && select(job) {
+            if job.state == .running { jobs[job.id]!.lastStopReason = .cancelled }
             jobs[job.id]!.state = .cancelled
             jobs[job.id]!.nextRetryAt = nil
         }
@@ -166,6 +175,7 @@ struct QueueModel: Equatable {
 
     mutating func complete(_ id: String, now: Int64) {
         jobs[id]!.state = .succeeded
+        jobs[id]!.lastStopReason = .succeeded
         succeeded(id)
         nextOccurrence(id, now: now)
     }
@@ -173,6 +183,7 @@ struct QueueModel: Equatable {
     mutating func fail(_ id: String, error: String, terminal: Bool, now: Int64) {
         var job = jobs[id]!
         job.lastError = error
+        job.lastStopReason = .failed
         if terminal || job.attempts >= job.maxAttempts {
             job.state = .failed
             job.nextRetryAt = nil
@@ -193,6 +204,7 @@ struct QueueModel: Equatable {
     }
 
     mutating func cancel(_ id: String) {
+        if jobs[id]!.state == .running { jobs[id]!.lastStopReason = .cancelled }
         jobs[id]!.state = .cancelled
         jobs[id]!.nextRetryAt = nil
         cascade()
@@ -260,6 +272,7 @@ struct QueueModel: Equatable {
                     replacement.kind = "k"
                     replacement.payload = original.payload + Array("/\(part)".utf8)
                     replacement.uniqueKey = nil
+                    replacement.lastStopReason = nil
                     if replacement.state == .running { replacement.state = .enqueued }
                     if replacement.state == .enqueued && replacement.attempts >= replacement.maxAttempts {
                         replacement.state = .failed
@@ -315,6 +328,7 @@ struct QueueModel: Equatable {
             check("needsNetwork", job.constraints.requiresNetwork, expected.needsNetwork)
             check("occurrence", job.occurrence, expected.occurrence)
             check("periodic", job.periodic.map { Millis.from(seconds: $0.interval) }, expected.interval)
+            check("lastStopReason", job.lastStopReason, expected.lastStopReason)
             check("payload", Array(try queue.payload(of: job.id)), expected.payload)
         }
         return problems

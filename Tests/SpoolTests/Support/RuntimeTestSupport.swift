@@ -64,7 +64,7 @@ extension RunnerEvents.Event {
     var jobID: JobID? {
         switch self {
         case .claimed(let id, _), .succeeded(let id), .failed(let id, _, _), .cancelledHandler(let id, _),
-            .discarded(let id), .renewed(let id), .recordFailed(let id, _):
+            .discarded(let id), .renewed(let id), .recordFailed(let id, _), .released(let id, _), .snoozed(let id):
             return id
         case .waiting, .stopped:
             return nil

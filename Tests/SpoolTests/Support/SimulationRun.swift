@@ -30,6 +30,10 @@ enum WorkloadOp: CustomStringConvertible, Sendable {
     case compact
     /// Close, register the next job migration, open: the open applies it.
     case migrate
+    /// A held attempt given back after an interruption (see SimulationRun+Stops.swift).
+    case release(pick: Int, reason: StopReason)
+    /// A held attempt snoozed for `delay` ms.
+    case snooze(pick: Int, delay: Int64, attempt: SnoozeAttempt)
 
     var description: String {
         switch self {
@@ -55,6 +59,8 @@ enum WorkloadOp: CustomStringConvertible, Sendable {
         case .reopen: return "reopen"
         case .compact: return "compact"
         case .migrate: return "migrate"
+        case .release(let pick, let reason): return "release #\(pick) (\(reason))"
+        case .snooze(let pick, let delay, let attempt): return "snooze #\(pick) +\(delay)ms \(attempt)"
         }
     }
 
@@ -89,7 +95,7 @@ enum WorkloadOp: CustomStringConvertible, Sendable {
             case 39..<48: ops.append(.claim)
             case 48..<54: ops.append(.complete(pick: pick))
             case 54..<60: ops.append(.handOver(pick: pick, terminal: nil))
-            case 60..<68: ops.append(.fail(pick: pick, terminal: pick % 4 == 0))
+            case 60..<68: ops.append(stopOp(pick: pick) ?? .fail(pick: pick, terminal: pick % 4 == 0))
             case 68..<72: ops.append(.handOver(pick: pick, terminal: pick % 4 == 0))
             case 72..<77: ops.append(.cancel(pick: pick))
             case 77..<82: ops.append(.retry(pick: pick))
@@ -114,7 +120,7 @@ final class SimulationRun {
     private(set) var queue: JobQueue?
     private(set) var model = QueueModel()
     /// The leases this run holds, by job id.
-    private var leases: [String: Lease] = [:]
+    var leases: [String: Lease] = [:]
     /// Every id enqueued so far, for picking targets.
     private var ids: [String] = []
     /// What went wrong; empty while model and queue agree.
@@ -431,6 +437,9 @@ final class SimulationRun {
                 open()
                 if self.queue != nil { compare("reopen") }
                 return [model]
+            case .release, .snooze:
+                guard let held = try performStop(op, queue: queue, next: &next) else { return [model] }
+                accepted = held
             }
             if !accepted { violations.append("\(op): accepted, the model refuses it") }
             let newlyCancelled = next.jobs.values.filter {

@@ -1,0 +1,82 @@
+/// Attempts the app or the system interrupts: the system's background time running out, a stop
+/// that gives the attempts back, constraints that stop holding. Each is released (given back).
+extension JobRunner {
+    /// The system's background time ran out: gives every running attempt back (reason
+    /// ``StopReason/systemTimeExpired``, recorded before the handlers are cancelled), claims
+    /// nothing more, and returns once the handlers have ended. Call it from a background task's
+    /// expiration handler:
+    ///
+    /// ```swift
+    /// task.expirationHandler = {
+    ///     Task { await runner.expire(); task.setTaskCompleted(success: false) }
+    /// }
+    /// ```
+    ///
+    /// The jobs go back to enqueued, due at once, their attempts not spent: the next launch runs
+    /// them again. Their handlers see ``JobContext/CancellationReason/systemTimeExpired``.
+    public func expire() async {
+        await stop(.releaseRunning, releasing: .systemTimeExpired)
+    }
+
+    /// During a stop that gives attempts back: releases every attempt not settled yet, then cancels its handler.
+    func releaseForStop() async {
+        let released = state.withLock { state -> [(Task<Void, Never>?, Lease, StopReason)] in
+            guard state.phase == .stopping, let reason = state.releaseOnStop else { return [] }
+            var released: [(Task<Void, Never>?, Lease, StopReason)] = []
+            for (token, execution) in state.executions where !execution.isSettled {
+                state.executions[token]?.isSettled = true
+                state.executions[token]?.cancellation =
+                    reason == .systemTimeExpired ? .systemTimeExpired : .runnerStopped
+                released.append((execution.task, execution.lease, reason))
+            }
+            return released
+        }
+        await release(released)
+    }
+
+    /// After the device conditions changed: releases the attempts whose job's constraints no longer
+    /// hold (reason ``StopReason/constraintsUnmet``) and cancels their handlers.
+    func releaseUnmetConstraints() async {
+        let conditions = queue.deviceConditions
+        let released = state.withLock { state -> [(Task<Void, Never>?, Lease, StopReason)] in
+            var released: [(Task<Void, Never>?, Lease, StopReason)] = []
+            for (token, execution) in state.executions where !execution.isSettled {
+                let constraints = execution.lease.job.constraints
+                guard !constraints.isEmpty, !conditions.satisfies(constraints) else { continue }
+                state.executions[token]?.isSettled = true
+                state.executions[token]?.cancellation = .constraintsUnmet
+                released.append((execution.task, execution.lease, .constraintsUnmet))
+            }
+            return released
+        }
+        await release(released)
+    }
+
+    /// Records each release, then cancels the handler (its result is discarded: the attempt is settled).
+    private func release(_ attempts: [(Task<Void, Never>?, Lease, StopReason)]) async {
+        for (task, lease, reason) in attempts {
+            await record(.ended(.released(reason)), of: lease)
+            let cancellation: JobContext.CancellationReason =
+                switch reason {
+                case .systemTimeExpired: .systemTimeExpired
+                case .constraintsUnmet: .constraintsUnmet
+                default: .runnerStopped
+                }
+            events?.record(.cancelledHandler(lease.job.id, cancellation))
+            task?.cancel()
+        }
+    }
+
+    /// The event of a recorded outcome.
+    func recordEvent(_ outcome: AttemptOutcome, of lease: Lease) {
+        let id = lease.job.id
+        switch outcome {
+        case .succeeded, .ended(.succeeded): events?.record(.succeeded(id))
+        case .failed(let error, let terminal), .ended(.failed(let error, let terminal)),
+            .ended(.failedBecause(_, let error, let terminal)):
+            events?.record(.failed(id, error: error, terminal: terminal))
+        case .ended(.released(let reason)): events?.record(.released(id, reason))
+        case .ended(.snoozed): events?.record(.snoozed(id))
+        }
+    }
+}
