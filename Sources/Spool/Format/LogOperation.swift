@@ -40,6 +40,15 @@ enum LogOperation: Equatable, Sendable {
     /// A periodic job whose occurrence just ended (succeeded or failed, earlier in the same record)
     /// goes back to enqueued for its next occurrence, due at `runAt`, with a fresh attempt budget.
     case nextOccurrence(id: String, at: Int64, runAt: Int64)
+    /// Claims take no job of `kind` from now on, until a ``resumeKind(kind:at:)`` (`at`: when it was asked).
+    case pauseKind(kind: String, at: Int64)
+    /// Claims of the paused `kind` go on.
+    case resumeKind(kind: String, at: Int64)
+    /// Sets the rate limit of `kind` (`nil`: removes it, with its window). A window already open is
+    /// kept: its starts count against the new limit.
+    case setRateLimit(kind: String, limit: StoredRateLimit?, at: Int64)
+    /// In a snapshot, after the `set_rate_limit` of its kind: the kind's current window.
+    case rateWindow(kind: String, window: RateWindow)
 
     struct Enqueue: Equatable, Sendable {
         var id: String
@@ -82,6 +91,7 @@ enum LogOperation: Equatable, Sendable {
         case .restore(let job): return job.id
         case .migrateJob(let job): return job.id
         case .snapshot, .migrationBegin, .migrationCommit, .migrationsApplied: return ""
+        case .pauseKind, .resumeKind, .setRateLimit, .rateWindow: return ""
         }
     }
 }

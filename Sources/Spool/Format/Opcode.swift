@@ -16,6 +16,8 @@ extension TransactionCodec {
         case enqueueWithOptions, nextOccurrence, restoreWithOptions
         case migrationBegin = 20
         case migrateJob, migrationRemove, migrationCommit, migrationsApplied, abandon
+        case pauseKind = 34
+        case resumeKind, setRateLimit, rateWindow
 
         /// One row of the opcode table.
         struct Facts: Sendable {
@@ -33,6 +35,7 @@ extension TransactionCodec {
             let compaction = compactionBodyVersion
             let options = optionsBodyVersion
             let migration = migrationBodyVersion
+            let tags = tagsBodyVersion
             switch self {
             case .enqueue: return Facts(name: "enqueue", minimumBodyVersion: base, startsWithJobID: true)
             case .claim: return Facts(name: "claim", minimumBodyVersion: base, startsWithJobID: true)
@@ -65,6 +68,11 @@ extension TransactionCodec {
             case .migrationsApplied:
                 return Facts(name: "migrations_applied", minimumBodyVersion: migration, startsWithJobID: false)
             case .abandon: return Facts(name: "abandon", minimumBodyVersion: migration, startsWithJobID: true)
+            case .pauseKind: return Facts(name: "pause_kind", minimumBodyVersion: tags, startsWithJobID: false)
+            case .resumeKind: return Facts(name: "resume_kind", minimumBodyVersion: tags, startsWithJobID: false)
+            case .setRateLimit:
+                return Facts(name: "set_rate_limit", minimumBodyVersion: tags, startsWithJobID: false)
+            case .rateWindow: return Facts(name: "rate_window", minimumBodyVersion: tags, startsWithJobID: false)
             }
         }
 
@@ -105,6 +113,10 @@ extension TransactionCodec {
         case .migrationsApplied: return .migrationsApplied
         case .abandon: return .abandon
         case .nextOccurrence: return .nextOccurrence
+        case .pauseKind: return .pauseKind
+        case .resumeKind: return .resumeKind
+        case .setRateLimit: return .setRateLimit
+        case .rateWindow: return .rateWindow
         }
     }
 

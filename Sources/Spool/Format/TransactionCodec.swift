@@ -18,6 +18,9 @@ enum TransactionCodec {
     static let optionsBodyVersion: UInt8 = 3
     /// The body version of records holding any of the migration operations (20 to 25).
     static let migrationBodyVersion: UInt8 = 4
+    /// The body version of records holding any of the operations of #19 (34 to 39: pause and resume of a
+    /// kind, rate limits and their windows).
+    static let tagsBodyVersion: UInt8 = 7
     // Which opcodes need which version, and the newest version read (`bodyVersion`): the opcode
     // table (Opcode.swift).
 
@@ -172,6 +175,8 @@ enum TransactionCodec {
             writer.writeString(id)
             writer.writeSignedVarint(at)
             writer.writeSignedVarint(runAt)
+        case .pauseKind, .resumeKind, .setRateLimit, .rateWindow:
+            KindControlCodec.encode(operation, into: &writer)
         }
     }
 
@@ -339,6 +344,8 @@ enum TransactionCodec {
             return .nextOccurrence(
                 id: try reader.readString(), at: try reader.readSignedVarint(),
                 runAt: try reader.readSignedVarint())
+        case .pauseKind, .resumeKind, .setRateLimit, .rateWindow:
+            return try KindControlCodec.decode(opcode, &reader)
         }
     }
 }

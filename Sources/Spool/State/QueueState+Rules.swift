@@ -165,7 +165,9 @@ extension QueueState {
             _ = try checkEnqueue(
                 id: op.id, idHash: JobTable.hash(of: op.id), dependencies: op.options.dependencies,
                 isPeriodic: op.options.periodic != nil, uniqueKey: op.uniqueKey)
-        case .claim(let op): _ = try located(op.id, in: Self.claimableStates, for: .claim)
+        case .claim(let op):
+            let job = try located(op.id, in: Self.claimableStates, for: .claim).job
+            try checkStart(of: op.id, kind: job.kind, at: op.claimedAt)
         case .renewLease(let id, let token, _, _): _ = try leased(id, token: token, for: .renew)
         case .complete(let id, let token, _): _ = try leased(id, token: token, for: .complete)
         case .fail(let id, let token, _, _, _): _ = try leased(id, token: token, for: .fail)
@@ -186,6 +188,8 @@ extension QueueState {
         case .restore, .snapshot, .migrationsApplied:
             // Written by compaction into a new snapshot file only, judged by apply there.
             break
+        case .pauseKind, .resumeKind, .setRateLimit, .rateWindow:
+            try checkKindControl(operation)
         }
     }
 

@@ -33,6 +33,7 @@ import Testing
         #expect(names.contains("format-1-migrations"))
         #expect(names.contains("format-1-options"))
         #expect(names.contains("format-2"))
+        #expect(names.contains("format-2-tags"))
     }
 
     /// The fixture of file format version 2 pins its header: every file is of version 2, and names the LSN of its
@@ -134,6 +135,8 @@ import Testing
         "format-1-options": [1, 2, 4, 5, 11, 12, 14, 15, 16, 20, 21, 22, 23, 24],
         // File format version 2 (every file's header names its first LSN), by the same workload.
         "format-2": [1, 2, 4, 5, 11, 12, 14, 15, 16, 20, 21, 22, 23, 24],
+        // Kind controls (body version 7): pause and resume, rate limits, a window in the snapshot.
+        "format-2-tags": [2, 11, 12, 16, 24, 34, 35, 36, 37],
     ]
 
     /// The opcode an operation is written with (FORMAT.md, *Operations*).
@@ -159,6 +162,10 @@ import Testing
         case .migrationCommit: return 23
         case .migrationsApplied: return 24
         case .abandon: return 25
+        case .pauseKind: return 34
+        case .resumeKind: return 35
+        case .setRateLimit: return 36
+        case .rateWindow: return 37
         }
     }
 

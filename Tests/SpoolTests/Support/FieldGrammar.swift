@@ -33,6 +33,10 @@ enum FieldGrammar {
         23: "number:varint",
         24: "number:varint",
         25: "id:string at:svarint reason:string",
+        34: "kind:string at:svarint",
+        35: "kind:string at:svarint",
+        36: "kind:string at:svarint limit:opt<rate_limit>",
+        37: "kind:string start:svarint count:varint",
     ]
 
     /// The fields of `restore` up to `lease` (which `restore_with_options` shares).
@@ -48,6 +52,7 @@ enum FieldGrammar {
         "ids": "count:varint id:string{count}",
         "schedule": "interval_ms:varint flex_ms:varint",
         "progress": "interval_ms:varint flex_ms:varint anchor:svarint occurrence:varint",
+        "rate_limit": "starts:varint interval_ms:varint",
     ]
 
     /// How a patched field is written.

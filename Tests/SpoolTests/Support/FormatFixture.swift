@@ -156,6 +156,7 @@ enum FormatFixture {
         migrating.migrations = migrations + laterMigrations
         migrating.knownKinds = nil
         queue = try JobQueue(directory: queuePath, configuration: migrating)
+        try generateKindControls(queue: queue, clock: clock)
 
         let expected = try FixtureState(queue: queue, clockAdvance: clock.now().timeIntervalSince(start))
         try closeChecked(queue)
@@ -364,6 +365,8 @@ struct FixtureState: Codable, Equatable {
     var jobs: [FixtureJob]
     /// The ids of the jobs a claim would take, in order, at a time when every enqueued job is due.
     var claimOrder: [String]
+    /// Paused kinds, rate limits and windows (absent from fixtures written before them, or with none).
+    var kindControls: FixtureKindControls?
 
     struct FixtureJob: Codable, Equatable {
         var id: String
@@ -446,5 +449,6 @@ struct FixtureState: Codable, Equatable {
                 })
         }
         claimOrder = try queue.readyJobs(at: Date(timeIntervalSince1970: 4_000_000_000)).map(\.id.rawValue)
+        kindControls = FixtureKindControls(state.kindControls)
     }
 }
