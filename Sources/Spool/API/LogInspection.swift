@@ -351,6 +351,24 @@ public struct LogOperationSummary: Sendable, Equatable {
         case .stopReason(_, let reason):
             name = "stopReason"
             fields = [.init("reason", .string(reason.description))]
+        case .pauseKind(let kind, let at):
+            name = "pauseKind"
+            fields = [.init("kind", .string(kind)), .init("atMs", .integer(at))]
+        case .resumeKind(let kind, let at):
+            name = "resumeKind"
+            fields = [.init("kind", .string(kind)), .init("atMs", .integer(at))]
+        case .setRateLimit(let kind, let limit, let at):
+            name = "setRateLimit"
+            fields = [
+                .init("kind", .string(kind)), .init("atMs", .integer(at)),
+                .init("starts", .optional(limit?.starts)), .init("intervalMs", .optional(limit?.intervalMillis)),
+            ]
+        case .rateWindow(let kind, let window):
+            name = "rateWindow"
+            fields = [
+                .init("kind", .string(kind)), .init("startMs", .integer(window.start)),
+                .init("count", .integer(window.count)),
+            ]
         }
     }
 

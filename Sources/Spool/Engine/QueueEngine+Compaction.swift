@@ -153,7 +153,8 @@ extension QueueEngine {
         // Once the queue is closed, the snapshot is given up rather than renamed into the log:
         // close() waits for this compaction before it releases the directory, and sooner this way.
         let outcome = try writer.write(
-            summary: summary, appliedMigration: copy.appliedMigration, jobs: jobs,
+            summary: summary, appliedMigration: copy.appliedMigration,
+            kindControls: copy.kindControlOperations, jobs: jobs,
             payload: { try self.payload(at: $0.payload) },
             beforeRename: { try self.withOpenState {} })
         try withOpenState {

@@ -57,6 +57,15 @@ enum LogOperation: Equatable, Sendable {
     /// Sets the job's ``StopReason``: after the operation that ended its attempt in the same record
     /// (when the reason is not the one that operation implies), or after its restore in a snapshot.
     case stopReason(id: String, reason: StopReason)
+    /// Claims take no job of `kind` from now on, until a ``resumeKind(kind:at:)`` (`at`: when it was asked).
+    case pauseKind(kind: String, at: Int64)
+    /// Claims of the paused `kind` go on.
+    case resumeKind(kind: String, at: Int64)
+    /// Sets the rate limit of `kind` (`nil`: removes it, with its window). A window already open is
+    /// kept: its starts count against the new limit.
+    case setRateLimit(kind: String, limit: StoredRateLimit?, at: Int64)
+    /// In a snapshot, after the `set_rate_limit` of its kind: the kind's current window.
+    case rateWindow(kind: String, window: RateWindow)
 
     struct Enqueue: Equatable, Sendable {
         var id: String
@@ -101,6 +110,7 @@ enum LogOperation: Equatable, Sendable {
         case .restore(let job): return job.id
         case .migrateJob(let job): return job.id
         case .snapshot, .migrationBegin, .migrationCommit, .migrationsApplied: return ""
+        case .pauseKind, .resumeKind, .setRateLimit, .rateWindow: return ""
         }
     }
 }

@@ -20,6 +20,8 @@ extension TransactionCodec {
         case checkpoint, restoreCheckpoint
         case release = 30
         case snooze, stopReason
+        case pauseKind = 34
+        case resumeKind, setRateLimit, rateWindow
 
         /// One row of the opcode table.
         struct Facts: Sendable {
@@ -39,6 +41,7 @@ extension TransactionCodec {
             let migration = migrationBodyVersion
             let parking = parkingBodyVersion
             let stops = stopsBodyVersion
+            let tags = tagsBodyVersion
             switch self {
             case .enqueue: return Facts(name: "enqueue", minimumBodyVersion: base, startsWithJobID: true)
             case .claim: return Facts(name: "claim", minimumBodyVersion: base, startsWithJobID: true)
@@ -78,6 +81,11 @@ extension TransactionCodec {
             case .release: return Facts(name: "release", minimumBodyVersion: stops, startsWithJobID: true)
             case .snooze: return Facts(name: "snooze", minimumBodyVersion: stops, startsWithJobID: true)
             case .stopReason: return Facts(name: "stop_reason", minimumBodyVersion: stops, startsWithJobID: true)
+            case .pauseKind: return Facts(name: "pause_kind", minimumBodyVersion: tags, startsWithJobID: false)
+            case .resumeKind: return Facts(name: "resume_kind", minimumBodyVersion: tags, startsWithJobID: false)
+            case .setRateLimit:
+                return Facts(name: "set_rate_limit", minimumBodyVersion: tags, startsWithJobID: false)
+            case .rateWindow: return Facts(name: "rate_window", minimumBodyVersion: tags, startsWithJobID: false)
             }
         }
 
@@ -124,6 +132,10 @@ extension TransactionCodec {
         case .release: return .release
         case .snooze: return .snooze
         case .stopReason: return .stopReason
+        case .pauseKind: return .pauseKind
+        case .resumeKind: return .resumeKind
+        case .setRateLimit: return .setRateLimit
+        case .rateWindow: return .rateWindow
         }
     }
 

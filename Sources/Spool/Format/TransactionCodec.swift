@@ -23,6 +23,9 @@ enum TransactionCodec {
     /// The body version of records holding any of the stop operations (30 to 32: a released attempt,
     /// a snooze, a stop reason; see `StopsCodec`).
     static let stopsBodyVersion: UInt8 = 6
+    /// The body version of records holding any of the operations of #19 (34 to 39: pause and resume of a
+    /// kind, rate limits and their windows).
+    static let tagsBodyVersion: UInt8 = 7
     // Which opcodes need which version, and the newest version read (`bodyVersion`): the opcode
     // table (Opcode.swift).
 
@@ -181,6 +184,8 @@ enum TransactionCodec {
             ParkingCodec.encode(operation, into: &writer)
         case .release, .snooze, .stopReason:
             StopsCodec.encode(operation, into: &writer)
+        case .pauseKind, .resumeKind, .setRateLimit, .rateWindow:
+            KindControlCodec.encode(operation, into: &writer)
         }
     }
 
@@ -352,6 +357,8 @@ enum TransactionCodec {
             return try ParkingCodec.decode(opcode, &reader)
         case .release, .snooze, .stopReason:
             return try StopsCodec.decode(opcode, &reader)
+        case .pauseKind, .resumeKind, .setRateLimit, .rateWindow:
+            return try KindControlCodec.decode(opcode, &reader)
         }
     }
 }

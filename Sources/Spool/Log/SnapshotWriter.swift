@@ -28,12 +28,14 @@ struct SnapshotWriter {
     }
 
     /// Writes `jobs` (in sequence order) and `summary`, then, when the queue has applied a job
-    /// migration, its number in a record of its own; `payload` reads a job's bytes (verified: a
+    /// migration, its number in a record of its own, then the `kindControls` operations (pauses, rate
+    /// limits and windows) in a record of their own; `payload` reads a job's bytes (verified: a
     /// snapshot must not copy changed bytes under a fresh checksum).
     /// `beforeRename` runs once the file is synced, before it goes into the log; if it
     /// throws, the file is deleted instead.
     func write(
-        summary: SnapshotSummary, appliedMigration: UInt64 = 0, jobs: [StoredJob],
+        summary: SnapshotSummary, appliedMigration: UInt64 = 0, kindControls: [LogOperation] = [],
+        jobs: [StoredJob],
         payload: (StoredJob) throws -> [UInt8], beforeRename: () throws -> Void = {}
     ) throws -> Outcome {
         let temporary = directory + "/" + QueueDirectoryLayout.snapshotTempName(sequence: sequence)
@@ -78,6 +80,12 @@ struct SnapshotWriter {
                 var applied = ByteWriter()
                 MigrationCodec.encode(.migrationsApplied(number: appliedMigration), into: &applied)
                 _ = appendRecord(applied, count: 1, version: TransactionCodec.migrationBodyVersion)
+            }
+            if !kindControls.isEmpty {
+                // Paused kinds and rate limits with their windows, in a record of their own before the jobs.
+                var controls = ByteWriter()
+                for operation in kindControls { KindControlCodec.encode(operation, into: &controls) }
+                _ = appendRecord(controls, count: kindControls.count, version: TransactionCodec.tagsBodyVersion)
             }
 
             var operations = ByteWriter(capacity: Self.recordTarget + 4096)

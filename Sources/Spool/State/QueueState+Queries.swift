@@ -12,8 +12,10 @@ extension QueueState {
         bestReadyJob(at: now, kinds: KindSet(kind))
     }
 
-    /// The job a claim at `now` should take among the jobs of `kinds`.
-    mutating func bestReadyJob(at now: Int64, kinds: KindSet) -> StoredJob? {
+    /// The job a claim at `now` should take among the jobs of `kinds`, leaving out the kinds paused or
+    /// at their rate limit (``KindControls/closedKinds(at:)``: O(controlled kinds), no scan).
+    mutating func bestReadyJob(at now: Int64, kinds requested: KindSet) -> StoredJob? {
+        let kinds = requested.subtracting(kindControls.closedKinds(at: now))
         guard !kinds.isEmpty else { return nil }
         let jobs = self.jobs
         guard let entry = ready.best(dueAt: now, kinds: kinds, isCurrent: { Self.isCurrent($0, in: jobs) }) else {
@@ -28,9 +30,23 @@ extension QueueState {
         earliestDue(kinds: KindSet(kind))
     }
 
-    /// The earliest due time of any job of `kinds` a claim could take once due (not blocked,
-    /// its constraints met by ``deviceConditions``).
+    /// The earliest time a claim could take a job of `kinds` (not blocked, its constraints met by
+    /// ``deviceConditions``): its due time, or for a kind whose rate limit window is full the later of
+    /// that and the window's end; never for a paused kind. O(buckets × full windows), no scan.
     mutating func earliestDue(kinds: KindSet) -> Int64? {
+        let full = kindControls.fullWindows
+        var earliest = earliestDueIgnoringControls(
+            kinds: kinds.subtracting(Set(kindControls.paused.keys).union(full.map(\.kind))))
+        for (kind, end) in full where kinds.contains(kind) {
+            guard let due = earliestDueIgnoringControls(kinds: .only([kind])) else { continue }
+            earliest = min(earliest ?? .max, max(due, end))
+        }
+        return earliest
+    }
+
+    /// The earliest due time of any job of `kinds` a claim could take once due, as if no kind were
+    /// paused or rate-limited.
+    private mutating func earliestDueIgnoringControls(kinds: KindSet) -> Int64? {
         guard !kinds.isEmpty else { return nil }
         let jobs = self.jobs
         let conditions = ready.conditions

@@ -184,7 +184,9 @@ extension QueueState {
             _ = try checkEnqueue(
                 id: op.id, idHash: JobTable.hash(of: op.id), dependencies: op.options.dependencies,
                 isPeriodic: op.options.periodic != nil, uniqueKey: op.uniqueKey)
-        case .claim(let op): _ = try located(op.id, in: Self.claimableStates, for: .claim)
+        case .claim(let op):
+            let job = try located(op.id, in: Self.claimableStates, for: .claim).job
+            try checkStart(of: op.id, kind: job.kind, at: op.claimedAt)
         case .renewLease(let id, let token, _, _): _ = try leased(id, token: token, for: .renew)
         case .complete(let id, let token, _): _ = try leased(id, token: token, for: .complete)
         case .fail(let id, let token, _, _, _): _ = try leased(id, token: token, for: .fail)
@@ -210,6 +212,8 @@ extension QueueState {
         case .release(let id, let token, _, _): _ = try leased(id, token: token, for: .release)
         case .snooze(let id, let token, _, _, _): _ = try leased(id, token: token, for: .snooze)
         case .stopReason(let id, _): _ = try located(id, in: JobState.allCases, for: .stopReason)
+        case .pauseKind, .resumeKind, .setRateLimit, .rateWindow:
+            try checkKindControl(operation)
         }
     }
 

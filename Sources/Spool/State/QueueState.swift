@@ -59,6 +59,8 @@ struct QueueState: Sendable {
     /// Jobs that the last applied operations changed besides the one each names: dependents
     /// unblocked or cancelled by a cascade. The engine publishes and clears them.
     var cascadedIDs: [String] = []
+    /// Paused kinds, rate limits and their windows (durable: QueueState+KindControls.swift).
+    var kindControls = KindControls()
 
     /// What holds on the device now. Not durable and not changed by `apply`: the
     /// engine sets it from the app's reports; claims skip jobs whose constraints it does not satisfy.
@@ -80,6 +82,7 @@ struct QueueState: Sendable {
             try applyEnqueue(op)
         case .claim(let op):
             let (found, position) = try located(op.id, in: Self.claimableStates, for: .claim)
+            try checkStart(of: op.id, kind: found.kind, at: op.claimedAt)
             var job = found
             job.state = .running
             // Saturating: attempts may be anything up to 2^31-1 (a migration may leave more than the
@@ -89,6 +92,7 @@ struct QueueState: Sendable {
             job.lease = StoredLease(
                 token: op.token, claimedAt: op.claimedAt, expiresAt: op.expiresAt,
                 monotonicExpiry: op.monotonicExpiry, bootID: op.bootID)
+            kindControls.countStart(of: job.kind, at: op.claimedAt)
             store(job, at: position)
         case .renewLease(let id, let token, let expiresAt, let monotonicExpiry):
             let (found, position) = try leased(id, token: token, for: .renew)
@@ -215,6 +219,8 @@ struct QueueState: Sendable {
             appliedMigration = number
         case .release, .snooze, .stopReason:
             try applyStop(operation)
+        case .pauseKind, .resumeKind, .setRateLimit, .rateWindow:
+            try applyKindControl(operation)
         }
     }
 

@@ -69,6 +69,18 @@ enum Refusal: Error, Equatable, Sendable, CustomStringConvertible {
     case parkKeyHeld(id: String, key: String, holder: String)
     /// A reclaim of a parked job before its park's deadline.
     case parkDeadlineHolds(id: String)
+    /// A claim of a job whose kind is paused.
+    case kindPaused(id: String, kind: String)
+    /// A claim of a job whose kind's rate limit window is full until `until` (ms).
+    case rateLimited(id: String, kind: String, until: Int64)
+    /// A pause of a paused kind.
+    case kindAlreadyPaused(kind: String)
+    /// A resume of a kind that is not paused.
+    case kindNotPaused(kind: String)
+    /// The removal of a rate limit the kind does not have.
+    case noRateLimit(kind: String)
+    /// A snapshot's rate window of a kind without a limit.
+    case rateWindowWithoutLimit(kind: String)
 
     /// The job the refusal is about ("" for none).
     var jobID: String {
@@ -80,9 +92,10 @@ enum Refusal: Error, Equatable, Sendable, CustomStringConvertible {
             .notPeriodic(let id), .restoredLeaseMismatch(let id), .stepOutsideMigration(let id),
             .migratedWithoutPayload(let id), .migratedInconsistent(let id), .migratedKeyChanged(let id),
             .notAMigrationStep(let id), .alreadyParked(let id), .parkKeyHeld(let id, _, _),
-            .parkDeadlineHolds(let id):
+            .parkDeadlineHolds(let id), .kindPaused(let id, _), .rateLimited(let id, _, _):
             return id
-        case .snapshotNotFirst, .migrationNotNewer, .commitNotBegun, .migrationsAppliedMisplaced:
+        case .snapshotNotFirst, .migrationNotNewer, .commitNotBegun, .migrationsAppliedMisplaced,
+            .kindAlreadyPaused, .kindNotPaused, .noRateLimit, .rateWindowWithoutLimit:
             return ""
         }
     }
@@ -151,6 +164,18 @@ enum Refusal: Error, Equatable, Sendable, CustomStringConvertible {
             return (.parkKeyConflict, "park: key \(key) is held by parked job \(holder)")
         case .parkDeadlineHolds:
             return (.invalidState, "reclaim: the job is parked and its deadline has not passed")
+        case .kindPaused(_, let kind):
+            return (.invalidState, "claim: kind \(kind) is paused (resume it first)")
+        case .rateLimited(_, let kind, let until):
+            return (.invalidState, "claim: kind \(kind) reached its rate limit until \(until) ms")
+        case .kindAlreadyPaused(let kind):
+            return (.invalidState, "pause: kind \(kind) is paused already")
+        case .kindNotPaused(let kind):
+            return (.invalidState, "resume: kind \(kind) is not paused")
+        case .noRateLimit(let kind):
+            return (.invalidState, "rate limit: kind \(kind) has none to remove")
+        case .rateWindowWithoutLimit(let kind):
+            return (.corruption, "rate window: kind \(kind) has no rate limit")
         }
     }
 

@@ -34,6 +34,7 @@ import Testing
         #expect(names.contains("format-1-options"))
         #expect(names.contains("format-2"))
         #expect(names.contains("format-2-park"))
+        #expect(names.contains("format-2-tags"))
     }
 
     /// The fixture of file format version 2 pins its header: every file is of version 2, and names the LSN of its
@@ -144,6 +145,8 @@ import Testing
         // Body version 6: a snapshot whose restores are followed by `stop_reason`, then a release, a snooze,
         // and a failure followed by its stop reason.
         "format-2-stops": [1, 2, 5, 11, 12, 24, 30, 31, 32],
+        // Kind controls (body version 7): pause and resume, rate limits, a window in the snapshot.
+        "format-2-tags": [2, 11, 12, 16, 24, 34, 35, 36, 37],
     ]
 
     /// The opcode an operation is written with (FORMAT.md, *Operations*).
@@ -175,6 +178,10 @@ import Testing
         case .release: return 30
         case .snooze: return 31
         case .stopReason: return 32
+        case .pauseKind: return 34
+        case .resumeKind: return 35
+        case .setRateLimit: return 36
+        case .rateWindow: return 37
         }
     }
 

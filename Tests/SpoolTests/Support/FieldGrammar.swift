@@ -39,6 +39,10 @@ enum FieldGrammar {
         30: "id:string token:u64 at:svarint reason:u8",
         31: "id:string token:u64 at:svarint run_at:svarint gives_back:u8",
         32: "id:string reason:u8",
+        34: "kind:string at:svarint",
+        35: "kind:string at:svarint",
+        36: "kind:string at:svarint limit:opt<rate_limit>",
+        37: "kind:string start:svarint count:varint",
     ]
 
     /// The fields of `restore` up to `lease` (which `restore_with_options` shares).
@@ -54,6 +58,7 @@ enum FieldGrammar {
         "ids": "count:varint id:string{count}",
         "schedule": "interval_ms:varint flex_ms:varint",
         "progress": "interval_ms:varint flex_ms:varint anchor:svarint occurrence:varint",
+        "rate_limit": "starts:varint interval_ms:varint",
     ]
 
     /// How a patched field is written.

@@ -158,6 +158,7 @@ enum FormatFixture {
         queue = try JobQueue(directory: queuePath, configuration: migrating)
         try generateParking(queue: queue, clock: clock)
         try generateStops(queue: queue, clock: clock)
+        try generateKindControls(queue: queue, clock: clock)
 
         let expected = try FixtureState(queue: queue, clockAdvance: clock.now().timeIntervalSince(start))
         try closeChecked(queue)
@@ -369,6 +370,8 @@ struct FixtureState: Codable, Equatable {
     /// Job id → its ``StopReason`` (absent from fixtures written before stop reasons, whose jobs
     /// this build gives the reasons their records imply: those fixtures do not say).
     var stopReasons: [String: String]?
+    /// Paused kinds, rate limits and windows (absent from fixtures written before them, or with none).
+    var kindControls: FixtureKindControls?
 
     struct FixtureJob: Codable, Equatable {
         var id: String
@@ -459,5 +462,6 @@ struct FixtureState: Codable, Equatable {
         claimOrder = try queue.readyJobs(at: Date(timeIntervalSince1970: 4_000_000_000)).map(\.id.rawValue)
         let reasons = state.jobs.values.compactMap { job in job.lastStopReason.map { (job.id, $0.description) } }
         stopReasons = reasons.isEmpty ? nil : Dictionary(uniqueKeysWithValues: reasons)
+        kindControls = FixtureKindControls(state.kindControls)
     }
 }
