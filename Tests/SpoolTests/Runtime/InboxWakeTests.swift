@@ -8,11 +8,40 @@ import Testing
 /// the ingestion hook (``InboxWake/ingestion``), with no polling: the runner waits with no deadline,
 /// so only the watcher can wake it.
 @Suite(.serialized) struct InboxWakeTests {
-    /// Counts the hook's calls and signals each one.
+    /// Counts the hook's calls; ``next(after:)`` suspends (never blocks a thread) until a call
+    /// after the given count.
     private final class Calls: Sendable {
-        let count = Locked(0)
-        let lastCall = Locked<UInt64>(0)
-        let signal = DispatchSemaphore(value: 0)
+        private struct State {
+            var count = 0
+            var lastCall: UInt64 = 0
+            var waiter: (after: Int, continuation: CheckedContinuation<Void, Never>)?
+        }
+        private let state = Locked(State())
+
+        var count: Int { state.withLock { $0.count } }
+        var lastCall: UInt64 { state.withLock { $0.lastCall } }
+
+        func record() {
+            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                state.count += 1
+                state.lastCall = Platform.monotonicNanoseconds()
+                guard let waiter = state.waiter, state.count > waiter.after else { return nil }
+                state.waiter = nil
+                return waiter.continuation
+            }
+            waiter?.resume()
+        }
+
+        func next(after count: Int) async {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { state -> Bool in
+                    if state.count > count { return true }
+                    state.waiter = (count, continuation)
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        }
     }
 
     #if os(Linux)
@@ -25,27 +54,23 @@ import Testing
             let calls = Calls()
             runner.inbox.ingestion.withLock {
                 $0 = {
-                    calls.lastCall.withLock { $0 = Platform.monotonicNanoseconds() }
-                    calls.count.withLock { $0 += 1 }
-                    calls.signal.signal()
+                    calls.record()
                     return 0
                 }
             }
             runner.start()
             // The first pass ingests (the check at start), then waits with no deadline.
             await events.wait { $0.contains(.waiting(until: nil)) }
-            #expect(calls.signal.wait(timeout: .now() + hangGuard) == .success)
+            #expect(calls.count >= 1)
             #expect(FileManager.default.fileExists(atPath: temp.queue + "/inbox"))
             var delays: [Double] = []
             for round in 0..<20 {
-                let before = calls.count.withLock { $0 }
+                let before = calls.count
                 let written = Platform.monotonicNanoseconds()
                 try writeFile(temp.queue + "/inbox/\(round).inbox", Array("frame \(round)".utf8))
-                #expect(calls.signal.wait(timeout: .now() + hangGuard) == .success, "round \(round)")
-                #expect(calls.count.withLock { $0 } > before)
-                delays.append(Double(calls.lastCall.withLock { $0 } &- written) / 1000)
+                await calls.next(after: before)
+                delays.append(Double(calls.lastCall &- written) / 1000)
                 // Each round starts from an idle runner again.
-                while calls.signal.wait(timeout: .now()) == .success {}
                 await events.wait(for: round + 2) { $0 == .waiting(until: nil) }
             }
             await runner.stop()
