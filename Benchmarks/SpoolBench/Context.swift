@@ -28,6 +28,7 @@ final class Context {
     var configuration: Configuration {
         var configuration = Configuration()
         if let chunk = options.preallocationChunk { configuration.preallocationChunk = chunk }
+        configuration.sharing = options.sharing
         return configuration
     }
 

@@ -9,7 +9,7 @@ struct Options {
                            [--producers 1,4,16,32,64] [--producer-modes threads,tasks]
                            [--batch-size N] [--batches N]
                            [--open-records 100000,1000000] [--churn-jobs N] [--obsolete-ratio R]
-                           [--prealloc-chunk BYTES]
+                           [--prealloc-chunk BYTES] [--sharing exclusive|shared]
                            [--dir DIR] [--json]
           workloads: \(workloads.joined(separator: ", ")); the baseline always runs, since every
           Spool figure is printed as a ratio to it.
@@ -18,6 +18,7 @@ struct Options {
           --churn-jobs: jobs the compaction workload enqueues, claims and completes (default 1000000);
           --obsolete-ratio: its AutoCompaction.obsoleteRatio (default: the library's, 0.5).
           --prealloc-chunk: the log file's preallocation chunk (0: none; default: Spool's own).
+          --sharing: Configuration.sharing of every queue (default exclusive; shared fences each write).
           --dir: the directory under test (default: a new temporary directory under the current
           directory, so on the same file system as the checkout; removed afterwards).
         """
@@ -38,6 +39,7 @@ struct Options {
     var directory: String?
     var json = false
     var preallocationChunk: Int64?
+    var sharing = ProcessSharing.exclusive
 
     init(_ arguments: [String]) {
         var iterator = arguments.makeIterator()
@@ -93,6 +95,12 @@ struct Options {
                     Self.fail("--prealloc-chunk: not a byte count")
                 }
                 preallocationChunk = bytes
+            case "--sharing":
+                switch value(argument) {
+                case "exclusive": sharing = .exclusive
+                case "shared": sharing = .shared
+                default: Self.fail("--sharing takes exclusive or shared")
+                }
             case "--dir": directory = value(argument)
             case "--json": json = true
             case "--help", "-h":

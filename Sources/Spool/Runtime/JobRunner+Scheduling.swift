@@ -15,7 +15,9 @@ extension JobRunner {
                 // The feed ended by itself (not by this task's cancellation): the queue closed.
                 if !Task.isCancelled { wakeup.post { $0.queueClosed = true } }
             }
+            startWatchingInbox()
             await schedule()
+            stopWatchingInbox()
             group.cancelAll()
         }
         await awaitRetiredTasks()
@@ -48,6 +50,7 @@ extension JobRunner {
             let now = clock.now()
             await renewDueLeases(now: now)
             renewOwnership()
+            ingestInbox()
             await timeOutOverdueAttempts(now: now)
             if let emptyAt = await claimWhileSlotsFree() { lastEmptyClaim = emptyAt }
             let (stopping, idle) = state.withLock { ($0.phase == .stopping, $0.executions.isEmpty) }

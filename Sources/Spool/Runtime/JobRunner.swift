@@ -40,6 +40,8 @@ public final class JobRunner: Sendable {
     let state = Locked(RunnerState())
     /// Wakes the scheduling loop.
     let wakeup = Wakeup()
+    /// The inbox watcher and the ingestion each pass runs (``InboxWake``).
+    let inbox = InboxWake()
 
     var clock: any SpoolClock { queue.configuration.clock }
     /// The lease each claim takes and each renewal extends by.
