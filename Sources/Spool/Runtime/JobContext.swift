@@ -127,9 +127,9 @@ public struct JobContext: Sendable {
     }
 
     /// Parks the job, durably, until an external completion named `key` arrives or `deadline`
-    /// passes (``JobQueue/park(_:key:deadline:)-(Lease,_,_)``), then ends the handler by throwing
+    /// passes (`JobQueue.park(_:key:deadline:)`), then ends the handler by throwing
     /// ``JobParked``, which the runner takes as "nothing more to record": the job stays `running`,
-    /// its attempt counted once, and a later process completes it with ``JobQueue/completeParked(key:)-(String)``.
+    /// its attempt counted once, and a later process completes it with `JobQueue.completeParked(key:)`.
     ///
     /// ```swift
     /// let task = session.uploadTask(with: request, fromFile: file)

@@ -68,7 +68,7 @@ public struct SpoolError: Error, Sendable, CustomStringConvertible {
         public static let closed = Code("closed")
         /// An earlier write or sync failed, so what is on disk is unknown; close and reopen the queue.
         public static let needsReopen = Code("needsReopen")
-        /// Another parked job holds the park key (``JobQueue/park(_:key:deadline:)-(Lease,_,_)``).
+        /// Another parked job holds the park key (`JobQueue.park(_:key:deadline:)`).
         public static let parkKeyConflict = Code("parkKeyConflict")
         /// A checkpoint over ``JobLimits/maxCheckpointBytes`` (``JobContext/checkpoint(_:)``).
         public static let checkpointTooLarge = Code("checkpointTooLarge")

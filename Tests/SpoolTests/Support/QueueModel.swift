@@ -26,6 +26,10 @@ struct QueueModel: Equatable {
         var interval: Int64?
         var anchor: Int64 = 0
         var occurrence = 1
+        /// Parking (QueueModel+Parking.swift): the key and deadline of the current attempt's park; the checkpoint.
+        var parkedKey: String?
+        var parkDeadline: Int64?
+        var checkpoint: [UInt8]?
 
         var dueAt: Int64 { max(runAt, nextRetryAt ?? runAt) }
     }
@@ -37,6 +41,9 @@ struct QueueModel: Equatable {
     static let defaultMaxAttempts = 3
 
     private(set) var jobs: [String: ModelJob] = [:]
+
+    /// Changes job `id` (for the model's extensions).
+    mutating func update(_ id: String, _ change: (inout ModelJob) -> Void) { change(&jobs[id]!) }
     private var nextSequence = 0
 
     /// The unfinished job holding `key`: the last enqueued of those carrying it (a chain built by append).
@@ -128,6 +135,7 @@ struct QueueModel: Equatable {
         job.nextRetryAt = nil
         job.attempts = 0
         job.occurrence += 1
+        job.checkpoint = nil
         jobs[id] = job
     }
 
@@ -157,8 +165,10 @@ struct QueueModel: Equatable {
     }
 
     mutating func claim(now: Int64) -> String? {
+        reclaimExpiredParks(now: now)
         guard let id = bestReady(now: now) else { return nil }
         jobs[id]!.state = .running
+        jobs[id]!.parkedKey = nil
         jobs[id]!.attempts += 1
         jobs[id]!.nextRetryAt = nil
         return id
@@ -166,6 +176,7 @@ struct QueueModel: Equatable {
 
     mutating func complete(_ id: String, now: Int64) {
         jobs[id]!.state = .succeeded
+        jobs[id]!.checkpoint = nil
         succeeded(id)
         nextOccurrence(id, now: now)
     }
@@ -260,6 +271,7 @@ struct QueueModel: Equatable {
                     replacement.kind = "k"
                     replacement.payload = original.payload + Array("/\(part)".utf8)
                     replacement.uniqueKey = nil
+                    replacement.checkpoint = nil
                     if replacement.state == .running { replacement.state = .enqueued }
                     if replacement.state == .enqueued && replacement.attempts >= replacement.maxAttempts {
                         replacement.state = .failed
@@ -316,6 +328,7 @@ struct QueueModel: Equatable {
             check("occurrence", job.occurrence, expected.occurrence)
             check("periodic", job.periodic.map { Millis.from(seconds: $0.interval) }, expected.interval)
             check("payload", Array(try queue.payload(of: job.id)), expected.payload)
+            problems += parkingDifferences(job, expected)
         }
         return problems
     }

@@ -30,6 +30,8 @@ enum WorkloadOp: CustomStringConvertible, Sendable {
     case compact
     /// Close, register the next job migration, open: the open applies it.
     case migrate
+    /// Parking and checkpoints (SimulationRun+Parking.swift).
+    case parking(ParkingOp)
 
     var description: String {
         switch self {
@@ -55,6 +57,7 @@ enum WorkloadOp: CustomStringConvertible, Sendable {
         case .reopen: return "reopen"
         case .compact: return "compact"
         case .migrate: return "migrate"
+        case .parking(let op): return "\(op)"
         }
     }
 
@@ -63,7 +66,7 @@ enum WorkloadOp: CustomStringConvertible, Sendable {
         var ops: [WorkloadOp] = []
         var nextID = firstID
         for _ in 0..<count {
-            let roll = Int.random(in: 0..<100, using: &generator)
+            let roll = Int.random(in: 0..<110, using: &generator)
             let pick = Int.random(in: 0..<1000, using: &generator)
             switch roll {
             case 0..<30:
@@ -98,7 +101,8 @@ enum WorkloadOp: CustomStringConvertible, Sendable {
             case 87..<95: ops.append(.advance(Int64(1 + pick % 4) * 500))
             case 95..<97: ops.append(.compact)
             case 97: ops.append(.migrate)
-            default: ops.append(.reopen)
+            case 98..<100: ops.append(.reopen)
+            default: ops.append(.parking(ParkingOp.random(roll: roll - 100, pick: pick)))
             }
         }
         return ops
@@ -114,7 +118,7 @@ final class SimulationRun {
     private(set) var queue: JobQueue?
     private(set) var model = QueueModel()
     /// The leases this run holds, by job id.
-    private var leases: [String: Lease] = [:]
+    var leases: [String: Lease] = [:]
     /// Every id enqueued so far, for picking targets.
     private var ids: [String] = []
     /// What went wrong; empty while model and queue agree.
@@ -210,7 +214,7 @@ final class SimulationRun {
         }
     }
 
-    private var now: Int64 { Millis.from(clock.now()) }
+    var now: Int64 { Millis.from(clock.now()) }
 
     /// Closes `queue` before an open: an injected failure while closing leaves it closed all the same.
     private func closeForReopen(_ queue: JobQueue) throws {
@@ -354,7 +358,7 @@ final class SimulationRun {
                 accepted = next.jobs[id]?.state == .running
                 // The model's own reading of when the record may claim: no unfinished job waits
                 // for the one that ends (the retry delays are never 0, leases never expire here).
-                let claimsHere = !next.hasUnfinishedDependents(id)
+                let claimsHere = !next.hasUnfinishedDependents(id) && !next.hasExpiredParks(now: now)
                 if accepted {
                     if let terminal {
                         next.fail(id, error: "e", terminal: terminal, now: now)
@@ -419,6 +423,7 @@ final class SimulationRun {
                 migrations.append(Self.migration(number, unsplittable: unsplittable))
                 migrationUnsplittable.append(unsplittable)
                 next.migrate(number: number, unsplittable: unsplittable)
+                next.reclaimExpiredParks(now: now)
                 open()
                 guard self.queue != nil else { return [before, next] }
                 model = next
@@ -429,8 +434,15 @@ final class SimulationRun {
             case .reopen:
                 try closeForReopen(queue)
                 open()
-                if self.queue != nil { compare("reopen") }
+                if self.queue != nil {
+                    // Open reclaims the parked jobs past their deadline.
+                    model.reclaimExpiredParks(now: now)
+                    leases = leases.filter { model.jobs[$0.key]?.state == .running }
+                    compare("reopen")
+                }
                 return [model]
+            case .parking(let parking):
+                try perform(parking, on: queue, next: &next, accepted: &accepted)
             }
             if !accepted { violations.append("\(op): accepted, the model refuses it") }
             let newlyCancelled = next.jobs.values.filter {
@@ -505,7 +517,10 @@ final class SimulationRun {
         disk.crash(atStep: nil)
         var matched: QueueModel?
         var report: [String] = []
-        for candidate in candidates {
+        for original in candidates {
+            // Open reclaims the parked jobs past their deadline.
+            var candidate = original
+            candidate.reclaimExpiredParks(now: now)
             guard let problems = try? candidate.differences(from: queue!) else { continue }
             if problems.isEmpty {
                 matched = candidate
@@ -523,6 +538,7 @@ final class SimulationRun {
                 for number in (entry.migrations + 1)..<(migrations.count + 1) {
                     candidate.migrate(number: number, unsplittable: migrationUnsplittable[number - 1])
                 }
+                candidate.reclaimExpiredParks(now: now)
                 guard let problems = try? candidate.differences(from: queue!), problems.isEmpty else { continue }
                 matched = candidate
                 orderedLosses += 1
@@ -570,7 +586,9 @@ final class SimulationRun {
             violations.append("\(context()): the queue did not reopen")
             return
         }
-        for candidate in candidates {
+        for original in candidates {
+            var candidate = original
+            candidate.reclaimExpiredParks(now: now)
             if let problems = try? candidate.differences(from: queue), problems.isEmpty {
                 model = candidate
                 try? queue.updateDeviceConditions(DeviceConditions(isNetworkAvailable: model.networkAvailable))
@@ -592,7 +610,8 @@ final class SimulationRun {
         configuration.runningJobsAtOpen = .reclaim
         do {
             let other = try JobQueue(directory: Self.directory, configuration: configuration)
-            let running = try other.jobs(state: .running)
+            // A parked job is no orphan: it waits for its deadline (FORMAT.md, *Parked jobs and checkpoints*).
+            let running = try other.jobs(state: .running).filter { $0.parkedKey == nil }
             if !running.isEmpty { violations.append("running jobs after a reclaiming open: \(running.map(\.id))") }
             checkInvariants(other.engine.stateSnapshot)
             try other.close()
