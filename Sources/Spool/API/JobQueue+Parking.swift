@@ -10,10 +10,11 @@ extension JobQueue {
     /// puts it back by the retry policy, as a lease that expired.
     ///
     /// ```swift
-    /// let task = session.uploadTask(with: request, fromFile: file)
-    /// try queue.park(lease, key: "\(session.configuration.identifier!):\(task.taskIdentifier)",
-    ///                deadline: Date().addingTimeInterval(24 * 3600))
-    /// task.resume()
+    /// // The system's transfer task is started; its key names it in any later launch.
+    /// let key = "uploads:\(photoID)"
+    /// try queue.park(lease, key: key, deadline: Date().addingTimeInterval(24 * 3600))
+    /// // Later, in this process or another, when the system reports the transfer finished:
+    /// try queue.completeParked(key: key)
     /// ```
     ///
     /// - Throws: ``SpoolError/Code/parkKeyConflict`` when another parked job holds `key`;
@@ -79,8 +80,8 @@ extension JobQueue {
     /// and no completion will come), by the retry policy, in one record.
     ///
     /// ```swift
-    /// let tasks = await session.allTasks
-    /// try await queue.reconcileParked(stillPending: Set(tasks.map { "\(id):\($0.taskIdentifier)" }))
+    /// let stillRunning: Set<String> = ["uploads:\(photoID)"]  // the keys of the system's tasks
+    /// try await queue.reconcileParked(stillPending: stillRunning)
     /// ```
     ///
     /// - Returns: The jobs this failed, after the failure (enqueued again with a retry deadline, or
