@@ -103,6 +103,7 @@ enum JobPresentation {
             let due = Formatting.relative(job.dueAt ?? job.runAt, to: now)
             return job.nextRetryAt != nil ? "retry \(due)" : due
         case .running:
+            if let deadline = job.parkDeadline { return "parked until \(Formatting.relative(deadline, to: now))" }
             guard let expiry = job.leaseExpiresAt else { return "running" }
             return expiry > now ? "lease ends \(Formatting.relative(expiry, to: now))" : "lease expired"
         case .succeeded, .failed, .cancelled:
@@ -149,6 +150,13 @@ enum JobPresentation {
             ("next retry", job.nextRetryAt.map { Formatting.instant($0, relativeTo: now) } ?? "-"),
         ]
         if let expiry = job.leaseExpiresAt { rows.append(("lease ends", Formatting.instant(expiry, relativeTo: now))) }
+        if let key = job.parkedKey {
+            let until = job.parkDeadline.map { Formatting.instant($0, relativeTo: now) } ?? "-"
+            rows.append(("parked", "key \(key.escapingControlCharacters), until \(until)"))
+        }
+        if let checkpoint = job.checkpoint {
+            rows.append(("checkpoint", "\(checkpoint.count) byte" + (checkpoint.count == 1 ? "" : "s")))
+        }
         if let finished = job.finishedAt { rows.append(("finished", Formatting.instant(finished, relativeTo: now))) }
         if let needs = words(job.constraints) { rows.append(("requires", needs)) }
         if !job.blockingPrerequisites.isEmpty {

@@ -5,21 +5,22 @@ extension JobQueue {
     ///
     /// A parked job stays `running`, its attempt counted once. It is not an orphan at open
     /// (``Configuration/runningJobsAtOpen`` leaves it alone) and is not reclaimed while `deadline`
-    /// holds; any process completes or fails it by key (``completeParked(key:)-(String)``,
-    /// ``failParked(key:error:terminal:)-(String,_,_)``). Past `deadline`, a claim or a reclaim
+    /// holds; any process completes or fails it by key (`completeParked(key:)`,
+    /// `failParked(key:error:terminal:)`). Past `deadline`, a claim or a reclaim
     /// puts it back by the retry policy, as a lease that expired.
     ///
     /// ```swift
-    /// let task = session.uploadTask(with: request, fromFile: file)
-    /// try queue.park(lease, key: "\(session.configuration.identifier!):\(task.taskIdentifier)",
-    ///                deadline: Date().addingTimeInterval(24 * 3600))
-    /// task.resume()
+    /// // The system's transfer task is started; its key names it in any later launch.
+    /// let key = "uploads:\(photoID)"
+    /// try queue.park(lease, key: key, deadline: Date().addingTimeInterval(24 * 3600))
+    /// // Later, in this process or another, when the system reports the transfer finished:
+    /// try queue.completeParked(key: key)
     /// ```
     ///
     /// - Throws: ``SpoolError/Code/parkKeyConflict`` when another parked job holds `key`;
     ///   ``SpoolError/Code/invalidState`` when the job is parked already; ``SpoolError/Code/invalidArgument``
     ///   for an empty key or one over ``JobLimits/maxParkKeyBytes``; ``SpoolError/Code/leaseLost`` as
-    ///   ``complete(_:)-(Lease)`` does.
+    ///   `complete(_:)` does.
     @discardableResult
     public func park(_ lease: Lease, key: String, deadline: Date) throws -> Job {
         Job(
@@ -29,7 +30,7 @@ extension JobQueue {
             })
     }
 
-    /// Parks the leased job until `deadline`. See ``park(_:key:deadline:)-(Lease,_,_)``.
+    /// Parks the leased job until `deadline`. See `park(_:key:deadline:)`.
     @discardableResult
     public func park(_ lease: Lease, key: String, deadline: Date) async throws -> Job {
         Job(
@@ -48,14 +49,14 @@ extension JobQueue {
         Job(try engine.durably { try $0.completeParked(key: key) })
     }
 
-    /// Records that the parked job holding `key` succeeded. See ``completeParked(key:)-(String)``.
+    /// Records that the parked job holding `key` succeeded. See `completeParked(key:)`.
     @discardableResult
     public func completeParked(key: String) async throws -> Job {
         Job(try await engine.durably { try $0.completeParked(key: key) })
     }
 
     /// Records that the external work of the parked job holding `key` failed: retried by the retry
-    /// policy, unless `terminal` or its attempts are spent, as ``fail(_:error:terminal:)-(Lease,_,_)``.
+    /// policy, unless `terminal` or its attempts are spent, as `fail(_:error:terminal:)`.
     ///
     /// - Throws: ``SpoolError/Code/jobNotFound`` when no parked job holds `key`.
     @discardableResult
@@ -63,14 +64,14 @@ extension JobQueue {
         Job(try engine.durably { try $0.failParked(key: key, error: error, terminal: terminal) })
     }
 
-    /// Records that the parked job holding `key` failed. See ``failParked(key:error:terminal:)-(String,_,_)``.
+    /// Records that the parked job holding `key` failed. See `failParked(key:error:terminal:)`.
     @discardableResult
     public func failParked(key: String, error: String, terminal: Bool = false) async throws -> Job {
         Job(try await engine.durably { try $0.failParked(key: key, error: error, terminal: terminal) })
     }
 
     /// The parked jobs, in enqueue order: at launch, compare their ``Job/parkedKey`` with the
-    /// transfers the system still has, then call ``reconcileParked(stillPending:)-(Set<String>)``.
+    /// transfers the system still has, then call `reconcileParked(stillPending:)`.
     public func parkedJobs() throws -> [Job] {
         try engine.parkedJobs().map(Job.init)
     }
@@ -79,8 +80,8 @@ extension JobQueue {
     /// and no completion will come), by the retry policy, in one record.
     ///
     /// ```swift
-    /// let tasks = await session.allTasks
-    /// try await queue.reconcileParked(stillPending: Set(tasks.map { "\(id):\($0.taskIdentifier)" }))
+    /// let stillRunning: Set<String> = ["uploads:\(photoID)"]  // the keys of the system's tasks
+    /// try await queue.reconcileParked(stillPending: stillRunning)
     /// ```
     ///
     /// - Returns: The jobs this failed, after the failure (enqueued again with a retry deadline, or
@@ -90,7 +91,7 @@ extension JobQueue {
         try engine.durably { try $0.reconcileParked(stillPending: stillPending) }.map(Job.init)
     }
 
-    /// Fails the parked jobs whose key is not in `stillPending`. See ``reconcileParked(stillPending:)-(Set<String>)``.
+    /// Fails the parked jobs whose key is not in `stillPending`. See `reconcileParked(stillPending:)`.
     @discardableResult
     public func reconcileParked(stillPending: Set<String>) async throws -> [Job] {
         try await engine.durably { try $0.reconcileParked(stillPending: stillPending) }.map(Job.init)
@@ -102,7 +103,7 @@ extension JobQueue {
     ///
     /// - Returns: The lease, renewed.
     /// - Throws: ``SpoolError/Code/checkpointTooLarge`` over ``JobLimits/maxCheckpointBytes``;
-    ///   ``SpoolError/Code/leaseLost`` as ``renew(_:for:)-(Lease,_)`` does.
+    ///   ``SpoolError/Code/leaseLost`` as `renew(_:for:)` does.
     @discardableResult
     public func checkpoint(_ lease: Lease, _ data: Data, renewingFor duration: TimeInterval? = nil) throws -> Lease {
         checkpointed(
@@ -113,7 +114,7 @@ extension JobQueue {
             })
     }
 
-    /// Records a checkpoint and renews the lease. See ``checkpoint(_:_:renewingFor:)-(Lease,_,_)``.
+    /// Records a checkpoint and renews the lease. See `checkpoint(_:_:renewingFor:)`.
     @discardableResult
     public func checkpoint(_ lease: Lease, _ data: Data, renewingFor duration: TimeInterval? = nil) async throws
         -> Lease
@@ -126,7 +127,7 @@ extension JobQueue {
             })
     }
 
-    /// Records a checkpoint, as ``checkpoint(_:_:renewingFor:)-(Lease,_,_)``, and returns with the lease
+    /// Records a checkpoint, as `checkpoint(_:_:renewingFor:)`, and returns with the lease
     /// the LSN of its record (see ``renewRecorded(_:for:)``).
     func checkpointRecorded(_ lease: Lease, _ data: Data, for duration: TimeInterval?) async throws
         -> (lease: Lease, lsn: UInt64)

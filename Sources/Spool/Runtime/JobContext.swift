@@ -110,10 +110,12 @@ public struct JobContext: Sendable {
     /// attempt, after a crash, failure or stop, finds it in ``lastCheckpoint``.
     ///
     /// ```swift
-    /// var next = context.lastCheckpoint.map { Int(decoding: $0) } ?? 0
-    /// for index in next..<photos.count {
-    ///     try await upload(photos[index])
-    ///     try await context.checkpoint(Data("\(index + 1)".utf8))
+    /// try runner.register(UploadPhoto.self) { photo, context in
+    ///     let start = context.lastCheckpoint.flatMap { Int(String(decoding: $0, as: UTF8.self)) } ?? 0
+    ///     for (index, chunk) in chunks(of: photo.path).enumerated() where index >= start {
+    ///         try await send(chunk, idempotencyKey: "\(context.id):\(index)")
+    ///         try await context.checkpoint(Data("\(index + 1)".utf8))
+    ///     }
     /// }
     /// ```
     ///
@@ -127,14 +129,15 @@ public struct JobContext: Sendable {
     }
 
     /// Parks the job, durably, until an external completion named `key` arrives or `deadline`
-    /// passes (``JobQueue/park(_:key:deadline:)-(Lease,_,_)``), then ends the handler by throwing
+    /// passes (`JobQueue.park(_:key:deadline:)`), then ends the handler by throwing
     /// ``JobParked``, which the runner takes as "nothing more to record": the job stays `running`,
-    /// its attempt counted once, and a later process completes it with ``JobQueue/completeParked(key:)-(String)``.
+    /// its attempt counted once, and a later process completes it with `JobQueue.completeParked(key:)`.
     ///
     /// ```swift
-    /// let task = session.uploadTask(with: request, fromFile: file)
-    /// task.resume()
-    /// try await context.park(key: "uploads:\(task.taskIdentifier)", deadline: .now + 86_400)
+    /// try runner.register(UploadPhoto.self) { photo, context in
+    ///     // Hand the file to a background URLSession here: the system uploads it.
+    ///     try await context.park(key: "uploads:\(context.id)", deadline: Date().addingTimeInterval(86_400))
+    /// }
     /// ```
     ///
     /// - Throws: ``JobParked`` once parked; otherwise the errors of the park

@@ -116,7 +116,7 @@ public struct Job: Sendable, Equatable, Identifiable {
     /// Which occurrence of a periodic job this is, from 1 (always 1 for a one-off job). With the
     /// id it makes an idempotency key for one run.
     public var occurrence: Int
-    /// The key of the external completion a parked job waits for (``JobQueue/park(_:key:deadline:)-(Lease,_,_)``);
+    /// The key of the external completion a parked job waits for (`JobQueue.park(_:key:deadline:)`);
     /// `nil` unless the job is parked. A parked job is `running`: its attempt is counted once.
     public var parkedKey: String?
     /// Until when a parked job waits: past it, the job is reclaimed by the retry policy; `nil` unless parked.

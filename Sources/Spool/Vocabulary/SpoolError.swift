@@ -74,7 +74,7 @@ public struct SpoolError: Error, Sendable, CustomStringConvertible {
         /// Another process took the queue over (``ProcessSharing/shared``) after this one's lease expired:
         /// this queue refuses every later call, reads included; nothing it refused reached the log.
         public static let ownershipLost = Code("ownershipLost")
-        /// Another parked job holds the park key (``JobQueue/park(_:key:deadline:)-(Lease,_,_)``).
+        /// Another parked job holds the park key (`JobQueue.park(_:key:deadline:)`).
         public static let parkKeyConflict = Code("parkKeyConflict")
         /// A checkpoint over ``JobLimits/maxCheckpointBytes`` (``JobContext/checkpoint(_:)``).
         public static let checkpointTooLarge = Code("checkpointTooLarge")

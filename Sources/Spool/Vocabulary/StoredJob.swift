@@ -111,7 +111,7 @@ struct StoredJob: Sendable {
         set { updateRare { $0.periodic = newValue } }
     }
 
-    /// The external completion the running job waits for (``JobQueue/park(_:key:deadline:)-(Lease,_,_)``);
+    /// The external completion the running job waits for (`JobQueue.park(_:key:deadline:)`);
     /// `nil` unless parked. Lives with the lease: a job without a lease is not parked.
     var park: StoredPark? {
         get { rare?.values.park }

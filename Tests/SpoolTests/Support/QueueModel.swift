@@ -28,6 +28,10 @@ struct QueueModel: Equatable {
         var occurrence = 1
         /// Why the last attempt ended (see QueueModel+Stops.swift).
         var lastStopReason: StopReason?
+        /// Parking (QueueModel+Parking.swift): the key and deadline of the current attempt's park; the checkpoint.
+        var parkedKey: String?
+        var parkDeadline: Int64?
+        var checkpoint: [UInt8]?
 
         var dueAt: Int64 { max(runAt, nextRetryAt ?? runAt) }
     }
@@ -136,6 +140,7 @@ struct QueueModel: Equatable {
         job.nextRetryAt = nil
         job.attempts = 0
         job.occurrence += 1
+        job.checkpoint = nil
         jobs[id] = job
     }
 
@@ -166,8 +171,10 @@ struct QueueModel: Equatable {
     }
 
     mutating func claim(now: Int64) -> String? {
+        reclaimExpiredParks(now: now)
         guard let id = bestReady(now: now) else { return nil }
         jobs[id]!.state = .running
+        jobs[id]!.parkedKey = nil
         jobs[id]!.attempts += 1
         jobs[id]!.nextRetryAt = nil
         return id
@@ -176,6 +183,7 @@ struct QueueModel: Equatable {
     mutating func complete(_ id: String, now: Int64) {
         jobs[id]!.state = .succeeded
         jobs[id]!.lastStopReason = .succeeded
+        jobs[id]!.checkpoint = nil
         succeeded(id)
         nextOccurrence(id, now: now)
     }
@@ -273,6 +281,7 @@ struct QueueModel: Equatable {
                     replacement.payload = original.payload + Array("/\(part)".utf8)
                     replacement.uniqueKey = nil
                     replacement.lastStopReason = nil
+                    replacement.checkpoint = nil
                     if replacement.state == .running { replacement.state = .enqueued }
                     if replacement.state == .enqueued && replacement.attempts >= replacement.maxAttempts {
                         replacement.state = .failed
@@ -330,6 +339,7 @@ struct QueueModel: Equatable {
             check("periodic", job.periodic.map { Millis.from(seconds: $0.interval) }, expected.interval)
             check("lastStopReason", job.lastStopReason, expected.lastStopReason)
             check("payload", Array(try queue.payload(of: job.id)), expected.payload)
+            problems += parkingDifferences(job, expected)
         }
         return problems
     }

@@ -34,6 +34,8 @@ enum WorkloadOp: CustomStringConvertible, Sendable {
     case release(pick: Int, reason: StopReason)
     /// A held attempt snoozed for `delay` ms.
     case snooze(pick: Int, delay: Int64, attempt: SnoozeAttempt)
+    /// Parking and checkpoints (SimulationRun+Parking.swift).
+    case parking(ParkingOp)
 
     var description: String {
         switch self {
@@ -61,6 +63,7 @@ enum WorkloadOp: CustomStringConvertible, Sendable {
         case .migrate: return "migrate"
         case .release(let pick, let reason): return "release #\(pick) (\(reason))"
         case .snooze(let pick, let delay, let attempt): return "snooze #\(pick) +\(delay)ms \(attempt)"
+        case .parking(let op): return "\(op)"
         }
     }
 
@@ -69,7 +72,7 @@ enum WorkloadOp: CustomStringConvertible, Sendable {
         var ops: [WorkloadOp] = []
         var nextID = firstID
         for _ in 0..<count {
-            let roll = Int.random(in: 0..<100, using: &generator)
+            let roll = Int.random(in: 0..<110, using: &generator)
             let pick = Int.random(in: 0..<1000, using: &generator)
             switch roll {
             case 0..<30:
@@ -104,7 +107,8 @@ enum WorkloadOp: CustomStringConvertible, Sendable {
             case 87..<95: ops.append(.advance(Int64(1 + pick % 4) * 500))
             case 95..<97: ops.append(.compact)
             case 97: ops.append(.migrate)
-            default: ops.append(.reopen)
+            case 98..<100: ops.append(.reopen)
+            default: ops.append(.parking(ParkingOp.random(roll: roll - 100, pick: pick)))
             }
         }
         return ops
@@ -216,7 +220,7 @@ final class SimulationRun {
         }
     }
 
-    private var now: Int64 { Millis.from(clock.now()) }
+    var now: Int64 { Millis.from(clock.now()) }
 
     /// Closes `queue` before an open: an injected failure while closing leaves it closed all the same.
     private func closeForReopen(_ queue: JobQueue) throws {
@@ -360,7 +364,7 @@ final class SimulationRun {
                 accepted = next.jobs[id]?.state == .running
                 // The model's own reading of when the record may claim: no unfinished job waits
                 // for the one that ends (the retry delays are never 0, leases never expire here).
-                let claimsHere = !next.hasUnfinishedDependents(id)
+                let claimsHere = !next.hasUnfinishedDependents(id) && !next.hasExpiredParks(now: now)
                 if accepted {
                     if let terminal {
                         next.fail(id, error: "e", terminal: terminal, now: now)
@@ -425,6 +429,7 @@ final class SimulationRun {
                 migrations.append(Self.migration(number, unsplittable: unsplittable))
                 migrationUnsplittable.append(unsplittable)
                 next.migrate(number: number, unsplittable: unsplittable)
+                next.reclaimExpiredParks(now: now)
                 open()
                 guard self.queue != nil else { return [before, next] }
                 model = next
@@ -435,11 +440,18 @@ final class SimulationRun {
             case .reopen:
                 try closeForReopen(queue)
                 open()
-                if self.queue != nil { compare("reopen") }
+                if self.queue != nil {
+                    // Open reclaims the parked jobs past their deadline.
+                    model.reclaimExpiredParks(now: now)
+                    leases = leases.filter { model.jobs[$0.key]?.state == .running }
+                    compare("reopen")
+                }
                 return [model]
             case .release, .snooze:
                 guard let held = try performStop(op, queue: queue, next: &next) else { return [model] }
                 accepted = held
+            case .parking(let parking):
+                try perform(parking, on: queue, next: &next, accepted: &accepted)
             }
             if !accepted { violations.append("\(op): accepted, the model refuses it") }
             let newlyCancelled = next.jobs.values.filter {
@@ -514,7 +526,10 @@ final class SimulationRun {
         disk.crash(atStep: nil)
         var matched: QueueModel?
         var report: [String] = []
-        for candidate in candidates {
+        for original in candidates {
+            // Open reclaims the parked jobs past their deadline.
+            var candidate = original
+            candidate.reclaimExpiredParks(now: now)
             guard let problems = try? candidate.differences(from: queue!) else { continue }
             if problems.isEmpty {
                 matched = candidate
@@ -532,6 +547,7 @@ final class SimulationRun {
                 for number in (entry.migrations + 1)..<(migrations.count + 1) {
                     candidate.migrate(number: number, unsplittable: migrationUnsplittable[number - 1])
                 }
+                candidate.reclaimExpiredParks(now: now)
                 guard let problems = try? candidate.differences(from: queue!), problems.isEmpty else { continue }
                 matched = candidate
                 orderedLosses += 1
@@ -579,7 +595,9 @@ final class SimulationRun {
             violations.append("\(context()): the queue did not reopen")
             return
         }
-        for candidate in candidates {
+        for original in candidates {
+            var candidate = original
+            candidate.reclaimExpiredParks(now: now)
             if let problems = try? candidate.differences(from: queue), problems.isEmpty {
                 model = candidate
                 try? queue.updateDeviceConditions(DeviceConditions(isNetworkAvailable: model.networkAvailable))
@@ -601,7 +619,8 @@ final class SimulationRun {
         configuration.runningJobsAtOpen = .reclaim
         do {
             let other = try JobQueue(directory: Self.directory, configuration: configuration)
-            let running = try other.jobs(state: .running)
+            // A parked job is no orphan: it waits for its deadline (FORMAT.md, *Parked jobs and checkpoints*).
+            let running = try other.jobs(state: .running).filter { $0.parkedKey == nil }
             if !running.isEmpty { violations.append("running jobs after a reclaiming open: \(running.map(\.id))") }
             checkInvariants(other.engine.stateSnapshot)
             try other.close()
