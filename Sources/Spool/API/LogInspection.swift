@@ -329,6 +329,9 @@ public struct LogOperationSummary: Sendable, Equatable {
         case .nextOccurrence(_, let at, let runAt):
             name = "nextOccurrence"
             fields = [.init("atMs", .integer(at)), .init("runAtMs", .integer(runAt))]
+        case .inboxIngested(let file, let offset):
+            name = "inboxIngested"
+            fields = [.init("file", .string(file)), .init("offset", .integer(offset))]
         }
     }
 

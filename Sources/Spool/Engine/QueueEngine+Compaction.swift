@@ -147,13 +147,14 @@ extension QueueEngine {
             handle.close()
         }
         let jobs = copy.jobs.values.sorted { $0.sequence < $1.sequence }
+        let inboxOffsets = try inboxOffsetsToKeep(copy.inboxOffsets)
         let writer = SnapshotWriter(
             directory: path, fileSystem: configuration.fileSystem, instanceID: instanceID,
             sequence: sequence)
         // Once the queue is closed, the snapshot is given up rather than renamed into the log:
         // close() waits for this compaction before it releases the directory, and sooner this way.
         let outcome = try writer.write(
-            summary: summary, appliedMigration: copy.appliedMigration, jobs: jobs,
+            summary: summary, appliedMigration: copy.appliedMigration, inboxOffsets: inboxOffsets, jobs: jobs,
             payload: { try self.payload(at: $0.payload) },
             beforeRename: { try self.withOpenState {} })
         try withOpenState {

@@ -40,6 +40,9 @@ enum LogOperation: Equatable, Sendable {
     /// A periodic job whose occurrence just ended (succeeded or failed, earlier in the same record)
     /// goes back to enqueued for its next occurrence, due at `runAt`, with a fresh attempt budget.
     case nextOccurrence(id: String, at: Int64, runAt: Int64)
+    /// The owner ingested the producer inbox file `file` (its name in `inbox/`) up to byte `offset`:
+    /// the end of the last record of it that this or an earlier record ingested.
+    case inboxIngested(file: String, offset: Int64)
 
     struct Enqueue: Equatable, Sendable {
         var id: String
@@ -81,7 +84,7 @@ enum LogOperation: Equatable, Sendable {
             return id
         case .restore(let job): return job.id
         case .migrateJob(let job): return job.id
-        case .snapshot, .migrationBegin, .migrationCommit, .migrationsApplied: return ""
+        case .snapshot, .migrationBegin, .migrationCommit, .migrationsApplied, .inboxIngested: return ""
         }
     }
 }

@@ -16,6 +16,8 @@ extension TransactionCodec {
         case enqueueWithOptions, nextOccurrence, restoreWithOptions
         case migrationBegin = 20
         case migrateJob, migrationRemove, migrationCommit, migrationsApplied, abandon
+        case inboxIngested = 40
+        case uniquePolicy
 
         /// One row of the opcode table.
         struct Facts: Sendable {
@@ -33,6 +35,7 @@ extension TransactionCodec {
             let compaction = compactionBodyVersion
             let options = optionsBodyVersion
             let migration = migrationBodyVersion
+            let inbox = inboxBodyVersion
             switch self {
             case .enqueue: return Facts(name: "enqueue", minimumBodyVersion: base, startsWithJobID: true)
             case .claim: return Facts(name: "claim", minimumBodyVersion: base, startsWithJobID: true)
@@ -65,6 +68,10 @@ extension TransactionCodec {
             case .migrationsApplied:
                 return Facts(name: "migrations_applied", minimumBodyVersion: migration, startsWithJobID: false)
             case .abandon: return Facts(name: "abandon", minimumBodyVersion: migration, startsWithJobID: true)
+            case .inboxIngested:
+                return Facts(name: "inbox_ingested", minimumBodyVersion: inbox, startsWithJobID: false)
+            // In inbox files only, after the enqueue it qualifies (InboxCodec).
+            case .uniquePolicy: return Facts(name: "unique_policy", minimumBodyVersion: inbox, startsWithJobID: false)
             }
         }
 
@@ -105,6 +112,7 @@ extension TransactionCodec {
         case .migrationsApplied: return .migrationsApplied
         case .abandon: return .abandon
         case .nextOccurrence: return .nextOccurrence
+        case .inboxIngested: return .inboxIngested
         }
     }
 

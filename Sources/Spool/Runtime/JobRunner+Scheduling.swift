@@ -46,6 +46,7 @@ extension JobRunner {
             let now = clock.now()
             await renewDueLeases(now: now)
             await timeOutOverdueAttempts(now: now)
+            await ingestInbox()
             if let emptyAt = await claimWhileSlotsFree() { lastEmptyClaim = emptyAt }
             let (stopping, idle) = state.withLock { ($0.phase == .stopping, $0.executions.isEmpty) }
             if stopping && idle { return }
@@ -105,7 +106,16 @@ extension JobRunner {
         if let kinds, let expiry = try? queue.engine.earliestLeaseExpiry(kinds: kinds, excludingTokens: ownTokens) {
             candidates.append(Millis.date(expiry))
         }
+        // The bounded fallback of the producers' inbox: looked into at least this often while there is one.
+        if queue.engine.hasInbox { candidates.append(now.addingTimeInterval(queue.configuration.inboxCheckInterval)) }
         return candidates.min()
+    }
+
+    /// Ingests the producers' inbox files (``JobQueue/ingestInbox()``) when the queue has an inbox. A file
+    /// that cannot be ingested stays, and an explicit ``JobQueue/ingestInbox()`` reports it; the runner goes on.
+    private func ingestInbox() async {
+        guard queue.engine.hasInbox else { return }
+        _ = try? await queue.ingestInbox()
     }
 
     /// The kinds the runner may claim now: those with a handler (or every kind, when unknown

@@ -183,6 +183,9 @@ extension QueueState {
             // Its rule is that of each of its steps, judged as the commit applies them: in a trial.
             var trial = self.trial()
             try trial.apply(operation)
+        case .inboxIngested:
+            // Bookkeeping of the owner's ingestion: it fits any state.
+            break
         case .restore, .snapshot, .migrationsApplied:
             // Written by compaction into a new snapshot file only, judged by apply there.
             break

@@ -57,6 +57,10 @@ struct QueueState: Sendable {
     /// Jobs that the last applied operations changed besides the one each names: dependents
     /// unblocked or cancelled by a cascade. The engine publishes and clears them.
     var cascadedIDs: [String] = []
+    /// Producer inbox file name → the offset up to which its records are ingested (`inbox_ingested`).
+    /// A file not named here is ingested from the end of its header. Compaction keeps the entries of the
+    /// files that still exist.
+    var inboxOffsets: [String: Int64] = [:]
 
     /// What holds on the device now. Not durable and not changed by `apply`: the
     /// engine sets it from the app's reports; claims skip jobs whose constraints it does not satisfy.
@@ -183,6 +187,8 @@ struct QueueState: Sendable {
             }
             next.appliedMigration = number
             self = next
+        case .inboxIngested(let file, let offset):
+            inboxOffsets[file] = offset
         case .migrationsApplied(let number):
             guard summary != nil, jobs.isEmpty, appliedMigration == 0 else {
                 throw .migrationsAppliedMisplaced

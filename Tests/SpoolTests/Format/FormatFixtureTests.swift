@@ -22,6 +22,11 @@ import Testing
     private func contents(of directory: String) throws -> [String: [UInt8]] {
         var files: [String: [UInt8]] = [:]
         for name in try FileManager.default.contentsOfDirectory(atPath: directory) {
+            // A folder (the producers' `inbox/`) by its files.
+            if (try? FileManager.default.contentsOfDirectory(atPath: directory + "/" + name)) != nil {
+                for (inner, bytes) in try contents(of: directory + "/" + name) { files[name + "/" + inner] = bytes }
+                continue
+            }
             files[name] = try readFile(directory + "/" + name)
         }
         return files
@@ -33,6 +38,7 @@ import Testing
         #expect(names.contains("format-1-migrations"))
         #expect(names.contains("format-1-options"))
         #expect(names.contains("format-2"))
+        #expect(names.contains("format-2-inbox"))
     }
 
     /// The fixture of file format version 2 pins its header: every file is of version 2, and names the LSN of its
@@ -134,6 +140,9 @@ import Testing
         "format-1-options": [1, 2, 4, 5, 11, 12, 14, 15, 16, 20, 21, 22, 23, 24],
         // File format version 2 (every file's header names its first LSN), by the same workload.
         "format-2": [1, 2, 4, 5, 11, 12, 14, 15, 16, 20, 21, 22, 23, 24],
+        // Producer inbox files: `inbox_ingested` in a snapshot (the compaction replaced the records before it), and
+        // an inbox file partly ingested (its own format, checked by InboxFixtureTests).
+        "format-2-inbox": [11, 12, 16, 40],
     ]
 
     /// The opcode an operation is written with (FORMAT.md, *Operations*).
@@ -159,6 +168,7 @@ import Testing
         case .migrationCommit: return 23
         case .migrationsApplied: return 24
         case .abandon: return 25
+        case .inboxIngested: return 40
         }
     }
 
@@ -265,7 +275,11 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory), "fixtures are never regenerated; choose a new name")
         guard !FileManager.default.fileExists(atPath: directory) else { return }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        try FormatFixture.generate(into: directory)
+        if name.hasSuffix("-inbox") {
+            try FormatFixture.generateInbox(into: directory)
+        } else {
+            try FormatFixture.generate(into: directory)
+        }
         try FixtureManifest.make(of: directory).write(
             toFile: directory + "/" + FixtureManifest.fileName,
             atomically: true, encoding: .utf8)

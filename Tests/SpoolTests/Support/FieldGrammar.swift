@@ -33,6 +33,8 @@ enum FieldGrammar {
         23: "number:varint",
         24: "number:varint",
         25: "id:string at:svarint reason:string",
+        40: "file:string offset:varint",
+        41: "policy:u8",
     ]
 
     /// The fields of `restore` up to `lease` (which `restore_with_options` shares).
