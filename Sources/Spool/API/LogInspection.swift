@@ -369,6 +369,9 @@ public struct LogOperationSummary: Sendable, Equatable {
                 .init("kind", .string(kind)), .init("startMs", .integer(window.start)),
                 .init("count", .integer(window.count)),
             ]
+        case .inboxIngested(let file, let offset):
+            name = "inboxIngested"
+            fields = [.init("file", .string(file)), .init("offset", .integer(offset))]
         }
     }
 

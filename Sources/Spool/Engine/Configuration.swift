@@ -36,6 +36,10 @@ public struct Configuration: Sendable {
     /// last error (visible, never retried, never deleted; the unfinished jobs waiting for one end
     /// cancelled by the chain rule); enqueueing or retrying a job of another kind is refused.
     public var knownKinds: Set<String>?
+    /// The longest a running ``JobRunner`` waits before it looks into the queue's inbox for the jobs
+    /// of producers in other processes (``QueueProducer``), in seconds, while the queue has an inbox.
+    /// The runner also looks at each of its wakes, and open looks once.
+    public var inboxCheckInterval: TimeInterval = 1
 
     /// Whether other processes may take the queue over: ``ProcessSharing/exclusive`` (the default,
     /// a lock on `LOCK` held while the queue is open) or ``ProcessSharing/shared`` (no lock held

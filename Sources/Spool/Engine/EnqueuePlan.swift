@@ -27,11 +27,16 @@ struct EnqueuePlan {
     /// Plans one job; returns the id the caller gets (the holder's, with policy keep).
     /// `planned` is consumed: its strings and payload move into the plan without a copy.
     mutating func add(_ request: borrowing NewJob, _ planned: consuming NewEnqueue) throws -> JobID {
+        try add(policy: request.uniquePolicy, planned)
+    }
+
+    /// Plans one job whose key (if any) is resolved by `policy`; see ``add(_:_:)``.
+    mutating func add(policy: UniquePolicy, _ planned: consuming NewEnqueue) throws -> JobID {
         var job = planned
         do {
             try catchUp()
             if let key = job.uniqueKey, let holder = state.uniqueKeys[key] {
-                switch request.uniquePolicy {
+                switch policy {
                 case .keep:
                     return JobID(holder)
                 case .replace:
@@ -52,6 +57,33 @@ struct EnqueuePlan {
             return id
         } catch {
             throw error.error
+        }
+    }
+
+    /// Plans one job if the rules take it, all of it or nothing (a producer's job, which the owner's
+    /// ingestion drops when refused): a refused one — its enqueue, or a cancel its policy replace
+    /// makes — leaves the plan as it was. Returns whether an enqueue was recorded (`false` too for a
+    /// key kept by its holder, policy keep, which records nothing).
+    mutating func addIfTaken(policy: UniquePolicy, _ planned: consuming NewEnqueue) -> Bool {
+        let (savedCount, savedState, savedTrial) = (operations.count, state, isTrial)
+        do {
+            _ = try add(policy: policy, planned)
+            return operations.count > savedCount
+        } catch {
+            operations.removeSubrange(savedCount...)
+            (state, isTrial) = (savedState, savedTrial)
+            return false
+        }
+    }
+
+    /// Adds an operation that is not an enqueue if the rules take it where it comes; returns whether
+    /// it was (a producer's cancel of a job that is finished or unknown is dropped so).
+    mutating func addIfTaken(_ operation: LogOperation) -> Bool {
+        do {
+            try record(.other(operation))
+            return true
+        } catch {
+            return false
         }
     }
 

@@ -147,6 +147,7 @@ extension QueueEngine {
             handle.close()
         }
         let jobs = copy.jobs.values.sorted { $0.sequence < $1.sequence }
+        let inboxOffsets = try inboxOffsetsToKeep(copy.inboxOffsets)
         let writer = SnapshotWriter(
             directory: path, fileSystem: configuration.fileSystem, instanceID: instanceID,
             sequence: sequence, fenced: { try self.fenced($0) })
@@ -154,7 +155,7 @@ extension QueueEngine {
         // close() waits for this compaction before it releases the directory, and sooner this way.
         let outcome = try writer.write(
             summary: summary, appliedMigration: copy.appliedMigration,
-            kindControls: copy.kindControlOperations, jobs: jobs,
+            kindControls: copy.kindControlOperations, inboxOffsets: inboxOffsets, jobs: jobs,
             payload: { try self.payload(at: $0.payload) },
             beforeRename: { try self.withOpenState {} })
         try withOpenState {

@@ -71,8 +71,15 @@ extension QueueEngine {
 
     /// Checks a request and makes its enqueue; `generatedID` is its id when it names none (a fresh UUID by default).
     func validate(_ request: NewJob, now: Int64, generatedID: String? = nil) throws -> NewEnqueue {
+        try Self.validate(request, now: now, generatedID: generatedID, configuration: configuration)
+    }
+
+    /// Checks a request against `configuration` and makes its enqueue (the owner's and a producer's one rule).
+    static func validate(
+        _ request: NewJob, now: Int64, generatedID: String? = nil, configuration: Configuration
+    ) throws -> NewEnqueue {
         try Self.checkText(request.kind, name: "kind", maxBytes: JobLimits.maxKindBytes)
-        try checkKnown(kind: request.kind, jobID: request.id)
+        try Self.checkKnown(kind: request.kind, jobID: request.id, configuration: configuration)
         if let key = request.uniqueKey {
             try Self.checkText(key, name: "unique key", maxBytes: JobLimits.maxUniqueKeyBytes)
         }

@@ -139,6 +139,9 @@ final class QueueEngine: @unchecked Sendable {
             recoveryReport.appliedMigrations = try durably { try $0.runMigrations() }
             recoveryReport.unrunnableJobs = try durably { try $0.abandonUnrunnableJobs() }
             recoveryReport.reclaimedJobs = try durably { try $0.reclaimRunningJobsAtOpen() }
+            // The producers' records waiting in the inbox (the bounded fallback's first check). A file that
+            // cannot be ingested (damage, a newer format) stays where it is: every ingestInbox() reports it.
+            _ = try? ingestInbox()
             lock.withLock { isOpening = false }
         } catch {
             isClosed = true

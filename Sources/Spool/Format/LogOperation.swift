@@ -66,6 +66,9 @@ enum LogOperation: Equatable, Sendable {
     case setRateLimit(kind: String, limit: StoredRateLimit?, at: Int64)
     /// In a snapshot, after the `set_rate_limit` of its kind: the kind's current window.
     case rateWindow(kind: String, window: RateWindow)
+    /// The owner ingested the producer inbox file `file` (its name in `inbox/`) up to byte `offset`:
+    /// the end of the last record of it that this or an earlier record ingested.
+    case inboxIngested(file: String, offset: Int64)
 
     struct Enqueue: Equatable, Sendable {
         var id: String
@@ -110,7 +113,7 @@ enum LogOperation: Equatable, Sendable {
         case .restore(let job): return job.id
         case .migrateJob(let job): return job.id
         case .snapshot, .migrationBegin, .migrationCommit, .migrationsApplied: return ""
-        case .pauseKind, .resumeKind, .setRateLimit, .rateWindow: return ""
+        case .pauseKind, .resumeKind, .setRateLimit, .rateWindow, .inboxIngested: return ""
         }
     }
 }

@@ -22,6 +22,8 @@ extension TransactionCodec {
         case snooze, stopReason
         case pauseKind = 34
         case resumeKind, setRateLimit, rateWindow
+        case inboxIngested = 40
+        case uniquePolicy
 
         /// One row of the opcode table.
         struct Facts: Sendable {
@@ -42,6 +44,7 @@ extension TransactionCodec {
             let parking = parkingBodyVersion
             let stops = stopsBodyVersion
             let tags = tagsBodyVersion
+            let inbox = inboxBodyVersion
             switch self {
             case .enqueue: return Facts(name: "enqueue", minimumBodyVersion: base, startsWithJobID: true)
             case .claim: return Facts(name: "claim", minimumBodyVersion: base, startsWithJobID: true)
@@ -86,6 +89,10 @@ extension TransactionCodec {
             case .setRateLimit:
                 return Facts(name: "set_rate_limit", minimumBodyVersion: tags, startsWithJobID: false)
             case .rateWindow: return Facts(name: "rate_window", minimumBodyVersion: tags, startsWithJobID: false)
+            case .inboxIngested:
+                return Facts(name: "inbox_ingested", minimumBodyVersion: inbox, startsWithJobID: false)
+            // In inbox files only, after the enqueue it qualifies (InboxCodec).
+            case .uniquePolicy: return Facts(name: "unique_policy", minimumBodyVersion: inbox, startsWithJobID: false)
             }
         }
 
@@ -136,6 +143,7 @@ extension TransactionCodec {
         case .resumeKind: return .resumeKind
         case .setRateLimit: return .setRateLimit
         case .rateWindow: return .rateWindow
+        case .inboxIngested: return .inboxIngested
         }
     }
 

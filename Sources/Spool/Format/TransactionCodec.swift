@@ -26,6 +26,10 @@ enum TransactionCodec {
     /// The body version of records holding any of the operations of #19 (34 to 39: pause and resume of a
     /// kind, rate limits and their windows).
     static let tagsBodyVersion: UInt8 = 7
+    /// The body version of records holding the inbox operations (40 and 41: how far the owner ingested a
+    /// producer's inbox file; the unique-key policy of a producer's enqueue, in inbox files only), and
+    /// of every record of an inbox file (FORMAT.md, *Producer inbox files*).
+    static let inboxBodyVersion: UInt8 = 8
     // Which opcodes need which version, and the newest version read (`bodyVersion`): the opcode
     // table (Opcode.swift).
 
@@ -71,47 +75,57 @@ enum TransactionCodec {
         writer.writeVarint(UInt64(operations.count))
         // By index: a `for` over the array would copy each operation (and retain its strings) first.
         for index in operations.indices {
-            let start = writer.count
-            defer {
-                // The encoders below write each operation's opcode; the table says which it must be.
-                assert(
-                    writer.bytes[start] == opcode(of: operations[index]).rawValue,
-                    "operation \(index) written with opcode \(writer.bytes[start])")
-            }
-            switch operations[index] {
-            case .enqueue(let op):
-                writer.writeUInt8(op.options.isEmpty ? Opcode.enqueue.rawValue : Opcode.enqueueWithOptions.rawValue)
-                writer.writeString(op.id)
-                writer.writeString(op.kind)
-                writer.writeSignedVarint(op.priority)
-                writer.writeSignedVarint(op.createdAt)
-                writer.writeSignedVarint(op.runAt)
-                writer.writeSignedVarint(op.maxAttempts)
-                writer.writeOptionalString(op.uniqueKey)
-                if !op.options.isEmpty {
-                    OptionsCodec.encodeOptional(op.options.constraints, into: &writer)
-                    OptionsCodec.encode(ids: op.options.dependencies, into: &writer)
-                    if let periodic = op.options.periodic {
-                        writer.writeUInt8(1)
-                        writer.writeVarint(UInt64(periodic.interval))
-                        writer.writeVarint(UInt64(periodic.flex))
-                    } else {
-                        writer.writeUInt8(0)
-                    }
-                }
-                writer.writeVarint(UInt64(op.payload.count))
-                payloadRanges.append((writer.count - headroom)..<(writer.count - headroom + op.payload.count))
-                // Through its buffer: one copy of the bytes, where appending `Data` as a collection goes byte by byte.
-                op.payload.withUnsafeBytes { writer.writeRaw($0) }
-            case .migrateJob(let job, let payload):
-                if let range = MigrationCodec.encodeJob(job, payload: payload, into: &writer) {
-                    payloadRanges.append((range.lowerBound - headroom)..<(range.upperBound - headroom))
-                }
-            case .other(let op):
-                encode(op, into: &writer)
-            }
+            encodeOperation(operations[index], into: &writer, payloadRanges: &payloadRanges, headroom: headroom)
         }
         return writer.bytes
+    }
+
+    /// Appends one operation (its opcode, then its fields) to `writer`, and where its payload bytes
+    /// lie to `payloadRanges` (relative to the body: `headroom` bytes lie in front of it). The one
+    /// encoding of an operation, for the log's bodies and the inbox files' (``InboxCodec``).
+    static func encodeOperation(
+        _ operation: PlannedOperation, into writer: inout ByteWriter, payloadRanges: inout [Range<Int>],
+        headroom: Int
+    ) {
+        let start = writer.count
+        defer {
+            // The encoders below write each operation's opcode; the table says which it must be.
+            assert(
+                writer.bytes[start] == opcode(of: operation).rawValue,
+                "operation written with opcode \(writer.bytes[start])")
+        }
+        switch operation {
+        case .enqueue(let op):
+            writer.writeUInt8(op.options.isEmpty ? Opcode.enqueue.rawValue : Opcode.enqueueWithOptions.rawValue)
+            writer.writeString(op.id)
+            writer.writeString(op.kind)
+            writer.writeSignedVarint(op.priority)
+            writer.writeSignedVarint(op.createdAt)
+            writer.writeSignedVarint(op.runAt)
+            writer.writeSignedVarint(op.maxAttempts)
+            writer.writeOptionalString(op.uniqueKey)
+            if !op.options.isEmpty {
+                OptionsCodec.encodeOptional(op.options.constraints, into: &writer)
+                OptionsCodec.encode(ids: op.options.dependencies, into: &writer)
+                if let periodic = op.options.periodic {
+                    writer.writeUInt8(1)
+                    writer.writeVarint(UInt64(periodic.interval))
+                    writer.writeVarint(UInt64(periodic.flex))
+                } else {
+                    writer.writeUInt8(0)
+                }
+            }
+            writer.writeVarint(UInt64(op.payload.count))
+            payloadRanges.append((writer.count - headroom)..<(writer.count - headroom + op.payload.count))
+            // Through its buffer: one copy of the bytes, where appending `Data` as a collection goes byte by byte.
+            op.payload.withUnsafeBytes { writer.writeRaw($0) }
+        case .migrateJob(let job, let payload):
+            if let range = MigrationCodec.encodeJob(job, payload: payload, into: &writer) {
+                payloadRanges.append((range.lowerBound - headroom)..<(range.upperBound - headroom))
+            }
+        case .other(let op):
+            encode(op, into: &writer)
+        }
     }
 
     private static func encode(_ operation: LogOperation, into writer: inout ByteWriter) {
@@ -186,6 +200,10 @@ enum TransactionCodec {
             StopsCodec.encode(operation, into: &writer)
         case .pauseKind, .resumeKind, .setRateLimit, .rateWindow:
             KindControlCodec.encode(operation, into: &writer)
+        case .inboxIngested(let file, let offset):
+            writer.writeUInt8(Opcode.inboxIngested.rawValue)
+            writer.writeString(file)
+            writer.writeVarint(UInt64(offset))
         }
     }
 
@@ -268,7 +286,7 @@ enum TransactionCodec {
 
     /// Runs `body`, turning what it throws into a ``Failure``.
     @inline(__always)
-    private static func failures<T>(_ body: () throws -> T) throws(Failure) -> T {
+    static func failures<T>(_ body: () throws -> T) throws(Failure) -> T {
         do {
             return try body()
         } catch let failure as Failure {
@@ -280,7 +298,8 @@ enum TransactionCodec {
         }
     }
 
-    private static func decodeOperation(
+    /// Decodes one operation at the reader's position (the log's bodies and the inbox files', ``InboxCodec``).
+    static func decodeOperation(
         _ reader: inout ByteReader, fileSequence: UInt64,
         bodyOffset: Int64
     ) throws -> LogOperation {
@@ -359,6 +378,14 @@ enum TransactionCodec {
             return try StopsCodec.decode(opcode, &reader)
         case .pauseKind, .resumeKind, .setRateLimit, .rateWindow:
             return try KindControlCodec.decode(opcode, &reader)
+        case .inboxIngested:
+            let file = try reader.readString()
+            let offset = try reader.readVarint()
+            guard offset <= UInt64(Int64.max) else { throw Failure.malformed("inbox offset \(offset) out of range") }
+            return .inboxIngested(file: file, offset: Int64(offset))
+        case .uniquePolicy:
+            // Read by the inbox decoder (InboxCodec) only: a log record never holds one.
+            throw Failure.malformed("a unique_policy operation outside an inbox file")
         }
     }
 }

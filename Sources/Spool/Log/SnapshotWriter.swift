@@ -29,13 +29,14 @@ struct SnapshotWriter {
 
     /// Writes `jobs` (in sequence order) and `summary`, then, when the queue has applied a job
     /// migration, its number in a record of its own, then the `kindControls` operations (pauses, rate
-    /// limits and windows) in a record of their own; `payload` reads a job's bytes (verified: a
+    /// limits and windows) in a record of their own, then `inboxOffsets` (one `inbox_ingested` each) in
+    /// one; `payload` reads a job's bytes (verified: a
     /// snapshot must not copy changed bytes under a fresh checksum).
     /// `beforeRename` runs once the file is synced, before it goes into the log; if it
     /// throws, the file is deleted instead.
     func write(
         summary: SnapshotSummary, appliedMigration: UInt64 = 0, kindControls: [LogOperation] = [],
-        jobs: [StoredJob],
+        inboxOffsets: [String: Int64] = [:], jobs: [StoredJob],
         payload: (StoredJob) throws -> [UInt8], beforeRename: () throws -> Void = {}
     ) throws -> Outcome {
         let temporary = directory + "/" + QueueDirectoryLayout.snapshotTempName(sequence: sequence)
@@ -86,6 +87,17 @@ struct SnapshotWriter {
                 var controls = ByteWriter()
                 for operation in kindControls { KindControlCodec.encode(operation, into: &controls) }
                 _ = appendRecord(controls, count: kindControls.count, version: TransactionCodec.tagsBodyVersion)
+            }
+            if !inboxOffsets.isEmpty {
+                // How far each producer inbox file that still exists was ingested, in one record.
+                var ingested = ByteWriter()
+                var ranges: [Range<Int>] = []
+                for (file, offset) in inboxOffsets.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+                    TransactionCodec.encodeOperation(
+                        .other(.inboxIngested(file: file, offset: offset)), into: &ingested, payloadRanges: &ranges,
+                        headroom: 0)
+                }
+                _ = appendRecord(ingested, count: inboxOffsets.count, version: TransactionCodec.inboxBodyVersion)
             }
 
             var operations = ByteWriter(capacity: Self.recordTarget + 4096)

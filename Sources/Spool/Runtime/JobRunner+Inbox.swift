@@ -3,14 +3,21 @@ import Dispatch
 /// What wakes a runner for producers' work: the watcher on the queue's `inbox/`
 /// (``DirectoryWatcher``), and the ingestion each wake runs.
 final class InboxWake: Sendable {
-    /// Ingests the producers' inbox files into the log and returns the jobs ingested. Every pass of
-    /// the runner calls it (the bounded fallback check), and the watcher makes a pass. The inbox
-    /// branch (#16 part A) points it at `QueueEngine.ingestInbox()`; until then it ingests nothing.
-    let ingestion = Locked<@Sendable () throws -> Int>({ 0 })
+    /// Ingests the producers' inbox files into the log and returns the jobs ingested
+    /// (`QueueEngine.ingestInbox()`, when the queue has an inbox). Every pass of the runner calls
+    /// it (the bounded fallback check), and the watcher makes a pass; tests replace it to watch the passes.
+    let ingestion: Locked<@Sendable () throws -> Int>
     /// Called with the watcher's event time (monotonic nanoseconds) when it fires, for tests and figures.
     let onEvent = Locked<(@Sendable (UInt64) -> Void)?>(nil)
     fileprivate let watcher = Locked<DirectoryWatcher?>(nil)
     fileprivate let queue = DispatchQueue(label: "spool.inbox-watcher")
+
+    init(engine: QueueEngine) {
+        ingestion = Locked({ engine.hasInbox ? try engine.ingestInbox() : 0 })
+    }
+
+    /// Whether a watcher is running: without one, the runner also looks into the inbox on a timer.
+    var isWatching: Bool { watcher.withLock { $0 != nil } }
 }
 
 extension JobRunner {
@@ -45,10 +52,11 @@ extension JobRunner {
         watcher?.cancel()
     }
 
-    /// One ingestion (each pass): the jobs it ingests are claimed in the same pass. A failure is
-    /// left to the calls that meet it (ingestion changes nothing it did not commit).
-    func ingestInbox() {
+    /// One ingestion (each pass), off the runner's task: the jobs it ingests are claimed in the same
+    /// pass. A file that cannot be ingested stays, and an explicit ``JobQueue/ingestInbox()`` reports
+    /// it; the runner goes on (ingestion changes nothing it did not commit).
+    func ingestInbox() async {
         let ingestion = inbox.ingestion.withLock { $0 }
-        _ = try? ingestion()
+        _ = try? await JobQueue.offload { try ingestion() }
     }
 }

@@ -50,8 +50,8 @@ extension JobRunner {
             let now = clock.now()
             await renewDueLeases(now: now)
             renewOwnership()
-            ingestInbox()
             await timeOutOverdueAttempts(now: now)
+            await ingestInbox()
             if let emptyAt = await claimWhileSlotsFree() { lastEmptyClaim = emptyAt }
             let (stopping, idle) = state.withLock { ($0.phase == .stopping, $0.executions.isEmpty) }
             if stopping && idle { return }
@@ -112,6 +112,11 @@ extension JobRunner {
             candidates.append(Millis.date(expiry))
         }
         if let renewal = ownershipRenewalDue { candidates.append(renewal) }
+        // The bounded fallback of the producers' inbox, for a runner the system gave no watcher: looked into at
+        // least this often while there is one. With a watcher, each pass ingests and the watcher wakes a pass.
+        if !inbox.isWatching, queue.engine.hasInbox {
+            candidates.append(now.addingTimeInterval(queue.configuration.inboxCheckInterval))
+        }
         return candidates.min()
     }
 

@@ -41,7 +41,7 @@ public final class JobRunner: Sendable {
     /// Wakes the scheduling loop.
     let wakeup = Wakeup()
     /// The inbox watcher and the ingestion each pass runs (``InboxWake``).
-    let inbox = InboxWake()
+    let inbox: InboxWake
 
     var clock: any SpoolClock { queue.configuration.clock }
     /// The lease each claim takes and each renewal extends by.
@@ -67,6 +67,7 @@ public final class JobRunner: Sendable {
         self.queue = queue
         self.options = options
         self.events = events
+        self.inbox = InboxWake(engine: queue.engine)
     }
 
     // MARK: Handlers

@@ -206,6 +206,9 @@ extension QueueState {
             try trial.apply(operation)
         case .park(let id, let token, let key, _): _ = try checkPark(id, token: token, key: key)
         case .checkpoint(let id, let token, _, _, _): _ = try leased(id, token: token, for: .checkpoint)
+        case .inboxIngested:
+            // Bookkeeping of the owner's ingestion: it fits any state.
+            break
         case .restore, .snapshot, .migrationsApplied, .restoreCheckpoint:
             // Written by compaction into a new snapshot file only, judged by apply there.
             break

@@ -61,6 +61,10 @@ struct QueueState: Sendable {
     var cascadedIDs: [String] = []
     /// Paused kinds, rate limits and their windows (durable: QueueState+KindControls.swift).
     var kindControls = KindControls()
+    /// Producer inbox file name → the offset up to which its records are ingested (`inbox_ingested`).
+    /// A file not named here is ingested from the end of its header. Compaction keeps the entries of the
+    /// files that still exist.
+    var inboxOffsets: [String: Int64] = [:]
 
     /// What holds on the device now. Not durable and not changed by `apply`: the
     /// engine sets it from the app's reports; claims skip jobs whose constraints it does not satisfy.
@@ -212,6 +216,8 @@ struct QueueState: Sendable {
             guard var job = jobs[id] else { throw .noSuchJob(id: id, action: .restoreCheckpoint) }
             job.checkpoint = data
             store(job)
+        case .inboxIngested(let file, let offset):
+            inboxOffsets[file] = offset
         case .migrationsApplied(let number):
             guard summary != nil, jobs.isEmpty, appliedMigration == 0 else {
                 throw .migrationsAppliedMisplaced

@@ -79,6 +79,14 @@ protocol StorageFile: AnyObject, Sendable {
     func preallocate(offset: Int64, length: Int64) throws
     /// Closes the handle; further calls fail.
     func close()
+    /// Tries to take an exclusive lock on the file without waiting: `false` when another holder
+    /// (in this process or another) has it. Held until ``unlockFile()`` or ``close()``. Producer
+    /// inbox files are locked only around one write and sync, never between calls.
+    func tryLockFile() throws -> Bool
+    /// Gives back the lock ``tryLockFile()`` took.
+    func unlockFile()
+    /// How many directory entries name the file: 0 once it was removed.
+    func linkCount() throws -> Int
 }
 
 extension StorageFile {

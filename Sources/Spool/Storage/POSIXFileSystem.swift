@@ -304,7 +304,10 @@ final class POSIXFile: StorageFile, @unchecked Sendable {
         self.descriptor = fd
     }
 
-    deinit { _ = systemClose(descriptor) }
+    deinit {
+        unlockFile()
+        _ = systemClose(descriptor)
+    }
 
     /// The descriptor, or EBADF once the handle is closed.
     private var fd: Int32 {
@@ -392,8 +395,65 @@ final class POSIXFile: StorageFile, @unchecked Sendable {
     /// reference goes, so a read racing with close can never reach a descriptor
     /// number the process has reused for another file.
     func close() {
+        unlockFile()
         closed.withLock { $0 = true }
     }
+
+    /// The file's identity while this handle holds its lock (guarded by `closed`'s lock order: its own `Locked`).
+    private let heldLock = Locked<ProcessDirectoryLocks.Key?>(nil)
+
+    /// Takes the file in this process's registry (``ProcessFileLocks``), then a non-blocking POSIX
+    /// record lock (`fcntl(F_SETLK)`) against other processes. A record lock belongs to the process,
+    /// so the registry is what keeps two handles of one process apart.
+    func tryLockFile() throws -> Bool {
+        let fd = try self.fd
+        var info = stat()
+        if fstat(fd, &info) != 0 { throw SpoolError.system("fstat", errno: errno, path: path) }
+        let key = ProcessDirectoryLocks.Key(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+        guard ProcessFileLocks.take(key) else { return false }
+        var request = Platform.wholeFileLock(exclusive: true)
+        if retryingOnInterrupt({ fcntl(fd, F_SETLK, &request) }) != 0 {
+            let code = errno
+            ProcessFileLocks.give(key)
+            if code == EAGAIN || code == EACCES { return false }
+            throw SpoolError.system("fcntl F_SETLK", errno: code, path: path)
+        }
+        heldLock.withLock { $0 = key }
+        return true
+    }
+
+    func unlockFile() {
+        guard
+            let key = heldLock.withLock({ held -> ProcessDirectoryLocks.Key? in
+                defer { held = nil }
+                return held
+            })
+        else { return }
+        var request = Platform.wholeFileLock(exclusive: true)
+        request.l_type = Int16(F_UNLCK)
+        _ = retryingOnInterrupt { fcntl(descriptor, F_SETLK, &request) }
+        ProcessFileLocks.give(key)
+    }
+
+    func linkCount() throws -> Int {
+        var info = stat()
+        if fstat(try fd, &info) != 0 { throw SpoolError.system("fstat", errno: errno, path: path) }
+        return Int(info.st_nlink)
+    }
+}
+
+/// The files (by device and inode) a handle of this process holds the lock of (``POSIXFile/tryLockFile()``).
+///
+/// A record lock belongs to the process, and closing *any* descriptor of the file drops it: while one
+/// handle holds a file's lock, another handle of the same process (the owner's ingestion reading a
+/// producer's file of its own process) is kept out here, before it opens or locks anything.
+enum ProcessFileLocks {
+    private static let held = Locked<Set<ProcessDirectoryLocks.Key>>([])
+
+    /// Takes `key`; `false` when a handle of this process holds it.
+    static func take(_ key: ProcessDirectoryLocks.Key) -> Bool { held.withLock { $0.insert(key).inserted } }
+
+    static func give(_ key: ProcessDirectoryLocks.Key) { _ = held.withLock { $0.remove(key) } }
 }
 
 /// A holder's share of the record lock on a queue directory's `LOCK` file.

@@ -22,6 +22,11 @@ import Testing
     private func contents(of directory: String) throws -> [String: [UInt8]] {
         var files: [String: [UInt8]] = [:]
         for name in try FileManager.default.contentsOfDirectory(atPath: directory) {
+            // A folder (the producers' `inbox/`) by its files.
+            if (try? FileManager.default.contentsOfDirectory(atPath: directory + "/" + name)) != nil {
+                for (inner, bytes) in try contents(of: directory + "/" + name) { files[name + "/" + inner] = bytes }
+                continue
+            }
             files[name] = try readFile(directory + "/" + name)
         }
         return files
@@ -35,6 +40,7 @@ import Testing
         #expect(names.contains("format-2"))
         #expect(names.contains("format-2-park"))
         #expect(names.contains("format-2-tags"))
+        #expect(names.contains("format-2-inbox"))
     }
 
     /// The fixture of file format version 2 pins its header: every file is of version 2, and names the LSN of its
@@ -147,6 +153,9 @@ import Testing
         "format-2-stops": [1, 2, 5, 11, 12, 24, 30, 31, 32],
         // Kind controls (body version 7): pause and resume, rate limits, a window in the snapshot.
         "format-2-tags": [2, 11, 12, 16, 24, 34, 35, 36, 37],
+        // Producer inbox files: `inbox_ingested` in a snapshot (the compaction replaced the records before it), and
+        // an inbox file partly ingested (its own format, checked by InboxFixtureTests).
+        "format-2-inbox": [11, 12, 16, 40],
     ]
 
     /// The opcode an operation is written with (FORMAT.md, *Operations*).
@@ -182,6 +191,7 @@ import Testing
         case .resumeKind: return 35
         case .setRateLimit: return 36
         case .rateWindow: return 37
+        case .inboxIngested: return 40
         }
     }
 
@@ -290,6 +300,8 @@ import Testing
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         if name.hasSuffix("-owner") {
             try FormatFixture.generateOwner(into: directory)
+        } else if name.hasSuffix("-inbox") {
+            try FormatFixture.generateInbox(into: directory)
         } else {
             try FormatFixture.generate(into: directory)
         }

@@ -154,5 +154,8 @@ private final class SyncCountingFile: StorageFile, @unchecked Sendable {
     func fullSync() throws { try inner.fullSync() }
     func truncate(to size: Int64) throws { try inner.truncate(to: size) }
     func preallocate(offset: Int64, length: Int64) throws { try inner.preallocate(offset: offset, length: length) }
+    func tryLockFile() throws -> Bool { try inner.tryLockFile() }
+    func unlockFile() { inner.unlockFile() }
+    func linkCount() throws -> Int { try inner.linkCount() }
     func close() { inner.close() }
 }

@@ -205,6 +205,29 @@ import Testing
                 #expect(result.jobsExpired == 1)
             }
         ),
+        // A producer's job waiting in the inbox: the ingestion returns once its transaction is durable.
+        (
+            "ingestInbox()",
+            { f in
+                try QueueProducer(directory: f.temp.queue, configuration: f.configuration).enqueue(
+                    NewJob(kind: "upload"))
+            },
+            { q, _, _ in
+                let ingested = try q.ingestInbox()
+                #expect(ingested == 1)
+            }
+        ),
+        (
+            "ingestInbox() async",
+            { f in
+                try QueueProducer(directory: f.temp.queue, configuration: f.configuration).enqueue(
+                    NewJob(kind: "upload"))
+            },
+            { q, _, _ in
+                let ingested = try await q.ingestInbox()
+                #expect(ingested == 1)
+            }
+        ),
         // Open reclaims the running job of the process before: it returns once that is durable.
         (
             "init(directory:configuration:)", { try $0.queue.close() },

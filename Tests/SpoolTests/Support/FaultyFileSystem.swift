@@ -100,6 +100,9 @@ final class FaultyFile: StorageFile, @unchecked Sendable {
         try inner.fullSync()
     }
     func truncate(to size: Int64) throws { try inner.truncate(to: size) }
+    func tryLockFile() throws -> Bool { try inner.tryLockFile() }
+    func unlockFile() { inner.unlockFile() }
+    func linkCount() throws -> Int { try inner.linkCount() }
     func preallocate(offset: Int64, length: Int64) throws { try inner.preallocate(offset: offset, length: length) }
     func close() { inner.close() }
 }

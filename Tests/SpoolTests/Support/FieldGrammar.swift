@@ -43,6 +43,8 @@ enum FieldGrammar {
         35: "kind:string at:svarint",
         36: "kind:string at:svarint limit:opt<rate_limit>",
         37: "kind:string start:svarint count:varint",
+        40: "file:string offset:varint",
+        41: "policy:u8",
     ]
 
     /// The fields of `restore` up to `lease` (which `restore_with_options` shares).

@@ -62,6 +62,8 @@ final class SimulatedDisk: FileSystem, @unchecked Sendable {
     /// Paths whose `LOCK` a brief holder (a `.shared` owner) holds now. Brief holders of one path
     /// behave as holders in different processes: they exclude each other only while one holds it.
     private var briefHeld: Set<String> = []
+    /// The files whose lock a handle holds (``StorageFile/tryLockFile()``); locks do not survive a crash.
+    private var fileLocks: Set<ObjectIdentifier> = []
     private var faults: [Fault] = []
     /// Ordered syncs made so far: the epoch of the next change.
     private var barrierCount = 0
@@ -443,6 +445,16 @@ final class SimulatedDisk: FileSystem, @unchecked Sendable {
     }
 
     fileprivate func size(_ inode: Inode) -> Int64 { lock.withLock { Int64(inode.current.count) } }
+
+    fileprivate func tryLockFile(_ inode: Inode) -> Bool {
+        lock.withLock { fileLocks.insert(ObjectIdentifier(inode)).inserted }
+    }
+
+    fileprivate func unlockFile(_ inode: Inode) { _ = lock.withLock { fileLocks.remove(ObjectIdentifier(inode)) } }
+
+    fileprivate func linkCount(_ inode: Inode) -> Int {
+        lock.withLock { entries.values.filter { $0 === inode }.count }
+    }
 }
 
 /// An open file on a ``SimulatedDisk``.
@@ -474,7 +486,22 @@ final class SimulatedFile: StorageFile, @unchecked Sendable {
             "preallocate(offset: \(offset)) reaches back over \(overlapped.count) bytes that are not zero")
         if end > disk.size(inode) { try disk.resize(inode, to: end, path: path, operation: "fallocate") }
     }
-    func close() {}
+    func close() { unlockIfHeld() }
+    private let holdsLock = Locked(false)
+    func tryLockFile() throws -> Bool {
+        guard disk.tryLockFile(inode) else { return false }
+        holdsLock.withLock { $0 = true }
+        return true
+    }
+    func unlockFile() { unlockIfHeld() }
+    private func unlockIfHeld() {
+        let held = holdsLock.withLock { held -> Bool in
+            defer { held = false }
+            return held
+        }
+        if held { disk.unlockFile(inode) }
+    }
+    func linkCount() throws -> Int { disk.linkCount(inode) }
 }
 
 /// A `.shared` owner's registration on a ``SimulatedDisk`` directory.

@@ -57,6 +57,9 @@ private final class AuditedFile: StorageFile, @unchecked Sendable {
         try inner.truncate(to: size)
         lock.withLock { $0.durableSize = min($0.durableSize, size) }
     }
+    func tryLockFile() throws -> Bool { try inner.tryLockFile() }
+    func unlockFile() { inner.unlockFile() }
+    func linkCount() throws -> Int { try inner.linkCount() }
     func preallocate(offset: Int64, length: Int64) throws { try inner.preallocate(offset: offset, length: length) }
     func close() { inner.close() }
 }

@@ -1,0 +1,93 @@
+/// Reads the records of one producer inbox file (FORMAT.md, *Producer inbox files*) from an offset:
+/// the verified frames up to the last complete one, and what lies after them.
+///
+/// An incomplete frame at the end, or bytes after the last frame in which no intact frame starts,
+/// are a *torn tail*: a producer's write that a crash or a failed write cut short (its producer
+/// abandons the file after any failure, so nothing is ever appended after one). An intact frame after
+/// bytes that are not one is *corruption*: a typed error naming the file and the offset of the damage.
+struct InboxScanner {
+    /// One record: its requests and where it ends in the file.
+    struct Record {
+        var entries: [InboxEntry]
+        /// The offset after the record's frame.
+        var end: Int
+        /// The record's body bytes (payload bytes included).
+        var bodyBytes: Int
+    }
+
+    struct Outcome {
+        var records: [Record] = []
+        /// The end of the last record read (the start offset when none was).
+        var end: Int
+        /// Whether bytes lie after `end` (a torn tail).
+        var hasTornTail: Bool
+    }
+
+    /// Checks the file's header: `true` when it is sound, `false` when it is incomplete (a creation cut
+    /// short, which holds no acknowledged record); throws a typed error for any other problem.
+    static func checkHeader(_ bytes: UnsafeRawBufferPointer, id: [UInt8], path: String) throws -> Bool {
+        switch InboxFormat.checkHeader(bytes, id: id) {
+        case nil: return true
+        case .incomplete: return false
+        case .newerVersion(let version):
+            throw SpoolError(
+                .newerFormat, "inbox file version \(version) is newer than this build reads (\(InboxFormat.version))",
+                path: path, offset: 0)
+        case .damaged(let reason):
+            throw SpoolError(.corruption, "inbox file header: \(reason)", path: path, offset: 0)
+        }
+    }
+
+    /// Scans `bytes` (the whole file) from `start` (at least the header's end).
+    static func scan(_ bytes: UnsafeRawBufferPointer, id: [UInt8], path: String, from start: Int) throws -> Outcome {
+        let seed = InboxFormat.checksumSeed(id: id)
+        var offset = max(start, InboxFormat.headerSize)
+        var outcome = Outcome(end: offset, hasTornTail: false)
+        while offset < bytes.count {
+            switch RecordFrame.parse(bytes, at: offset, seed: seed) {
+            case .success(let found):
+                guard found.header.groupIndex == 0 else {
+                    throw SpoolError(
+                        .corruption, "inbox record with group index \(found.header.groupIndex)", path: path,
+                        offset: Int64(offset))
+                }
+                let entries: [InboxEntry]
+                do {
+                    entries = try InboxCodec.decode(
+                        UnsafeRawBufferPointer(rebasing: bytes[found.bodyRange]),
+                        bodyOffset: Int64(found.bodyRange.lowerBound))
+                } catch .newerBodyVersion(let version) {
+                    throw SpoolError(
+                        .newerFormat, "inbox record of body version \(version), newer than this build reads",
+                        path: path, offset: Int64(offset))
+                } catch .malformed(let reason) {
+                    throw SpoolError(
+                        .corruption, "inbox record does not decode: \(reason)", path: path, offset: Int64(offset))
+                }
+                outcome.records.append(Record(entries: entries, end: found.end, bodyBytes: found.bodyRange.count))
+                offset = found.end
+                outcome.end = offset
+            case .failure:
+                if let later = firstIntactFrame(bytes, after: offset, seed: seed) {
+                    throw SpoolError(
+                        .corruption,
+                        "damaged inbox record before an intact one (at offset \(later)): bytes a producer "
+                            + "acknowledged may be lost", path: path, offset: Int64(offset))
+                }
+                outcome.hasTornTail = true
+                return outcome
+            }
+        }
+        return outcome
+    }
+
+    /// The offset of the first intact frame that starts after `offset`, if any.
+    private static func firstIntactFrame(_ bytes: UnsafeRawBufferPointer, after offset: Int, seed: UInt32) -> Int? {
+        var candidate = offset + 1
+        while candidate + LogFormat.frameHeaderSize <= bytes.count {
+            if case .success = RecordFrame.parse(bytes, at: candidate, seed: seed) { return candidate }
+            candidate += 1
+        }
+        return nil
+    }
+}

@@ -1,0 +1,240 @@
+import Foundation
+import Testing
+
+@testable import Spool
+
+/// Producers (``QueueProducer``) and the owner's ingestion of their inbox files (FORMAT.md, *Producer inbox files*).
+@Suite struct ProducerIngestionTests {
+    static let directory = "/q"
+
+    /// A queue created on `disk`, closed again (the producers write while no owner or one owner has it open).
+    static func makeQueue(_ disk: SimulatedDisk) throws {
+        try disk.createDirectory(at: directory)
+        try JobQueue(directory: directory, configuration: configuration(disk)).close()
+    }
+
+    static func configuration(_ disk: SimulatedDisk) -> Configuration {
+        var configuration = Configuration()
+        configuration.fileSystem = disk
+        configuration.clock = ManualClock()
+        return configuration
+    }
+
+    static func inboxFiles(_ disk: SimulatedDisk) throws -> [String] {
+        let inbox = InboxFormat.directory(ofQueue: directory)
+        guard try disk.entryKind(at: inbox) == .directory else { return [] }
+        return try disk.contentsOfDirectory(at: inbox).sorted()
+    }
+
+    /// How many enqueue operations the log holds for each job id (a duplicate ingestion shows here even
+    /// where apply would refuse the second enqueue of an id).
+    static func enqueueCounts(_ disk: SimulatedDisk) throws -> [String: Int] {
+        var counts: [String: Int] = [:]
+        _ = try QueueDirectory(path: directory, fileSystem: disk).inspect(mode: .strict) { _, _, _, operations in
+            for case .enqueue(let op) in operations { counts[op.id, default: 0] += 1 }
+        }
+        return counts
+    }
+
+    @Test func aProducersJobsAreIngestedWithEveryOption() throws {
+        let disk = SimulatedDisk()
+        try Self.makeQueue(disk)
+        let queue = try JobQueue(directory: Self.directory, configuration: Self.configuration(disk))
+        let prerequisite = try queue.enqueue(NewJob(kind: "first", payload: Data()))
+        let producer = try QueueProducer(directory: Self.directory, configuration: Self.configuration(disk))
+        let id = try producer.enqueue(
+            NewJob(
+                kind: "upload", payload: Data("photo".utf8), priority: 7, maxAttempts: 4, uniqueKey: "photo:1",
+                dependencies: [prerequisite], constraints: JobConstraints(requiresNetwork: true)))
+        let batch = try producer.enqueue(contentsOf: [
+            NewJob(kind: "a", payload: Data([1])), NewJob(kind: "b", payload: Data([2]), delay: 60),
+        ])
+        #expect(try queue.job(id) == nil, "not ingested yet")
+        #expect(try Self.inboxFiles(disk).count == 1)
+        #expect(try queue.ingestInbox() == 3)
+        let job = try #require(try queue.job(id))
+        #expect(job.kind == "upload" && job.priority == 7 && job.maxAttempts == 4 && job.uniqueKey == "photo:1")
+        #expect(job.isBlocked && job.constraints.requiresNetwork)
+        #expect(try queue.payload(of: id) == Data("photo".utf8))
+        #expect(try batch.map { try queue.job($0)?.kind } == ["a", "b"])
+        #expect(try Self.inboxFiles(disk).isEmpty, "a file read to its end is removed")
+        #expect(try queue.ingestInbox() == 0)
+        // The producer notices its file is gone and goes on in a new one.
+        let later = try producer.enqueue(NewJob(kind: "later", payload: Data()))
+        #expect(try Self.inboxFiles(disk).count == 1)
+        #expect(try queue.ingestInbox() == 1)
+        #expect(try queue.job(later)?.kind == "later")
+        try closeChecked(queue)
+    }
+
+    @Test func openIngestsWhatProducersWroteWhileNoOwnerRan() throws {
+        let disk = SimulatedDisk()
+        try Self.makeQueue(disk)
+        let producer = try QueueProducer(directory: Self.directory, configuration: Self.configuration(disk))
+        let id = try producer.enqueue(NewJob(kind: "k", payload: Data([9])))
+        try producer.cancel(id)
+        let queue = try JobQueue(directory: Self.directory, configuration: Self.configuration(disk))
+        #expect(try queue.job(id)?.state == .cancelled)
+        #expect(try Self.inboxFiles(disk).isEmpty)
+        try closeChecked(queue)
+    }
+
+    @Test func refusedRequestsAreDroppedWithoutFailingTheIngestion() throws {
+        let disk = SimulatedDisk()
+        try Self.makeQueue(disk)
+        let queue = try JobQueue(directory: Self.directory, configuration: Self.configuration(disk))
+        let holder = try queue.enqueue(NewJob(kind: "k", payload: Data(), uniqueKey: "key"))
+        let done = try queue.enqueue(NewJob(kind: "k", payload: Data()))
+        try queue.cancel(done)
+        let producer = try QueueProducer(directory: Self.directory, configuration: Self.configuration(disk))
+        let kept = try producer.enqueue(NewJob(kind: "k", payload: Data(), uniqueKey: "key"))
+        try producer.cancel(done)
+        try producer.cancel(JobID("no-such-job"))
+        let orphan = try producer.enqueue(NewJob(kind: "k", payload: Data(), dependencies: [JobID("missing")]))
+        let taken = try producer.enqueue(NewJob(kind: "k", payload: Data(), id: holder))
+        let good = try producer.enqueue(NewJob(kind: "k", payload: Data([1])))
+        #expect(try queue.ingestInbox() == 1)
+        #expect(try queue.job(kept) == nil, "policy keep: the holder stays, the producer's job is dropped")
+        #expect(try queue.job(orphan) == nil && taken == holder && (try queue.job(holder))?.state == .enqueued)
+        #expect(try queue.job(good)?.state == .enqueued)
+        #expect(try Self.inboxFiles(disk).isEmpty)
+        // Policy replace is resolved by the owner as JobQueue resolves it.
+        let replacing = try producer.enqueue(
+            NewJob(kind: "k", payload: Data(), uniqueKey: "key", uniquePolicy: .replace))
+        #expect(try queue.ingestInbox() == 1)
+        #expect(try queue.job(holder)?.state == .cancelled && (try queue.job(replacing))?.uniqueKey == "key")
+        try closeChecked(queue)
+    }
+
+    @Test func aTornProducerTailIsCutAndTheFileRemoved() throws {
+        let disk = SimulatedDisk()
+        try Self.makeQueue(disk)
+        let producer = try QueueProducer(directory: Self.directory, configuration: Self.configuration(disk))
+        let ids = try (0..<2).map { _ in try producer.enqueue(NewJob(kind: "k", payload: Data(count: 100))) }
+        let name = try #require(try Self.inboxFiles(disk).first)
+        let path = InboxFormat.directory(ofQueue: Self.directory) + "/" + name
+        var bytes = try #require(disk.contents(of: path))
+        // A third record's write cut short: its first 30 bytes of a frame.
+        let third = InboxCodec.encode([.cancel(id: ids[0].rawValue, at: 0)], headroom: LogFormat.frameHeaderSize)
+        bytes += third.prefix(30)
+        disk.setContents(of: path, bytes)
+        let queue = try JobQueue(directory: Self.directory, configuration: Self.configuration(disk))
+        #expect(try ids.allSatisfy { try queue.job($0)?.state == .enqueued })
+        #expect(try Self.inboxFiles(disk).isEmpty)
+        try closeChecked(queue)
+    }
+
+    @Test func damageBeforeAnIntactRecordIsCorruptionNamingPathAndOffset() throws {
+        let disk = SimulatedDisk()
+        try Self.makeQueue(disk)
+        let producer = try QueueProducer(directory: Self.directory, configuration: Self.configuration(disk))
+        for _ in 0..<3 { try producer.enqueue(NewJob(kind: "k", payload: Data(count: 50))) }
+        let name = try #require(try Self.inboxFiles(disk).first)
+        let path = InboxFormat.directory(ofQueue: Self.directory) + "/" + name
+        var bytes = try #require(disk.contents(of: path))
+        let first = InboxFormat.headerSize
+        let second =
+            first + bytes.withUnsafeBytes { RecordFrame.declaredBodyLength($0, frameAt: first) }
+            + LogFormat.frameHeaderSize
+        bytes[second + LogFormat.frameHeaderSize + 3] ^= 0xFF
+        disk.setContents(of: path, bytes)
+        let queue = try JobQueue(directory: Self.directory, configuration: Self.configuration(disk))
+        do {
+            try queue.ingestInbox()
+            Issue.record("a damaged record before an intact one was ingested")
+        } catch let error as SpoolError {
+            #expect(error.code == .corruption && error.path == path && error.offset == Int64(second), "\(error)")
+        }
+        #expect(try Self.inboxFiles(disk) == [name], "the damaged file is left as it is")
+        #expect(disk.contents(of: path) == bytes)
+        try closeChecked(queue)
+    }
+
+    @Test func aBusyInboxFileIsLeftForTheNextIngestionAndTheProducerMovesOn() throws {
+        let disk = SimulatedDisk()
+        try Self.makeQueue(disk)
+        let queue = try JobQueue(directory: Self.directory, configuration: Self.configuration(disk))
+        let producer = try QueueProducer(directory: Self.directory, configuration: Self.configuration(disk))
+        let first = try producer.enqueue(NewJob(kind: "k", payload: Data()))
+        let name = try #require(try Self.inboxFiles(disk).first)
+        let held = try disk.openFile(at: InboxFormat.directory(ofQueue: Self.directory) + "/" + name, mode: .readWrite)
+        #expect(try held.tryLockFile())
+        #expect(try queue.ingestInbox() == 0, "a file whose lock is held is not read")
+        let second = try producer.enqueue(NewJob(kind: "k", payload: Data()))
+        #expect(try Self.inboxFiles(disk).count == 2, "the producer left the busy file and made a new one")
+        held.unlockFile()
+        #expect(try queue.ingestInbox() == 2)
+        #expect(try queue.job(first) != nil && queue.job(second) != nil)
+        try closeChecked(queue)
+    }
+
+    @Test func compactionKeepsHowFarAFileThatStillExistsWasIngested() throws {
+        let disk = SimulatedDisk()
+        try Self.makeQueue(disk)
+        let producer = try QueueProducer(directory: Self.directory, configuration: Self.configuration(disk))
+        let id = try producer.enqueue(NewJob(kind: "k", payload: Data()))
+        let name = try #require(try Self.inboxFiles(disk).first)
+        let path = InboxFormat.directory(ofQueue: Self.directory) + "/" + name
+        let bytes = try #require(disk.contents(of: path))
+        let queue = try JobQueue(directory: Self.directory, configuration: Self.configuration(disk))
+        #expect(try queue.job(id) != nil)
+        // The file back, as a crash between the ingestion's commit and the removal leaves it; the job
+        // deleted, so that a second ingestion of its record would show.
+        let restored = try disk.openFile(at: path, mode: .createNew)
+        try restored.write(bytes, at: 0)
+        try restored.syncData()
+        try queue.delete(id)
+        _ = try queue.compact()
+        try queue.close()
+        let reopened = try JobQueue(directory: Self.directory, configuration: Self.configuration(disk))
+        #expect(try reopened.job(id) == nil, "the record was ingested once, before the compaction")
+        #expect(try Self.inboxFiles(disk).isEmpty)
+        try closeChecked(reopened)
+    }
+
+    /// Power lost at every I/O step of an ingestion (the commit, its sync, the removal): whatever survives,
+    /// every acknowledged job is in the log exactly once, and the file is ingested no further.
+    @Test func everyCrashOfAnIngestionLeavesEachJobExactlyOnce() throws {
+        func setUp() throws -> (SimulatedDisk, [JobID], Int) {
+            let disk = SimulatedDisk()
+            try Self.makeQueue(disk)
+            let producer = try QueueProducer(directory: Self.directory, configuration: Self.configuration(disk))
+            let ids = try (0..<3).map { try producer.enqueue(NewJob(kind: "k", payload: Data([UInt8($0)]))) }
+            return (disk, ids, disk.steps)
+        }
+        // The steps the open (with its ingestion) takes, counted on a disk that does not crash.
+        let (probe, _, before) = try setUp()
+        try JobQueue(directory: Self.directory, configuration: Self.configuration(probe)).close()
+        let total = probe.steps - before
+        #expect(total > 3)
+        for step in 1...total {
+            let (disk, ids, start) = try setUp()
+            disk.crash(atStep: start + step)
+            _ = try? JobQueue(directory: Self.directory, configuration: Self.configuration(disk))
+            for image in [disk.crashImage(), disk.crashImage(allSurviving(disk))] {
+                let queue: JobQueue
+                do {
+                    queue = try JobQueue(directory: Self.directory, configuration: Self.configuration(image))
+                } catch {
+                    Issue.record("step \(step): reopen failed: \(error)")
+                    continue
+                }
+                #expect(try queue.ingestInbox() == 0)
+                #expect(try Self.inboxFiles(image).isEmpty, "step \(step)")
+                try closeChecked(queue)
+                let counts = try Self.enqueueCounts(image)
+                for id in ids {
+                    #expect(
+                        counts[id.rawValue] == 1, "step \(step): job \(id) enqueued \(counts[id.rawValue] ?? 0) times")
+                }
+            }
+        }
+    }
+
+    /// Every unsynced change of every file survives (the kindest power loss).
+    func allSurviving(_ disk: SimulatedDisk) -> [String: SimulatedDisk.Survival] {
+        var survival: [String: SimulatedDisk.Survival] = [:]
+        for (path, _) in disk.pendingChanges { survival[path] = SimulatedDisk.Survival(mask: .max, tear: .none) }
+        return survival
+    }
+}
