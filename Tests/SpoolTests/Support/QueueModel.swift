@@ -38,6 +38,8 @@ struct QueueModel: Equatable {
 
     private(set) var jobs: [String: ModelJob] = [:]
     private var nextSequence = 0
+    /// Paused kinds, rate limits and windows (QueueModel+KindControls.swift).
+    var kindControls = ModelKindControls()
 
     /// The unfinished job holding `key`: the last enqueued of those carrying it (a chain built by append).
     func holder(of key: String) -> String? {
@@ -147,7 +149,7 @@ struct QueueModel: Equatable {
     func bestReady(now: Int64) -> String? {
         jobs.values.filter {
             $0.state == .enqueued && $0.dueAt <= now && $0.waitingFor.isEmpty
-                && (!$0.needsNetwork || networkAvailable)
+                && (!$0.needsNetwork || networkAvailable) && kindControls.isOpen($0.kind, at: now)
         }
         .min { a, b in
             if a.priority != b.priority { return a.priority > b.priority }
@@ -158,6 +160,7 @@ struct QueueModel: Equatable {
 
     mutating func claim(now: Int64) -> String? {
         guard let id = bestReady(now: now) else { return nil }
+        kindControls.countStart(of: jobs[id]!.kind, at: now)
         jobs[id]!.state = .running
         jobs[id]!.attempts += 1
         jobs[id]!.nextRetryAt = nil
@@ -317,6 +320,7 @@ struct QueueModel: Equatable {
             check("periodic", job.periodic.map { Millis.from(seconds: $0.interval) }, expected.interval)
             check("payload", Array(try queue.payload(of: job.id)), expected.payload)
         }
+        problems += kindControls.differences(from: queue)
         return problems
     }
 }

@@ -30,6 +30,8 @@ enum WorkloadOp: CustomStringConvertible, Sendable {
     case compact
     /// Close, register the next job migration, open: the open applies it.
     case migrate
+    /// Kind controls (SimulationRun+KindControls.swift): pause, resume, set or remove a rate limit.
+    case kindControl(KindControlOp)
 
     var description: String {
         switch self {
@@ -55,6 +57,7 @@ enum WorkloadOp: CustomStringConvertible, Sendable {
         case .reopen: return "reopen"
         case .compact: return "compact"
         case .migrate: return "migrate"
+        case .kindControl(let control): return control.description
         }
     }
 
@@ -100,6 +103,7 @@ enum WorkloadOp: CustomStringConvertible, Sendable {
             case 97: ops.append(.migrate)
             default: ops.append(.reopen)
             }
+            if let control = KindControlOp.random(using: &generator) { ops.append(.kindControl(control)) }
         }
         return ops
     }
@@ -431,6 +435,8 @@ final class SimulationRun {
                 open()
                 if self.queue != nil { compare("reopen") }
                 return [model]
+            case .kindControl(let control):
+                try control.perform(on: queue, model: &next, now: now)
             }
             if !accepted { violations.append("\(op): accepted, the model refuses it") }
             let newlyCancelled = next.jobs.values.filter {
