@@ -11,17 +11,38 @@ import Foundation
 /// A last row runs one worker on a queue that also holds 40,000 jobs no claim
 /// may take — 20,000 requiring a network the device does not have, 20,000
 /// blocked by a prerequisite — to show that claims skip them at bucket level
-/// instead of scanning them.
+/// instead of scanning them. Another runs one worker beside 40,000 jobs of a paused kind and of a kind at
+/// its rate limit (with 21 kinds controlled in all): claims subtract the closed kinds, they scan no job.
 func runCycle(_ context: Context) throws {
     let duration = context.options.duration
-    for workers in context.options.workers + [-1] {
-        let waitingJobs = workers < 0
-        let workers = waitingJobs ? 1 : workers
+    for workers in context.options.workers + [-1, -2] {
+        let waitingJobs = workers == -1
+        let controlledJobs = workers == -2
+        let workers = workers < 0 ? 1 : workers
         let queue = try JobQueue(
-            directory: context.freshPath("cycle-\(workers)\(waitingJobs ? "-waiting" : "")"),
+            directory: context.freshPath(
+                "cycle-\(workers)\(waitingJobs ? "-waiting" : "")\(controlledJobs ? "-controlled" : "")"),
             configuration: context.configuration)
         defer { try? queue.close() }
         let payload = Data(repeating: 0x61, count: 48)
+        if controlledJobs {
+            // 40,000 jobs no claim may take: 20,000 of a paused kind, 20,000 of a kind whose rate-limit
+            // window is full; and 10 more paused kinds and 10 rate-limited ones with room, so that every
+            // claim of the bench kind meets the controls.
+            try queue.setRateLimit(RateLimit(starts: 1, per: 1e8), kind: "bench-limited")
+            try queue.enqueue(NewJob(kind: "bench-limited", payload: payload))
+            _ = try queue.claim(kind: "bench-limited")
+            try queue.pause(kind: "bench-paused")
+            for index in 0..<10 {
+                try queue.pause(kind: "paused-\(index)")
+                try queue.setRateLimit(RateLimit(starts: 1_000_000_000, per: 1), kind: "limited-\(index)")
+            }
+            for index in 0..<40_000 {
+                try queue.enqueueWithoutWaiting(
+                    NewJob(
+                        kind: index % 2 == 0 ? "bench-paused" : "bench-limited", payload: payload, priority: 1))
+            }
+        }
         if waitingJobs {
             let network = JobConstraints(requiresNetwork: true)
             let prerequisite = try queue.enqueueWithoutWaiting(NewJob(kind: "bench", delay: 1e7))
@@ -47,9 +68,11 @@ func runCycle(_ context: Context) throws {
         let (completed, latencies, error, elapsed) = (run.operations, run.latencies, run.error, run.elapsed)
         if let error { throw BenchError("a worker failed: \(error)") }
         let name =
-            waitingJobs
-            ? "cycle: claim + complete, 1 worker, 40,000 jobs waiting (network, prerequisite)"
-            : "cycle: claim + complete, \(workers) worker\(workers == 1 ? "" : "s")"
+            controlledJobs
+            ? "cycle: claim + complete, 1 worker, 40,000 jobs of a paused and a rate-limited kind (21 kinds controlled)"
+            : waitingJobs
+                ? "cycle: claim + complete, 1 worker, 40,000 jobs waiting (network, prerequisite)"
+                : "cycle: claim + complete, \(workers) worker\(workers == 1 ? "" : "s")"
         context.add(
             Row(
                 workload: "cycle", name: name,

@@ -33,7 +33,8 @@ enum SpoolCommandLine {
     /// Every command, in the order the usage lists them.
     static let commands: [Command] = [
         EnqueueCommand.command, ClaimCommand.command, CompleteCommand.command, FailCommand.command,
-        CancelCommand.command, RetryCommand.command, ListCommand.command, ShowCommand.command,
+        CancelCommand.command, RetryCommand.command, PauseCommand.pause, PauseCommand.resume,
+        ListCommand.command, ShowCommand.command,
         VerifyCommand.command, DumpCommand.command, CompactCommand.command, StatsCommand.command, ReportCommand.command,
         DemoCommand.command, ExerciseCommand.command, OwnCommand.command,
     ]

@@ -2,7 +2,7 @@ extension JobQueue {
     // MARK: Pause and rate limits
 
     /// Pauses `kind`, durably: no claim takes a job of the kind — not ``claim(kind:leaseDuration:)-71nvp``,
-    /// not a ``JobRunner`` — until ``resume(kind:)-5ixb8``, across restarts and compactions. Jobs of the
+    /// not a ``JobRunner`` — until ``resume(kind:)-4ry68``, across restarts and compactions. Jobs of the
     /// kind may still be enqueued, cancelled, retried; running ones run on.
     ///
     /// ```swift
@@ -16,7 +16,7 @@ extension JobQueue {
         try engine.durably { try $0.pause(kind: kind) }
     }
 
-    /// Pauses `kind`, durably. See ``pause(kind:)-7kfd4``.
+    /// Pauses `kind`, durably. See ``pause(kind:)-b934``.
     @discardableResult
     public func pause(kind: String) async throws -> Bool {
         try await engine.durably { try $0.pause(kind: kind) }
@@ -30,7 +30,7 @@ extension JobQueue {
         try engine.durably { try $0.resume(kind: kind) }
     }
 
-    /// Resumes the paused `kind`, durably. See ``resume(kind:)-5ixb8``.
+    /// Resumes the paused `kind`, durably. See ``resume(kind:)-4ry68``.
     @discardableResult
     public func resume(kind: String) async throws -> Bool {
         try await engine.durably { try $0.resume(kind: kind) }
@@ -55,7 +55,7 @@ extension JobQueue {
         try engine.durably { try $0.setRateLimit(limit, kind: kind) }
     }
 
-    /// Sets or removes the rate limit of `kind`, durably. See ``setRateLimit(_:kind:)-(RateLimit?,_)``.
+    /// Sets or removes the rate limit of `kind`, durably. See ``setRateLimit(_:kind:)-dc4r``.
     @discardableResult
     public func setRateLimit(_ limit: RateLimit?, kind: String) async throws -> Bool {
         try await engine.durably { try $0.setRateLimit(limit, kind: kind) }

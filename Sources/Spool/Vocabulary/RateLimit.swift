@@ -5,7 +5,7 @@
 #endif
 
 /// At most ``starts`` claims of a kind's jobs per ``interval``: a durable per-kind limit, set by
-/// ``JobQueue/setRateLimit(_:kind:)-(RateLimit?,_)`` and kept in the log (it survives a restart and
+/// ``JobQueue/setRateLimit(_:kind:)-dc4r`` and kept in the log (it survives a restart and
 /// a compaction, and so does the count of the starts already made in the current window).
 ///
 /// The window is fixed, and opens at a start: the first claim of the kind after the previous window

@@ -43,6 +43,15 @@ import Testing
     private static let mutators: [(name: String, prepare: (@Sendable (Fixture) throws -> Void)?, act: Act)] = [
         ("enqueue(_:)", nil, { q, _, _ in try q.enqueue(NewJob(kind: "k")) }),
         ("enqueue(_:) async", nil, { q, _, _ in try await q.enqueue(NewJob(kind: "k")) }),
+        ("pause(kind:)", nil, { q, _, _ in try q.pause(kind: "k") }),
+        ("pause(kind:) async", nil, { q, _, _ in try await q.pause(kind: "k") }),
+        ("resume(kind:)", { f in try f.queue.pause(kind: "k") }, { q, _, _ in try q.resume(kind: "k") }),
+        ("resume(kind:) async", { f in try f.queue.pause(kind: "k") }, { q, _, _ in try await q.resume(kind: "k") }),
+        ("setRateLimit(_:kind:)", nil, { q, _, _ in try q.setRateLimit(RateLimit(starts: 1, per: 1), kind: "k") }),
+        (
+            "setRateLimit(_:kind:) async", nil,
+            { q, _, _ in try await q.setRateLimit(RateLimit(starts: 1, per: 1), kind: "k") }
+        ),
         (
             "enqueue(contentsOf:)", nil,
             { q, _, _ in try q.enqueue(contentsOf: [NewJob(kind: "k"), NewJob(kind: "k")]) }
@@ -246,7 +255,8 @@ import Testing
         "job(_:)": "read", "payload(of:)": "read", "jobs(state:kind:)": "read", "readyJobs(at:kind:)": "read",
         "nextDeadline(kind:)": "read", "nextDeadline(kind:constraints:)": "read", "nextDeadlines()": "read",
         "failedJobs()": "read", "permanentlyFailedJobs()": "read (the deprecated name of failedJobs())",
-        "counts()": "read", "schedulingHints()": "read", "changes(_:)": "read",
+        "counts()": "read", "pausedKinds()": "read", "rateLimits()": "read", "schedulingHints()": "read",
+        "changes(_:)": "read",
         "enqueueWithoutWaiting(_:)": "benchmarks only: documented as not durable",
         "waitUntilDurable()": "benchmarks only: waits", "waitForBackgroundCompaction()": "benchmarks only: waits",
         "renewOwnership()": "changes no job: renews the OWNER file's lease, synced inside the call",

@@ -49,6 +49,8 @@ struct QueueModel: Equatable {
         change(&jobs[id]!)
     }
     private var nextSequence = 0
+    /// Paused kinds, rate limits and windows (QueueModel+KindControls.swift).
+    var kindControls = ModelKindControls()
 
     /// The unfinished job holding `key`: the last enqueued of those carrying it (a chain built by append).
     func holder(of key: String) -> String? {
@@ -161,7 +163,7 @@ struct QueueModel: Equatable {
     func bestReady(now: Int64) -> String? {
         jobs.values.filter {
             $0.state == .enqueued && $0.dueAt <= now && $0.waitingFor.isEmpty
-                && (!$0.needsNetwork || networkAvailable)
+                && (!$0.needsNetwork || networkAvailable) && kindControls.isOpen($0.kind, at: now)
         }
         .min { a, b in
             if a.priority != b.priority { return a.priority > b.priority }
@@ -173,6 +175,7 @@ struct QueueModel: Equatable {
     mutating func claim(now: Int64) -> String? {
         reclaimExpiredParks(now: now)
         guard let id = bestReady(now: now) else { return nil }
+        kindControls.countStart(of: jobs[id]!.kind, at: now)
         jobs[id]!.state = .running
         jobs[id]!.parkedKey = nil
         jobs[id]!.attempts += 1
@@ -341,6 +344,7 @@ struct QueueModel: Equatable {
             check("payload", Array(try queue.payload(of: job.id)), expected.payload)
             problems += parkingDifferences(job, expected)
         }
+        problems += kindControls.differences(from: queue)
         return problems
     }
 }

@@ -36,6 +36,8 @@ enum WorkloadOp: CustomStringConvertible, Sendable {
     case snooze(pick: Int, delay: Int64, attempt: SnoozeAttempt)
     /// Parking and checkpoints (SimulationRun+Parking.swift).
     case parking(ParkingOp)
+    /// Kind controls (SimulationRun+KindControls.swift): pause, resume, set or remove a rate limit.
+    case kindControl(KindControlOp)
 
     var description: String {
         switch self {
@@ -64,6 +66,7 @@ enum WorkloadOp: CustomStringConvertible, Sendable {
         case .release(let pick, let reason): return "release #\(pick) (\(reason))"
         case .snooze(let pick, let delay, let attempt): return "snooze #\(pick) +\(delay)ms \(attempt)"
         case .parking(let op): return "\(op)"
+        case .kindControl(let control): return control.description
         }
     }
 
@@ -110,6 +113,7 @@ enum WorkloadOp: CustomStringConvertible, Sendable {
             case 98..<100: ops.append(.reopen)
             default: ops.append(.parking(ParkingOp.random(roll: roll - 100, pick: pick)))
             }
+            if let control = KindControlOp.random(using: &generator) { ops.append(.kindControl(control)) }
         }
         return ops
     }
@@ -452,6 +456,8 @@ final class SimulationRun {
                 accepted = held
             case .parking(let parking):
                 try perform(parking, on: queue, next: &next, accepted: &accepted)
+            case .kindControl(let control):
+                try control.perform(on: queue, model: &next, now: now)
             }
             if !accepted { violations.append("\(op): accepted, the model refuses it") }
             let newlyCancelled = next.jobs.values.filter {
