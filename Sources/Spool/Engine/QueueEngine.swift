@@ -42,6 +42,8 @@ final class QueueEngine: @unchecked Sendable {
     private let directoryLock: any DirectoryLock
     /// Publishes the ids of the jobs each committed transaction changed.
     let changes = ChangeFeed()
+    /// The running jobs' progress, in memory (never recorded).
+    let progress = ProgressBoard()
     /// Guards `state`, `isClosed`, `isOpening`, `writeFailure` and the compaction bookkeeping below;
     /// every change commits with it held, so records are appended in the order they apply.
     let lock = Lock()
@@ -150,6 +152,7 @@ final class QueueEngine: @unchecked Sendable {
         }
         guard !alreadyClosed else { return }
         changes.finish()
+        progress.finish()
         // A compaction still writing its snapshot (a background one, or another caller's
         // compact()) stops at its next step; the directory lock is kept until it has, so that
         // nothing of this queue writes into the directory once another opener may own it.

@@ -16,9 +16,9 @@ public struct JobContext: Sendable {
     /// Which attempt this is, from 1.
     public var attempt: Int { job.attempts }
     /// Where the answers come from: the runner running the attempt, or an app's test.
-    private let source: Source
+    let source: Source
 
-    private enum Source: Sendable {
+    enum Source: Sendable {
         /// The runner running the attempt under this lease.
         case runner(JobRunner, LeaseToken)
         /// Built by ``JobContext/init(job:cancellationReason:renewLease:)``.

@@ -224,6 +224,8 @@ import Testing
         "nextDeadline(kind:)": "read", "nextDeadline(kind:constraints:)": "read", "nextDeadlines()": "read",
         "failedJobs()": "read", "permanentlyFailedJobs()": "read (the deprecated name of failedJobs())",
         "counts()": "read", "schedulingHints()": "read", "changes(_:)": "read",
+        "schedulingHints(within:)": "read", "nextProcessingHint()": "read", "progress(of:)": "memory only",
+        "progressUpdates(_:)": "memory only",
         "enqueueWithoutWaiting(_:)": "benchmarks only: documented as not durable",
         "waitUntilDurable()": "benchmarks only: waits", "waitForBackgroundCompaction()": "benchmarks only: waits",
     ]
