@@ -13,18 +13,23 @@ public struct SchedulingHint: Sendable, Equatable {
     public var jobCount: Int
     /// Their kinds.
     public var kinds: Set<String>
+    /// The platform request the hint asks for: a processing request when it names a requirement, or
+    /// when it gathers groups that ``JobQueue/schedulingHints(within:)`` merged to fit the limits.
+    public var request: SchedulingRequestKind
 
     /// Builds a hint, as ``JobQueue/schedulingHints()`` would return it: for an app's tests of the
     /// code that turns hints into the platform's requests.
     public init(
         earliestBeginDate: Date, requiresNetworkConnectivity: Bool = false, requiresExternalPower: Bool = false,
-        jobCount: Int = 1, kinds: Set<String> = []
+        jobCount: Int = 1, kinds: Set<String> = [], request: SchedulingRequestKind? = nil
     ) {
         self.earliestBeginDate = earliestBeginDate
         self.requiresNetworkConnectivity = requiresNetworkConnectivity
         self.requiresExternalPower = requiresExternalPower
         self.jobCount = jobCount
         self.kinds = kinds
+        self.request =
+            request ?? (requiresNetworkConnectivity || requiresExternalPower ? .processing : .refresh)
     }
 }
 
@@ -38,7 +43,27 @@ extension JobQueue {
     /// it waits for, or its own due time if later. Failed jobs wait for a person and are left out.
     /// Other constraints (idle, battery, the app's conditions) are not expressible to the platform:
     /// the queue still checks them when the app runs.
+    ///
+    /// Never more hints than iOS takes pending at once (``SchedulingLimits/iOS``: 1 refresh, 10
+    /// processing requests); see ``schedulingHints(within:)``.
     public func schedulingHints() throws -> [SchedulingHint] {
+        try schedulingHints(within: .iOS)
+    }
+
+    /// The hints of ``schedulingHints()``, at most as many of each request kind as `limits` allows.
+    ///
+    /// Processing hints past the limit are merged into the last one allowed, from the latest
+    /// beginning: the merged hint begins at the earliest of them and requires only what all of them
+    /// require (a launch with less than a job needs is harmless: the queue checks its constraints
+    /// when the app runs; one with more could leave a job waiting for a condition it does not need).
+    /// A refresh hint past the limit becomes a processing hint without requirements when one is
+    /// allowed, and is left out otherwise.
+    public func schedulingHints(within limits: SchedulingLimits) throws -> [SchedulingHint] {
+        limits.apply(to: try groupedHints())
+    }
+
+    /// The hints, one per group of needs, before ``SchedulingLimits`` apply.
+    private func groupedHints() throws -> [SchedulingHint] {
         let now = Millis.from(configuration.clock.now())
         let jobs = try engine.jobs { !$0.state.isFinished }
         let byID = Dictionary(uniqueKeysWithValues: jobs.map { ($0.id, $0) })

@@ -103,6 +103,11 @@ extension QueueEngine {
         // Jobs a cascade changed inside apply (dependents unblocked or cancelled) are published too.
         let cascaded = state.takeCascadedIDs()
         changes.publish(jobIDs: operations.map(\.jobID).filter { !$0.isEmpty } + cascaded)
+        if progress.isTracking {
+            // A job's progress is shown until it finishes or is removed.
+            progress.forget(
+                (operations.map(\.jobID) + cascaded).filter { state.jobs[$0].map { $0.state.isFinished } ?? true })
+        }
         if !backgroundCompactionScheduled, writeFailure == nil, needsCompaction() {
             startBackgroundCompaction()
         }

@@ -44,6 +44,8 @@ final class QueueEngine: @unchecked Sendable {
     let fence: OwnershipFence?
     /// Publishes the ids of the jobs each committed transaction changed.
     let changes = ChangeFeed()
+    /// The running jobs' progress, in memory (never recorded).
+    let progress = ProgressBoard()
     /// Guards `state`, `isClosed`, `isOpening`, `writeFailure` and the compaction bookkeeping below;
     /// every change commits with it held, so records are appended in the order they apply.
     let lock = Lock()
@@ -163,6 +165,7 @@ final class QueueEngine: @unchecked Sendable {
         }
         guard !alreadyClosed else { return }
         changes.finish()
+        progress.finish()
         // A compaction still writing its snapshot (a background one, or another caller's
         // compact()) stops at its next step; the directory lock is kept until it has, so that
         // nothing of this queue writes into the directory once another opener may own it.

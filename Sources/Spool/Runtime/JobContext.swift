@@ -16,7 +16,7 @@ public struct JobContext: Sendable {
     /// Which attempt this is, from 1.
     public var attempt: Int { job.attempts }
     /// Where the answers come from: the runner running the attempt, or an app's test.
-    private let source: Source
+    let source: Source
     /// What ``park(key:deadline:)`` and ``checkpoint(_:)`` call in a context built for a test.
     private var detachedParking: DetachedParking?
 
@@ -25,7 +25,7 @@ public struct JobContext: Sendable {
         var checkpoint: @Sendable (Data) async throws -> Void
     }
 
-    private enum Source: Sendable {
+    enum Source: Sendable {
         /// The runner running the attempt under this lease.
         case runner(JobRunner, LeaseToken)
         /// Built by ``JobContext/init(job:cancellationReason:renewLease:)``.

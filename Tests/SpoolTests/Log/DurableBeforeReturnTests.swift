@@ -257,6 +257,8 @@ import Testing
         "failedJobs()": "read", "permanentlyFailedJobs()": "read (the deprecated name of failedJobs())",
         "counts()": "read", "pausedKinds()": "read", "rateLimits()": "read", "schedulingHints()": "read",
         "changes(_:)": "read",
+        "schedulingHints(within:)": "read", "nextProcessingHint()": "read", "progress(of:)": "memory only",
+        "progressUpdates(_:)": "memory only",
         "enqueueWithoutWaiting(_:)": "benchmarks only: documented as not durable",
         "waitUntilDurable()": "benchmarks only: waits", "waitForBackgroundCompaction()": "benchmarks only: waits",
         "renewOwnership()": "changes no job: renews the OWNER file's lease, synced inside the call",
