@@ -5,12 +5,26 @@ import Testing
 
 /// A producer holds no file lock between its calls (issue #16): `/proc/locks` (Linux) shows none of this process.
 @Suite struct ProducerLockTests {
-    /// The lines of `/proc/locks` naming this process.
-    static func locksOfThisProcess() throws -> [String] {
+    /// The lines of `/proc/locks` naming this process and a file in `directory` (other suites running in
+    /// this process at the same time hold locks on their own queues).
+    static func locksOfThisProcess(in directory: String) throws -> [String] {
         let pid = ProcessInfo.processInfo.processIdentifier
+        var inodes: Set<String> = []
+        let paths = [directory] + (FileManager.default.subpaths(atPath: directory) ?? []).map { directory + "/" + $0 }
+        for path in paths {
+            if let number = try? FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? NSNumber {
+                inodes.insert("\(number.uint64Value)")
+            }
+        }
         let text = try String(contentsOfFile: "/proc/locks", encoding: .utf8)
-        return text.split(separator: "\n").map(String.init).filter {
-            $0.split(separator: " ", omittingEmptySubsequences: true).contains { $0 == "\(pid)" }
+        return text.split(separator: "\n").map(String.init).filter { line in
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            // `N: POSIX ADVISORY WRITE pid major:minor:inode start end`
+            guard fields.contains(where: { $0 == "\(pid)" }) else { return false }
+            return fields.contains { field in
+                let parts = field.split(separator: ":")
+                return parts.count == 3 && inodes.contains(String(parts[2]))
+            }
         }
     }
 
@@ -19,23 +33,23 @@ import Testing
         let temporary = TemporaryDirectory("producer-locks")
         defer { temporary.cleanup() }
         try JobQueue(directory: temporary.queue).close()
-        #expect(try Self.locksOfThisProcess().isEmpty, "the closed queue holds nothing")
+        #expect(try Self.locksOfThisProcess(in: temporary.queue).isEmpty, "the closed queue holds nothing")
         let producer = try QueueProducer(directory: temporary.queue)
         var ids: [JobID] = []
         for index in 0..<3 {
             ids.append(try producer.enqueue(NewJob(kind: "k", payload: Data([UInt8(index)]))))
-            #expect(try Self.locksOfThisProcess().isEmpty, "after call \(index)")
+            #expect(try Self.locksOfThisProcess(in: temporary.queue).isEmpty, "after call \(index)")
         }
         try producer.cancel(ids[0])
-        #expect(try Self.locksOfThisProcess().isEmpty, "after the cancel")
+        #expect(try Self.locksOfThisProcess(in: temporary.queue).isEmpty, "after the cancel")
         // The record lock is really taken during a call: the file, locked by this process, shows in /proc/locks.
         let inbox = InboxFormat.directory(ofQueue: temporary.queue)
         let name = try #require(try FileManager.default.contentsOfDirectory(atPath: inbox).first)
         let file = try POSIXFileSystem().openFile(at: inbox + "/" + name, mode: .readWrite)
         #expect(try file.tryLockFile())
-        #expect(try Self.locksOfThisProcess().count == 1)
+        #expect(try Self.locksOfThisProcess(in: temporary.queue).count == 1)
         file.unlockFile()
-        #expect(try Self.locksOfThisProcess().isEmpty)
+        #expect(try Self.locksOfThisProcess(in: temporary.queue).isEmpty)
         file.close()
         let queue = try JobQueue(directory: temporary.queue)
         #expect(try queue.job(ids[0])?.state == .cancelled && queue.job(ids[2])?.state == .enqueued)

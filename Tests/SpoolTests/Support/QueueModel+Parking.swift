@@ -42,6 +42,8 @@ extension QueueModel {
     mutating func reclaimExpiredParks(now: Int64) {
         for id in parkedIDs where jobs[id]!.parkDeadline! <= now {
             fail(id, error: QueueEngine.parkDeadlineReason, terminal: false, now: now)
+            // A reclaim, whose stop reason is the lease's expiry (FORMAT.md, *Stops*).
+            update(id) { $0.lastStopReason = .leaseExpired }
         }
     }
 
