@@ -16,6 +16,7 @@ public struct JobProgressUpdate: Sendable, Equatable {
 /// Reports that come faster than the reader are coalesced: it sees each job's latest progress, never
 /// a backlog. The sequence ends when the queue closes or the reading task is cancelled.
 ///
+/// <!-- sample: skip -->
 /// ```swift
 /// for await update in queue.progressUpdates(.kind(UploadPhoto.kind)) {
 ///     label.text = update.progress.map { "\($0.completed ?? 0) of \($0.total ?? 0) photos" } ?? "done"

@@ -9,6 +9,7 @@ extension JobQueue {
     /// attempt back (the job is reclaimed at open, the attempt spent), so a job that crashes its
     /// process still runs out of attempts.
     ///
+    /// <!-- sample: skip -->
     /// ```swift
     /// task.expirationHandler = { try? queue.release(lease, reason: .systemTimeExpired) }
     /// ```

@@ -13,6 +13,7 @@
 /// *owner*) ingests inbox files into its log at open, at each of its runner's wakes (at least every
 /// ``Configuration/inboxCheckInterval``) and on `JobQueue/ingestInbox()`, then removes them.
 ///
+/// <!-- sample: skip -->
 /// ```swift
 /// // In a share extension, with the queue in the App Group container:
 /// let producer = try QueueProducer(directory: groupContainer + "/jobs")

@@ -28,7 +28,7 @@ public struct JobContext: Sendable {
     enum Source: Sendable {
         /// The runner running the attempt under this lease.
         case runner(JobRunner, LeaseToken)
-        /// Built by ``JobContext/init(job:cancellationReason:renewLease:)``.
+        /// Built by ``JobContext/init(job:cancellationReason:renewLease:park:checkpoint:)``.
         case detached(
             cancellationReason: @Sendable () -> CancellationReason?,
             renewLease: @Sendable (TimeInterval?) async throws -> Void)

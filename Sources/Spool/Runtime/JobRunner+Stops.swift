@@ -6,6 +6,7 @@ extension JobRunner {
     /// nothing more, and returns once the handlers have ended. Call it from a background task's
     /// expiration handler:
     ///
+    /// <!-- sample: skip -->
     /// ```swift
     /// task.expirationHandler = {
     ///     Task { await runner.expire(); task.setTaskCompleted(success: false) }

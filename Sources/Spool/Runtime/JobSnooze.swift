@@ -2,6 +2,7 @@
 /// River's snooze): the job goes back to enqueued, due at the time, and the attempt is given back,
 /// kept or counted as ``attempt`` says. ``Job/lastStopReason`` becomes ``StopReason/snoozed``.
 ///
+/// <!-- sample: skip -->
 /// ```swift
 /// guard server.isReady else { throw JobSnooze(for: 600) }  // ten minutes, no retry spent
 /// ```
@@ -61,6 +62,7 @@ extension JobContext {
     /// Ends the attempt without failing: the job runs again at `date`, the attempt given back, kept
     /// or counted as `attempt` says. Throws ``JobSnooze``, always: let it leave the handler.
     ///
+    /// <!-- sample: skip -->
     /// ```swift
     /// if let retryAfter = response.retryAfter { try context.snooze(until: retryAfter) }
     /// ```
