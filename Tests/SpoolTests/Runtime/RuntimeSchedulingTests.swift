@@ -179,6 +179,10 @@ import Testing
         // That renewal (the handler's own was the first `.renewed`) never shortens what is left: it
         // renewed for its own 60 s once, cutting 300 s left to 60.
         await fixture.events.wait(for: 2) { $0.isRenewal }
+        // The pass that renewed runs to its end before the clock moves again: a claim of a pass still
+        // running when the clock jumps past the lease would reclaim it before any renewal looked at it.
+        let renewedAt = (fixture.events.all.lastIndex { $0.isRenewal } ?? 0) + 1
+        await fixture.waitForIdle(after: renewedAt)
         let expiry = try #require(try fixture.job(id).leaseExpiresAt)
         #expect(
             expiry >= start.addingTimeInterval(600),
