@@ -37,12 +37,48 @@ import Testing
 
     private typealias Act = @Sendable (JobQueue, Lease, Fixture) async throws -> Void
 
+    /// Parks the fixture's leased job under key `t1` (before the sync is held), for the calls that complete or
+    /// fail a parked job by key.
+    private static let parkLease: @Sendable (Fixture) throws -> Void = { fixture in
+        _ = try fixture.queue.park(fixture.lease, key: "t1", deadline: fixture.clock.now().addingTimeInterval(60))
+    }
+
     /// Every public mutator of ``JobQueue`` (and the runtime's two internal ones), blocking and async.
     /// ``everyPublicCallOfJobQueueIsClassified()`` fails when a public call is added that is in
     /// neither this list nor ``notChanges``, so a new mutator must be added here and is then checked.
     private static let mutators: [(name: String, prepare: (@Sendable (Fixture) throws -> Void)?, act: Act)] = [
         ("enqueue(_:)", nil, { q, _, _ in try q.enqueue(NewJob(kind: "k")) }),
         ("enqueue(_:) async", nil, { q, _, _ in try await q.enqueue(NewJob(kind: "k")) }),
+        (
+            "park(_:key:deadline:)", nil,
+            { q, lease, f in
+                _ = try q.park(lease, key: "t1", deadline: f.clock.now().addingTimeInterval(60))
+            }
+        ),
+        (
+            "park(_:key:deadline:) async", nil,
+            { q, lease, f in
+                _ = try await q.park(lease, key: "t1", deadline: f.clock.now().addingTimeInterval(60))
+            }
+        ),
+        ("completeParked(key:)", Self.parkLease, { q, _, _ in _ = try q.completeParked(key: "t1") }),
+        ("completeParked(key:) async", Self.parkLease, { q, _, _ in _ = try await q.completeParked(key: "t1") }),
+        ("failParked(key:error:terminal:)", Self.parkLease, { q, _, _ in _ = try q.failParked(key: "t1", error: "e") }),
+        (
+            "failParked(key:error:terminal:) async", Self.parkLease,
+            { q, _, _ in
+                _ = try await q.failParked(key: "t1", error: "e")
+            }
+        ),
+        ("reconcileParked(stillPending:)", Self.parkLease, { q, _, _ in _ = try q.reconcileParked(stillPending: []) }),
+        (
+            "reconcileParked(stillPending:) async", Self.parkLease,
+            { q, _, _ in
+                _ = try await q.reconcileParked(stillPending: [])
+            }
+        ),
+        ("checkpoint(_:_:renewingFor:)", nil, { q, lease, _ in _ = try q.checkpoint(lease, Data([1])) }),
+        ("checkpoint(_:_:renewingFor:) async", nil, { q, lease, _ in _ = try await q.checkpoint(lease, Data([1])) }),
         ("pause(kind:)", nil, { q, _, _ in try q.pause(kind: "k") }),
         ("pause(kind:) async", nil, { q, _, _ in try await q.pause(kind: "k") }),
         ("resume(kind:)", { f in try f.queue.pause(kind: "k") }, { q, _, _ in try q.resume(kind: "k") }),
@@ -255,7 +291,8 @@ import Testing
         "job(_:)": "read", "payload(of:)": "read", "jobs(state:kind:)": "read", "readyJobs(at:kind:)": "read",
         "nextDeadline(kind:)": "read", "nextDeadline(kind:constraints:)": "read", "nextDeadlines()": "read",
         "failedJobs()": "read", "permanentlyFailedJobs()": "read (the deprecated name of failedJobs())",
-        "counts()": "read", "pausedKinds()": "read", "rateLimits()": "read", "schedulingHints()": "read",
+        "counts()": "read", "pausedKinds()": "read", "parkedJobs()": "read", "rateLimits()": "read",
+        "schedulingHints()": "read",
         "changes(_:)": "read",
         "schedulingHints(within:)": "read", "nextProcessingHint()": "read", "progress(of:)": "memory only",
         "progressUpdates(_:)": "memory only",
