@@ -64,11 +64,18 @@ import Testing
                     } catch { record(error) }
                 }.start()
             case .asyncTasks:
-                Task.detached {
+                // On threads of their own: a caller that waits for a thread of Swift's pool (kept busy
+                // by other suites' blocking tests) would never reach the writer before the hang guard.
+                let enqueue: @Sendable () async -> Void = {
                     do {
                         try await queue.enqueue(job)
                         record(nil)
                     } catch { record(error) }
+                }
+                if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
+                    Task(executorPreference: ThreadPerJobExecutor()) { await enqueue() }
+                } else {
+                    Task.detached { await enqueue() }
                 }
             }
         }

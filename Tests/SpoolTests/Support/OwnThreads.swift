@@ -12,6 +12,17 @@ final class HoldableTaskExecutor: TaskExecutor {
     }
 }
 
+/// A task executor that runs each job on a new thread: tasks that prefer it never wait for a thread of
+/// Swift's cooperative pool, which other suites' blocking tests may keep busy (under the thread
+/// sanitizer, for minutes).
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+final class ThreadPerJobExecutor: TaskExecutor {
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        Thread { job.runSynchronously(on: self.asUnownedTaskExecutor()) }.start()
+    }
+}
+
 /// Runs `body` on a new thread and returns (or throws) what it did.
 func onOwnThread(_ body: @escaping @Sendable () throws -> Void) async throws {
     try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
