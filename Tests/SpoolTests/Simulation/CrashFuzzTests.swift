@@ -31,6 +31,7 @@ import Testing
         var cascades = 0
         var occurrences = 0
         var handovers = 0
+        var featureChanges: [String: Int] = [:]
         var handoverClaims = 0
         var orderedRuns = 0
         var orderedLosses = 0
@@ -95,6 +96,7 @@ import Testing
             cascades += run.cascades
             occurrences += run.occurrences
             handovers += run.handovers
+            featureChanges.merge(run.featureChanges, uniquingKeysWith: +)
             handoverClaims += run.handoverClaims
             orderedLosses += run.orderedLosses
             lostStates += run.lostStates
@@ -108,8 +110,16 @@ import Testing
             if !run.violations.isEmpty { break }
         }
         print(
-            "crash fuzzer: \(explored) crash states in \(runs) workloads, \(String(format: "%.1f", Date().timeIntervalSince(started))) s; \(compactions) compactions completed, \(compactionCrashes) crashes during one; \(migrations) job migrations applied, \(migrationCrashes) crashes during one; \(blocked) blocked enqueues, \(cascades) cascades, \(occurrences) periodic occurrences; \(handovers) handovers (\(handoverClaims) with a claim in the record); \(orderedRuns) workloads with ordered syncs, \(orderedLosses) recoveries lost acknowledged changes as allowed (\(lostStates) acknowledged states in all)"
+            "crash fuzzer: \(explored) crash states in \(runs) workloads, \(String(format: "%.1f", Date().timeIntervalSince(started))) s; \(compactions) compactions completed, \(compactionCrashes) crashes during one; \(migrations) job migrations applied, \(migrationCrashes) crashes during one; \(blocked) blocked enqueues, \(cascades) cascades, \(occurrences) periodic occurrences; \(handovers) handovers (\(handoverClaims) with a claim in the record); \(orderedRuns) workloads with ordered syncs, \(orderedLosses) recoveries lost acknowledged changes as allowed (\(lostStates) acknowledged states in all); \(featureChanges.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))"
         )
+        if fixedSeed == nil && Self.targetStates >= 10_000 {
+            let features = [
+                "parks", "checkpoints", "parked completions", "parked failures", "reconciles", "releases", "snoozes",
+            ]
+            for feature in features {
+                #expect(featureChanges[feature, default: 0] > 0, "the workload made no \(feature)")
+            }
+        }
         #expect(migrations > 0 && migrationCrashes > 0 || Self.targetStates < 1000, "the workloads hardly migrate")
         if fixedSeed == nil {
             #expect(blocked > 0 && cascades > 0 && occurrences > 0, "the workload exercises chains and periodic jobs")

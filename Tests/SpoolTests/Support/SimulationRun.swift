@@ -39,8 +39,20 @@ enum WorkloadOp: CustomStringConvertible, Sendable {
     /// Kind controls (SimulationRun+KindControls.swift): pause, resume, set or remove a rate limit.
     case kindControl(KindControlOp)
 
-    /// Whether the random workload parks jobs and records checkpoints (`SPOOL_FUZZ_PARKING=1`).
-    static let parkingInWorkload = ProcessInfo.processInfo.environment["SPOOL_FUZZ_PARKING"] == "1"
+    /// The feature whose changes the crash fuzzer counts for this operation, or `nil` for the core ones.
+    var feature: String? {
+        switch self {
+        case .release: return "releases"
+        case .snooze: return "snoozes"
+        case .parking(.park): return "parks"
+        case .parking(.checkpoint): return "checkpoints"
+        case .parking(.completeParked): return "parked completions"
+        case .parking(.failParked): return "parked failures"
+        case .parking(.reconcile): return "reconciles"
+        case .kindControl: return "kind controls"
+        default: return nil
+        }
+    }
 
     var description: String {
         switch self {
@@ -114,11 +126,7 @@ enum WorkloadOp: CustomStringConvertible, Sendable {
             case 95..<97: ops.append(.compact)
             case 97: ops.append(.migrate)
             case 98..<100: ops.append(.reopen)
-            default:
-                // Parking is in the workload only with SPOOL_FUZZ_PARKING=1 (docs/TESTING.md): its model still
-                // disagrees with the queue on some seeds (a parked job's reclaim time after a crash).
-                ops.append(
-                    WorkloadOp.parkingInWorkload ? .parking(ParkingOp.random(roll: roll - 100, pick: pick)) : .claim)
+            default: ops.append(.parking(ParkingOp.random(roll: roll - 100, pick: pick)))
             }
             if let control = KindControlOp.random(using: &generator) { ops.append(.kindControl(control)) }
         }
@@ -149,6 +157,9 @@ final class SimulationRun {
     /// Acknowledged operations that exercised the body version 3 semantics: jobs enqueued blocked or
     /// cancelled at birth, cascades (an operation that cancelled more jobs than it named), next occurrences.
     private(set) var blockedEnqueues = 0, cascades = 0, occurrences = 0
+    /// Acknowledged changes made by each feature's operations (``WorkloadOp/feature``): parks, checkpoints,
+    /// stops, kind controls.
+    private(set) var featureChanges: [String: Int] = [:]
     /// Acknowledged handovers, and those whose record also claimed a job.
     private(set) var handovers = 0, handoverClaims = 0
     /// The sync the log makes (``Durability``); with `.ordered` a power loss may drop the last
@@ -467,6 +478,7 @@ final class SimulationRun {
                 try control.perform(on: queue, model: &next, now: now)
             }
             if !accepted { violations.append("\(op): accepted, the model refuses it") }
+            if next != before, let feature = op.feature { featureChanges[feature, default: 0] += 1 }
             let newlyCancelled = next.jobs.values.filter {
                 $0.state == .cancelled && before.jobs[$0.id]?.state.isFinished == false
             }.count
@@ -538,6 +550,9 @@ final class SimulationRun {
         }
         disk.crash(atStep: nil)
         var matched: QueueModel?
+        // The matched state before open's reclaims: with ordered syncs a later power loss may take
+        // them back, and the open after it reclaims again, at its own time.
+        var matchedBeforeReclaims: QueueModel?
         var report: [String] = []
         for original in candidates {
             // Open reclaims the parked jobs past their deadline.
@@ -546,6 +561,7 @@ final class SimulationRun {
             guard let problems = try? candidate.differences(from: queue!) else { continue }
             if problems.isEmpty {
                 matched = candidate
+                matchedBeforeReclaims = original
                 break
             }
             report.append(problems.joined(separator: "; "))
@@ -560,9 +576,11 @@ final class SimulationRun {
                 for number in (entry.migrations + 1)..<(migrations.count + 1) {
                     candidate.migrate(number: number, unsplittable: migrationUnsplittable[number - 1])
                 }
+                let beforeReclaims = candidate
                 candidate.reclaimExpiredParks(now: now)
                 guard let problems = try? candidate.differences(from: queue!), problems.isEmpty else { continue }
                 matched = candidate
+                matchedBeforeReclaims = beforeReclaims
                 orderedLosses += 1
                 lostStates += back + 1
                 break
@@ -575,6 +593,9 @@ final class SimulationRun {
         }
         model = state
         acknowledged = [(state, migrations.count)]
+        if durability == .ordered, let beforeReclaims = matchedBeforeReclaims, beforeReclaims != state {
+            acknowledged.insert((beforeReclaims, migrations.count), at: 0)
+        }
         try? queue!.updateDeviceConditions(DeviceConditions(isNetworkAvailable: model.networkAvailable))
         checkInvariants(queue!.engine.stateSnapshot)
         // A lease is kept only if the job still runs under it: a power loss that took back acknowledged
