@@ -176,6 +176,8 @@ struct QueueState: Sendable {
         case .abandon(let id, let at, let reason):
             var job = try located(id, in: Self.cancellableStates, for: .abandon).job
             job.lastError = reason
+            // A running job's attempt ends here, as a failure (FORMAT.md, *Stops*).
+            if job.state == .running { job.lastStopReason = .failed }
             finish(&job, as: .failed, at: at)
             store(job)
         case .migrationBegin(let number, _):

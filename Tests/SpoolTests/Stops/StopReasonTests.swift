@@ -75,6 +75,24 @@ import Testing
         try fixture.tearDown()
     }
 
+    /// A build that no longer runs a kind abandons its jobs at open: a running one's attempt ends as a
+    /// failure (FORMAT.md, *Stops*), an enqueued one ran no attempt and gets no reason; both survive a reopen.
+    @Test func anAbandonedRunningJobRecordsAFailureAndAnEnqueuedOneNoReason() throws {
+        let fixture = try Fixture(runningJobsAtOpen: .keepUnexpiredLeases)
+        let running = try fixture.queue.enqueue(NewJob(kind: "gone"))
+        let waiting = try fixture.queue.enqueue(NewJob(kind: "gone", delay: 60))
+        _ = try fixture.claim(running)
+        fixture.configuration.knownKinds = ["k"]
+        try fixture.reopen()
+        #expect(fixture.queue.recoveryReport.unrunnableJobs == [running, waiting])
+        for _ in 0..<2 {
+            #expect(try fixture.job(running).isFailed && fixture.job(running).lastStopReason == .failed)
+            #expect(try fixture.job(waiting).isFailed && fixture.job(waiting).lastStopReason == nil)
+            try fixture.reopen()
+        }
+        try fixture.tearDown()
+    }
+
     @Test func aReleaseGivesTheAttemptBackAndRecordsTheInterruption() throws {
         let fixture = try Fixture()
         let id = try fixture.queue.enqueue(NewJob(kind: "k", maxAttempts: 1))
