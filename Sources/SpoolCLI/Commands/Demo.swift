@@ -8,7 +8,8 @@ enum DemoCommand {
         name: "demo",
         synopsis: "[DIR]",
         summary:
-            "Walk through enqueue, priorities, retries, manual retry, reopen, cancel and the worker runtime, instantly.",
+            "Walk through enqueue, priorities, retries, manual retry, reopen, cancel, the worker runtime, progress, "
+            + "checkpoints, stop reasons, snoozes and parking across a relaunch, instantly.",
         help: """
             Uses DIR, which must be new or empty, or else a temporary directory that is
             removed at the end. Time comes from a manual clock that the demo moves by hand,
@@ -37,11 +38,11 @@ enum DemoCommand {
 }
 
 /// The demo's steps, sharing one queue, one manual clock and one console.
-private final class DemoScript: DemoNarration {
+final class DemoScript: DemoNarration {
     private let directory: String
     private let temporary: Bool
     let console: Console
-    private let clock = ManualClock()
+    let clock = ManualClock()
     let start: Date
     private(set) var queue: JobQueue
 
@@ -72,6 +73,7 @@ private final class DemoScript: DemoNarration {
         try cancelWhileRunning()
         let runtime = RuntimeDemo(queue: queue, clock: clock, start: start, console: console)
         try runBlocking { try await runtime.run() }
+        try stopsAndParking(runtime)
         console.out("")
         table(try queue.jobs()).forEach(say)
         console.out("")
@@ -155,13 +157,22 @@ private final class DemoScript: DemoNarration {
     private func closeAndReopen() throws {
         step("5. Close and reopen")
         let before = try queue.jobs()
-        try queue.close()
-        queue = try JobQueue(directory: directory, configuration: Self.configuration(clock))
+        try reopen()
         let after = try queue.jobs()
         say(
             "reopened: replayed \(queue.recoveryReport.recordsReplayed) records; every job identical to before the close: "
                 + (after == before ? "yes" : "NO"))
         table(after).forEach(say)
+    }
+
+    /// Closes the queue and opens it again from its log. With `reclaimingRunningJobs`, it opens as an
+    /// app's queue does (``Configuration/RunningJobsAtOpen/reclaim``): every running job that is not
+    /// parked is reclaimed as an orphan.
+    func reopen(reclaimingRunningJobs: Bool = false) throws {
+        try queue.close()
+        var configuration = Self.configuration(clock)
+        if reclaimingRunningJobs { configuration.runningJobsAtOpen = .reclaim }
+        queue = try JobQueue(directory: directory, configuration: configuration)
     }
 
     /// Step 6: cancel a claimed job; completing it afterwards fails with leaseLost.

@@ -3,9 +3,10 @@ import Testing
 
 @testable import Spool
 
-/// `spool demo`, run as the built executable: it reaches its end, and shows the runtime.
+/// `spool demo`, run as the built executable: it reaches its end, and shows the runtime, progress,
+/// checkpoints, stop reasons, snoozes and parking.
 @Suite struct DemoCommandTests {
-    @Test func theDemoShowsTheRuntimeFromHandlersToCancellationAndChains() throws {
+    @Test func theDemoShowsTheRuntimeFromHandlersToChainsStopsAndParking() throws {
         let binary = try #require(ChildProcess.spoolExecutable(), "the spool executable was not built")
         let demo = try ChildProcess.run(binary, ["demo"])
         #expect(demo.status == 0, "\(demo.output)")
@@ -22,7 +23,17 @@ import Testing
             "publish-album → succeeded, then notify-friends → succeeded",
             "convert-video throws TerminalJobFailure → failed for good (unsupported codec: ProRes RAW)",
             "share-video, waiting for it, → cancelled in the same record",
-            "Done: 12 jobs: 1 enqueued, 7 succeeded, 1 failed, 3 cancelled.",
+            #"import-library, attempt 1: checkpoint "3", progressUpdates(.id(id)) → 3 of 10 photos"#,
+            "runner.expire() → enqueued, attempts 0/5 (given back), last stop: system time expired",
+            #"next launch, attempt 1 again: lastCheckpoint "3", reaches 7 of 10 photos, snoozes 60s → enqueued, "#
+                + "due t+325s, attempts 1 → 0 (given back), last stop: snoozed",
+            #"t+325s: lastCheckpoint "7" → succeeded, attempts 1/5: the interruption and the snooze spent none"#,
+            "parkedJobs() → upload-beach (running, attempt 1), upload-dunes (running, attempt 1); "
+                + "upload-notes, only leased → enqueued, attempt 1 spent, last stop: orphaned",
+            "completeParked(key:) → succeeded, attempts 1/5 (counted once)",
+            "reconcileParked(stillPending: []) → upload-dunes enqueued, retry t+330s "
+                + "(parked: the system no longer has the work of key uploads:upload-dunes)",
+            "Done: 16 jobs: 3 enqueued, 9 succeeded, 1 failed, 3 cancelled.",
         ] {
             #expect(demo.output.contains(line), "missing: \(line)\n\(demo.output)")
         }

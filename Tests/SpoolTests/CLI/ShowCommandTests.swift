@@ -49,4 +49,32 @@ import Testing
         let repeatingText = try ChildProcess.run(binary, ["show", temporary.queue, "third"])
         #expect(repeatingText.output.contains("every 1h (flex 10m), occurrence 1"), "\(repeatingText.output)")
     }
+
+    @Test func showAndListPrintTheLastStopReason() throws {
+        let binary = try #require(ChildProcess.spoolExecutable(), "the spool executable was not built")
+        let temporary = TemporaryDirectory()
+        defer { temporary.cleanup() }
+        let queue = try JobQueue(directory: temporary.queue, configuration: Configuration())
+        try queue.enqueue(NewJob(kind: "upload", id: "expired"))
+        try queue.enqueue(NewJob(kind: "upload", id: "fresh"))
+        try queue.release(try #require(try queue.claim(kind: "upload")), reason: .systemTimeExpired)
+        try closeChecked(queue)
+
+        let show = try ChildProcess.run(binary, ["show", temporary.queue, "expired"])
+        #expect(show.status == 0, "\(show.output)")
+        let lines = show.output.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("last stop") && $0.hasSuffix("system time expired") }, "\(show.output)")
+        #expect(lines.contains { $0.hasPrefix("attempts") && $0.hasSuffix("0 of 5") }, "given back: \(show.output)")
+        let fresh = try ChildProcess.run(binary, ["show", temporary.queue, "fresh"])
+        #expect(fresh.output.split(separator: "\n").contains { $0.hasPrefix("last stop") && $0.hasSuffix("-") })
+        let json = try ChildProcess.run(binary, ["show", temporary.queue, "expired", "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
+        #expect(object["lastStopReason"] as? String == "system time expired")
+
+        let list = try ChildProcess.run(binary, ["list", temporary.queue])
+        #expect(list.status == 0, "\(list.output)")
+        let rows = list.output.split(separator: "\n").map(String.init)
+        #expect(rows.first?.contains("LAST STOP") == true, "\(list.output)")
+        #expect(rows.contains { $0.hasPrefix("expired") && $0.contains("system time expired") }, "\(list.output)")
+    }
 }
