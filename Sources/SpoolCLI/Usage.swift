@@ -2,7 +2,7 @@
 enum Usage {
     /// Notes that apply to every command.
     static let notes = """
-        Every command but demo opens the queue with runningJobsAtOpen = .keepUnexpiredLeases:
+        Every command opens the queue with runningJobsAtOpen = .keepUnexpiredLeases:
         claim and complete run as separate processes, so a job that `spool claim` leased
         stays running, and its token valid, until the lease (--lease, 300 s by default)
         expires. Complete or fail it before then. An expired lease is reclaimed by the next

@@ -23,7 +23,7 @@ struct RuntimeDemo: DemoNarration, Sendable {
     let start: Date
     let console: Console
 
-    /// Runs steps 7 to 9 (and leaves a place for the chain), then stops the runner.
+    /// Runs steps 7 to 10, then stops the runner.
     func run() async throws {
         let events = RunnerEvents()
         let runner = try JobRunner(queue: queue, options: .init(maxConcurrentJobs: 2), events: events)
