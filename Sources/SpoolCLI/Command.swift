@@ -36,7 +36,7 @@ enum SpoolCommandLine {
         CancelCommand.command, RetryCommand.command, PauseCommand.pause, PauseCommand.resume,
         ListCommand.command, ShowCommand.command,
         VerifyCommand.command, DumpCommand.command, CompactCommand.command, StatsCommand.command, ReportCommand.command,
-        DemoCommand.command, ExerciseCommand.command, OwnCommand.command,
+        DemoCommand.command, ExerciseCommand.command, OwnCommand.command, ProduceCommand.command,
     ]
 
     /// Runs `spool` with the bytes of its arguments (without the program name) and returns the exit

@@ -2,6 +2,13 @@ import Foundation
 import Spool
 
 /// `spool enqueue`: adds a job and prints its id once the job is durable.
+///
+/// When the queue is `.shared` and another live process owns it (the open is refused with
+/// ``SpoolError/Code/ownedElsewhere``), or always with `--producer`, the job goes through a
+/// ``QueueProducer``: its record is durable in the command's own inbox file when the id is printed,
+/// and the owner enqueues it when it ingests the inbox. The command then never waits for the owner,
+/// and cannot say what a unique-key policy did (the owner judges it at ingestion), so it prints no
+/// policy note, only that the job went through the inbox.
 enum EnqueueCommand {
     /// The command's description and entry point.
     static let command = Command(
@@ -9,6 +16,7 @@ enum EnqueueCommand {
         synopsis: """
             DIR --kind KIND [--payload TEXT | --payload-file PATH] [--id ID]
             [--unique-key KEY [--policy keep|replace|append]] [--delay SECONDS] [--priority N] [--max-attempts N]
+            [--producer]
             """,
         summary: "Add a job; print its id once it is durable. Creates DIR when missing.",
         help: """
@@ -27,6 +35,12 @@ enum EnqueueCommand {
               --delay SECONDS      do not run before this many seconds from now (at least 0, under \(Int64(JobLimits.maxDelay)))
               --priority N         higher runs first among due jobs (default 0; \(JobLimits.priorities.lowerBound) to \(JobLimits.priorities.upperBound))
               --max-attempts N     attempts before the job ends failed (default 5; 1 to \(JobLimits.maxAttempts))
+              --producer           write the job to the queue's inbox, for its owner to ingest, without
+                                   opening the queue (DIR must hold a queue)
+
+            When another process owns DIR as a .shared queue, the job goes through the inbox as with
+            --producer: the id is printed once the job is durable in the inbox, and the owner enqueues
+            it when it ingests the inbox (no note says what a unique-key policy did).
 
             KIND, ID and KEY are text: an argument that is not valid UTF-8 is refused (exit 2), never
             stored changed. The payload limit is \(QueueAccess.configuration(createIfMissing: true).maximumPayloadSize) bytes.
@@ -36,7 +50,8 @@ enum EnqueueCommand {
             valueOptions: [
                 "kind", "payload", "payload-file", "id", "unique-key", "policy", "delay",
                 "priority", "max-attempts",
-            ]),
+            ],
+            flags: ["producer"]),
         run: run)
 
     /// Does the work with the parsed arguments; returns the exit status.
@@ -57,7 +72,36 @@ enum EnqueueCommand {
         job.priority = try arguments.integer("priority", in: JobLimits.priorities) ?? 0
         job.maxAttempts = try arguments.integer("max-attempts", in: 1...JobLimits.maxAttempts)
 
-        let (id, note) = try QueueAccess.withQueue(directory, createIfMissing: true) { queue in
+        if arguments.flags.contains("producer") {
+            return try enqueueThroughInbox(job, directory: directory, console)
+        }
+        let opened: (JobID, String?)
+        do {
+            opened = try enqueueOpening(job, directory: directory)
+        } catch let error as SpoolError where error.code == .ownedElsewhere {
+            return try enqueueThroughInbox(job, directory: directory, console)
+        }
+        let (id, note) = opened
+        if let note { console.err(note.escapingControlCharacters) }
+        console.out(id.rawValue.escapingControlCharacters)
+        return ExitStatus.success
+    }
+
+    /// Enqueues `job` through a ``QueueProducer`` (the queue's inbox), prints its id and a note that the
+    /// owner enqueues it when it ingests the inbox.
+    private static func enqueueThroughInbox(_ job: NewJob, directory: String, _ console: Console) throws -> Int32 {
+        let producer = try QueueProducer(
+            directory: directory, configuration: QueueAccess.configuration(createIfMissing: false))
+        let id = try producer.enqueue(job)
+        console.err("note: the job went through the queue's inbox; its owner enqueues it when it ingests the inbox")
+        console.out(id.rawValue.escapingControlCharacters)
+        return ExitStatus.success
+    }
+
+    /// Opens the queue, enqueues `job` and returns its id and what its unique-key policy did; throws
+    /// ``SpoolError/Code/ownedElsewhere`` when another process owns the queue as `.shared`.
+    private static func enqueueOpening(_ job: NewJob, directory: String) throws -> (JobID, String?) {
+        try QueueAccess.withQueue(directory, createIfMissing: true) { queue in
             // To tell the person what the unique-key policy did, judged from what the enqueue returned and
             // changed (the queue's own rule decides who holds the key): the unfinished jobs carrying it first.
             let carriers =
@@ -67,9 +111,6 @@ enum EnqueueCommand {
             let id = try queue.enqueue(job)
             return (id, try policyNote(job.uniquePolicy, enqueued: id, carriers: carriers, in: queue))
         }
-        if let note { console.err(note.escapingControlCharacters) }
-        console.out(id.rawValue.escapingControlCharacters)
-        return ExitStatus.success
     }
 
     /// What the unique-key policy did, or `nil` when the key was free (the job was enqueued as any other).

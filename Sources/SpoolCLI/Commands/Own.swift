@@ -5,6 +5,7 @@ import Spool
 /// at a time, for the multi-process ownership tests (a stale owner, a takeover after kill -9, racing
 /// owners). It prints `owner` once it has the role (or `refused CODE` and exits), then for each line:
 /// `enqueue ID` → `enqueued ID` or `refused CODE`; `renew` → `renewed` or `refused CODE`;
+/// `ingest` → `ingested N` (``JobQueue/ingestInbox()``) or `refused CODE`;
 /// `close` (or the end of input) → closes the queue, prints `closed` and exits. Each line is printed
 /// only after the call it reports returned.
 enum OwnCommand {
@@ -18,7 +19,7 @@ enum OwnCommand {
               --clock-offset SECONDS   run the queue's clock this far ahead of the system's (default 0)
               --wait-for-go            read a line `go` before opening (so that tests can start several at once)
 
-            Prints `owner` or `refused CODE`, then reads commands: `enqueue ID`, `renew`, `close`.
+            Prints `owner` or `refused CODE`, then reads commands: `enqueue ID`, `renew`, `ingest`, `close`.
             """,
         spec: ArgumentSpec(
             positionals: ["DIR"], valueOptions: ["lease", "clock-offset"], flags: ["wait-for-go"]),
@@ -52,6 +53,8 @@ enum OwnCommand {
                 case "enqueue" where words.count == 2:
                     let id = try queue.enqueue(NewJob(kind: "owned", id: JobID(words[1])))
                     say("enqueued \(id)")
+                case "ingest":
+                    say("ingested \(try queue.ingestInbox())")
                 case "renew":
                     try queue.renewOwnership()
                     say("renewed")
