@@ -48,7 +48,13 @@ public final class QueueProducer: Sendable {
     ///
     /// - Throws: ``SpoolError/Code/queueNotFound`` when there is no directory,
     ///   ``SpoolError/Code/notAQueue`` when it holds no log, or an I/O error.
-    public init(directory: String, configuration: Configuration = Configuration()) throws {
+    public convenience init(directory: String, configuration: Configuration = Configuration()) throws {
+        try self.init(directory: directory, configuration: configuration, fileIDs: ProducerSession.randomFileID)
+    }
+
+    /// A producer whose inbox files are named by `fileIDs` (each call a new ``InboxFormat/fileIDSize``-byte
+    /// id): the simulations draw them from their seed, so that a run is repeatable.
+    init(directory: String, configuration: Configuration, fileIDs: @escaping @Sendable () -> [UInt8]) throws {
         let fileSystem = configuration.fileSystem
         guard try fileSystem.entryKind(at: directory) == .directory else {
             throw SpoolError(.queueNotFound, "no queue directory", path: directory)
@@ -70,7 +76,9 @@ public final class QueueProducer: Sendable {
         }
         self.directory = directory
         self.configuration = configuration
-        session = Locked(ProducerSession(inbox: inbox, fileSystem: fileSystem, durability: configuration.durability))
+        session = Locked(
+            ProducerSession(
+                inbox: inbox, fileSystem: fileSystem, durability: configuration.durability, fileIDs: fileIDs))
     }
 
     // MARK: Enqueue
@@ -158,6 +166,8 @@ struct ProducerSession {
     let inbox: String
     let fileSystem: any FileSystem
     let durability: Durability
+    /// Draws the id of each new inbox file.
+    let fileIDs: @Sendable () -> [UInt8]
     private var file: (any StorageFile)?
     private var id: [UInt8] = []
     /// Bytes written to the file (0: not even its header yet).
@@ -167,10 +177,18 @@ struct ProducerSession {
     /// Attempts at a free file before a call gives up: each busy one is left to the owner.
     static let attempts = 8
 
-    init(inbox: String, fileSystem: any FileSystem, durability: Durability) {
+    init(inbox: String, fileSystem: any FileSystem, durability: Durability, fileIDs: @escaping @Sendable () -> [UInt8])
+    {
         self.inbox = inbox
         self.fileSystem = fileSystem
         self.durability = durability
+        self.fileIDs = fileIDs
+    }
+
+    /// A new inbox file's id, from the system's secure random source.
+    @Sendable static func randomFileID() -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<InboxFormat.fileIDSize).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
     }
 
     /// Appends one frame (`frame`: header room, then the body), under the file's lock, durably.
@@ -220,9 +238,8 @@ struct ProducerSession {
 
     /// Makes a new inbox file (its directory entry durable before any record in it is acknowledged).
     private mutating func create() throws {
-        var random = [UInt8](repeating: 0, count: InboxFormat.fileIDSize)
-        var generator = SystemRandomNumberGenerator()
-        for index in random.indices { random[index] = generator.next() }
+        let random = fileIDs()
+        precondition(random.count == InboxFormat.fileIDSize, "an inbox file id has \(InboxFormat.fileIDSize) bytes")
         let path = inbox + "/" + InboxFormat.fileName(id: random)
         let created = try fileSystem.openFile(at: path, mode: .createNew)
         do {

@@ -143,7 +143,10 @@ final class QueueEngine: @unchecked Sendable {
             recoveryReport.reclaimedJobs = try durably { try $0.reclaimRunningJobsAtOpen() }
             // The producers' records waiting in the inbox (the bounded fallback's first check). A file that
             // cannot be ingested (damage, a newer format) stays where it is: every ingestInbox() reports it.
+            // A failed write or sync of the log is the open's own failure: the queue it would hand out
+            // refuses every change.
             _ = try? ingestInbox()
+            if let failure = lock.withLock({ writeFailure }) { throw failure }
             lock.withLock { isOpening = false }
         } catch {
             isClosed = true

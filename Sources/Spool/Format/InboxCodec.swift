@@ -21,6 +21,12 @@ enum InboxEntry: Equatable, Sendable {
 /// ```
 /// An enqueue without a `unique_policy` after it has policy keep.
 enum InboxCodec {
+    /// The byte of the `unique_policy` operation that follows `new`, or `nil` when none does: for
+    /// policy keep, and for a job without a unique key (a policy qualifies a key; alone it means nothing).
+    static func policyCode(of new: NewEnqueue, _ policy: UniquePolicy) -> UInt8? {
+        new.uniqueKey == nil ? nil : code(of: policy)
+    }
+
     /// The byte of each policy a `unique_policy` operation carries.
     static func code(of policy: UniquePolicy) -> UInt8? {
         switch policy {
@@ -41,7 +47,7 @@ enum InboxCodec {
         writer.writeUInt8(TransactionCodec.inboxBodyVersion)
         var count = 0
         for request in requests {
-            if case .enqueue(_, let policy) = request, code(of: policy) != nil { count += 1 }
+            if case .enqueue(let new, let policy) = request, policyCode(of: new, policy) != nil { count += 1 }
             count += 1
         }
         writer.writeVarint(UInt64(count))
@@ -51,7 +57,7 @@ enum InboxCodec {
             case .enqueue(let new, let policy):
                 TransactionCodec.encodeOperation(
                     .enqueue(new), into: &writer, payloadRanges: &ranges, headroom: headroom)
-                if let code = code(of: policy) {
+                if let code = policyCode(of: new, policy) {
                     writer.writeUInt8(TransactionCodec.Opcode.uniquePolicy.rawValue)
                     writer.writeUInt8(code)
                 }

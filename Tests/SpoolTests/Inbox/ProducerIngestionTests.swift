@@ -67,6 +67,39 @@ import Testing
         try closeChecked(queue)
     }
 
+    /// A policy without a unique key means nothing: the producer writes no `unique_policy` for it
+    /// (FORMAT.md, opcode 41), so the owner can decode the record (the crash fuzzer found this).
+    @Test func aPolicyWithoutAUniqueKeyIsIngestedAsAPlainEnqueue() throws {
+        let disk = SimulatedDisk()
+        try Self.makeQueue(disk)
+        let queue = try JobQueue(directory: Self.directory, configuration: Self.configuration(disk))
+        let producer = try QueueProducer(directory: Self.directory, configuration: Self.configuration(disk))
+        let ids = try producer.enqueue(contentsOf: [
+            NewJob(kind: "a", payload: Data(), uniquePolicy: .append),
+            NewJob(kind: "b", payload: Data(), uniquePolicy: .replace),
+        ])
+        #expect(try queue.ingestInbox() == 2)
+        #expect(try ids.map { try queue.job($0)?.state } == [.enqueued, .enqueued])
+        try closeChecked(queue)
+    }
+
+    /// An open whose ingestion could not sync the log fails: it does not hand out a queue that refuses
+    /// every change, and the producer's job is still in its inbox for the next open.
+    @Test func anOpenWhoseIngestionFailsToSyncFails() throws {
+        let disk = SimulatedDisk()
+        try Self.makeQueue(disk)
+        let producer = try QueueProducer(directory: Self.directory, configuration: Self.configuration(disk))
+        let id = try producer.enqueue(NewJob(kind: "k", payload: Data([1])))
+        // The next sync after the owner opened the inbox file fails: the ingestion's commit.
+        var configuration = Self.configuration(disk)
+        configuration.fileSystem = InboxOpenHook(disk: disk) { disk.inject(.sync(EIO)) }
+        #expect(throws: SpoolError.self) { try JobQueue(directory: Self.directory, configuration: configuration) }
+        #expect(disk.pendingFaults == 0, "the ingestion's sync met the fault")
+        let queue = try JobQueue(directory: Self.directory, configuration: Self.configuration(disk))
+        #expect(try queue.job(id)?.state == .enqueued)
+        try closeChecked(queue)
+    }
+
     @Test func openIngestsWhatProducersWroteWhileNoOwnerRan() throws {
         let disk = SimulatedDisk()
         try Self.makeQueue(disk)
@@ -237,4 +270,37 @@ import Testing
         for (path, _) in disk.pendingChanges { survival[path] = SimulatedDisk.Survival(mask: .max, tear: .none) }
         return survival
     }
+}
+
+/// ``SimulatedDisk``, running a one-shot hook when an inbox file is opened for writing (by the owner's ingestion).
+final class InboxOpenHook: FileSystem, @unchecked Sendable {
+    // @unchecked: `hook` is guarded by its `Locked`.
+    let disk: SimulatedDisk
+    let hook: Locked<(() -> Void)?>
+
+    init(disk: SimulatedDisk, _ hook: @escaping () -> Void) {
+        self.disk = disk
+        self.hook = Locked(hook)
+    }
+
+    func openFile(at path: String, mode: FileOpenMode) throws -> any StorageFile {
+        let file = try disk.openFile(at: path, mode: mode)
+        if path.hasSuffix(".inbox"), case .readWrite = mode {
+            hook.withLock { hook -> (() -> Void)? in
+                defer { hook = nil }
+                return hook
+            }?()
+        }
+        return file
+    }
+    func entryKind(at path: String) throws -> FileEntryKind? { try disk.entryKind(at: path) }
+    func createDirectory(at path: String) throws { try disk.createDirectory(at: path) }
+    func contentsOfDirectory(at path: String) throws -> [String] { try disk.contentsOfDirectory(at: path) }
+    func rename(from source: String, to destination: String) throws { try disk.rename(from: source, to: destination) }
+    func removeFile(at path: String) throws { try disk.removeFile(at: path) }
+    func syncDirectory(at path: String) throws { try disk.syncDirectory(at: path) }
+    func lockDirectory(at path: String, exclusive: Bool) throws -> any DirectoryLock {
+        try disk.lockDirectory(at: path, exclusive: exclusive)
+    }
+    func briefLock(at path: String) throws -> any BriefDirectoryLock { try disk.briefLock(at: path) }
 }

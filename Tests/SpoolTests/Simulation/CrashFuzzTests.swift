@@ -115,6 +115,7 @@ import Testing
         if fixedSeed == nil && Self.targetStates >= 10_000 {
             let features = [
                 "parks", "checkpoints", "parked completions", "parked failures", "reconciles", "releases", "snoozes",
+                "producer enqueues", "producer cancels", "ingestions",
             ]
             for feature in features {
                 #expect(featureChanges[feature, default: 0] > 0, "the workload made no \(feature)")
@@ -134,6 +135,8 @@ import Testing
         var explored = 0
         var duringCompaction = 0
         var duringMigration = 0
+        var duringProducerWrite = 0
+        var duringIngestion = 0
         var generator = SeededGenerator(seed: 4242)
         let started = Date()
         for workload in 0..<workloads {
@@ -175,6 +178,8 @@ import Testing
                     explored += 1
                     if inFlight == "compact" { duringCompaction += 1 }
                     if inFlight == "migrate" { duringMigration += 1 }
+                    if inFlight.hasPrefix("producer") { duringProducerWrite += 1 }
+                    if inFlight == "ingest" { duringIngestion += 1 }
                     #expect(
                         replay.violations.isEmpty,
                         """
@@ -192,10 +197,12 @@ import Testing
             }
         }
         print(
-            "exhaustive: \(explored) crash states from \(workloads) workloads of 12 operations (\(duringCompaction) during a compaction, \(duringMigration) during a migration), \(String(format: "%.1f", Date().timeIntervalSince(started))) s"
+            "exhaustive: \(explored) crash states from \(workloads) workloads of 12 operations (\(duringCompaction) during a compaction, \(duringMigration) during a migration, \(duringProducerWrite) during a producer's write, \(duringIngestion) during an ingestion), \(String(format: "%.1f", Date().timeIntervalSince(started))) s"
         )
         #expect(duringCompaction > 0, "no crash point fell in a compaction")
         #expect(duringMigration > 0, "no crash point fell in a migration")
+        #expect(duringProducerWrite > 0, "no crash point fell in a producer's write")
+        #expect(duringIngestion > 0, "no crash point fell in an ingestion")
         #expect(explored >= workloads)
     }
 }

@@ -51,6 +51,9 @@ struct QueueModel: Equatable {
     private var nextSequence = 0
     /// Paused kinds, rate limits and windows (QueueModel+KindControls.swift).
     var kindControls = ModelKindControls()
+    /// The producers' acknowledged requests not yet ingested, by inbox file name, in the order written
+    /// (QueueModel+Inbox.swift).
+    var inbox: [String: [ModelInboxRequest]] = [:]
 
     /// The unfinished job holding `key`: the last enqueued of those carrying it (a chain built by append).
     func holder(of key: String) -> String? {

@@ -38,6 +38,10 @@ enum WorkloadOp: CustomStringConvertible, Sendable {
     case parking(ParkingOp)
     /// Kind controls (SimulationRun+KindControls.swift): pause, resume, set or remove a rate limit.
     case kindControl(KindControlOp)
+    /// A producer's enqueue or cancel into the inbox (SimulationRun+Producers.swift).
+    case produce(ProduceOp)
+    /// The owner's ``JobQueue/ingestInbox()``.
+    case ingest
 
     /// The feature whose changes the crash fuzzer counts for this operation, or `nil` for the core ones.
     var feature: String? {
@@ -50,6 +54,9 @@ enum WorkloadOp: CustomStringConvertible, Sendable {
         case .parking(.failParked): return "parked failures"
         case .parking(.reconcile): return "reconciles"
         case .kindControl: return "kind controls"
+        case .produce(.enqueue): return "producer enqueues"
+        case .produce(.cancel): return "producer cancels"
+        case .ingest: return "ingestions"
         default: return nil
         }
     }
@@ -82,6 +89,8 @@ enum WorkloadOp: CustomStringConvertible, Sendable {
         case .snooze(let pick, let delay, let attempt): return "snooze #\(pick) +\(delay)ms \(attempt)"
         case .parking(let op): return "\(op)"
         case .kindControl(let control): return control.description
+        case .produce(let op): return op.description
+        case .ingest: return "ingest"
         }
     }
 
@@ -90,7 +99,7 @@ enum WorkloadOp: CustomStringConvertible, Sendable {
         var ops: [WorkloadOp] = []
         var nextID = firstID
         for _ in 0..<count {
-            let roll = Int.random(in: 0..<110, using: &generator)
+            let roll = Int.random(in: 0..<118, using: &generator)
             let pick = Int.random(in: 0..<1000, using: &generator)
             switch roll {
             case 0..<30:
@@ -126,7 +135,8 @@ enum WorkloadOp: CustomStringConvertible, Sendable {
             case 95..<97: ops.append(.compact)
             case 97: ops.append(.migrate)
             case 98..<100: ops.append(.reopen)
-            default: ops.append(.parking(ParkingOp.random(roll: roll - 100, pick: pick)))
+            case 100..<110: ops.append(.parking(ParkingOp.random(roll: roll - 100, pick: pick)))
+            default: ops.append(ProduceOp.random(roll: roll - 110, pick: pick, nextID: &nextID))
             }
             if let control = KindControlOp.random(using: &generator) { ops.append(.kindControl(control)) }
         }
@@ -185,6 +195,12 @@ final class SimulationRun {
     private(set) var migrations: [JobMigration] = []
     /// Migrations that completed.
     private(set) var migrationsApplied = 0
+    /// The producers writing into the queue's inbox, by number (a power loss ends them, as it ends
+    /// every process), and the ids their inbox files are named by.
+    var producers: [Int: QueueProducer] = [:]
+    let inboxFileIDs = InboxFileIDs()
+    /// Set when the last operation was a producer's, failed by an injected fault: the queue is not poisoned.
+    private(set) var producerFaulted = false
 
     init(disk: SimulatedDisk = SimulatedDisk()) { self.disk = disk }
 
@@ -288,9 +304,12 @@ final class SimulationRun {
     private func performOperation(_ op: WorkloadOp) -> [QueueModel] {
         guard let queue else { return [model] }
         lastError = nil
+        producerFaulted = false
         var next = model
         var accepted = true
         let before = model
+        // The states a crash during the operation may leave, when they are more than before and after.
+        var interrupted: [QueueModel]?
         do {
             switch op {
             case .enqueue(let id, let priority, let delay, let maxAttempts, let key, let policy):
@@ -451,7 +470,7 @@ final class SimulationRun {
                 migrations.append(Self.migration(number, unsplittable: unsplittable))
                 migrationUnsplittable.append(unsplittable)
                 next.migrate(number: number, unsplittable: unsplittable)
-                next.reclaimExpiredParks(now: now)
+                next.recoverAtOpen(now: now)
                 open()
                 guard self.queue != nil else { return [before, next] }
                 model = next
@@ -463,8 +482,8 @@ final class SimulationRun {
                 try closeForReopen(queue)
                 open()
                 if self.queue != nil {
-                    // Open reclaims the parked jobs past their deadline.
-                    model.reclaimExpiredParks(now: now)
+                    // Open reclaims the parked jobs past their deadline, and ingests the inbox.
+                    model.recoverAtOpen(now: now)
                     leases = leases.filter { model.jobs[$0.key]?.state == .running }
                     compare("reopen")
                 }
@@ -476,6 +495,18 @@ final class SimulationRun {
                 try perform(parking, on: queue, next: &next, accepted: &accepted)
             case .kindControl(let control):
                 try control.perform(on: queue, model: &next, now: now)
+            case .produce(let produce):
+                do {
+                    try perform(produce, next: &next)
+                } catch let error as SpoolError where faultInjected && !disk.hasCrashed {
+                    producerFaulted = true
+                    throw error
+                }
+            case .ingest:
+                interrupted = next.ingestionPrefixes()
+                let expected = next.ingestAll()
+                let ingested = try queue.ingestInbox()
+                if ingested != expected { violations.append("ingest: \(ingested) jobs ingested, model \(expected)") }
             }
             if !accepted { violations.append("\(op): accepted, the model refuses it") }
             if next != before, let feature = op.feature { featureChanges[feature, default: 0] += 1 }
@@ -502,14 +533,17 @@ final class SimulationRun {
             || (faultInjected && (error.code == .ioFailure || error.code == .diskFull))
         {
             lastError = error
-            return accepted ? [before, next] : [before]
+            return accepted ? (interrupted ?? [before, next]) : [before]
         } catch {
             if accepted { violations.append("\(op): refused (\(error)), the model accepts it") }
             return [model]
         }
     }
 
-    private func pickID(_ pick: Int) -> String? {
+    /// Makes `id` a target the workload's picks may name.
+    func noteID(_ id: String) { ids.append(id) }
+
+    func pickID(_ pick: Int) -> String? {
         ids.isEmpty ? nil : ids[pick % ids.count]
     }
 
@@ -532,6 +566,8 @@ final class SimulationRun {
     ) {
         queue = nil
         faultInjected = false
+        // A power loss ends the producers' processes too.
+        producers = [:]
         disk = disk.crashImage(survival, cut: cut)
         if let step = crashDuringOpenAt { disk.crash(atStep: step) }
         open()
@@ -550,14 +586,13 @@ final class SimulationRun {
         }
         disk.crash(atStep: nil)
         var matched: QueueModel?
-        // The matched state before open's reclaims: with ordered syncs a later power loss may take
+        // The matched state before open's reclaims and ingestion: with ordered syncs a later power loss may take
         // them back, and the open after it reclaims again, at its own time.
         var matchedBeforeReclaims: QueueModel?
         var report: [String] = []
         for original in candidates {
-            // Open reclaims the parked jobs past their deadline.
             var candidate = original
-            candidate.reclaimExpiredParks(now: now)
+            candidate.recoverAtOpen(now: now)
             guard let problems = try? candidate.differences(from: queue!) else { continue }
             if problems.isEmpty {
                 matched = candidate
@@ -577,7 +612,7 @@ final class SimulationRun {
                     candidate.migrate(number: number, unsplittable: migrationUnsplittable[number - 1])
                 }
                 let beforeReclaims = candidate
-                candidate.reclaimExpiredParks(now: now)
+                candidate.recoverAtOpen(now: now)
                 guard let problems = try? candidate.differences(from: queue!), problems.isEmpty else { continue }
                 matched = candidate
                 matchedBeforeReclaims = beforeReclaims
@@ -588,7 +623,9 @@ final class SimulationRun {
         }
         guard let state = matched else {
             violations.append(
-                "\(context()): recovered state matches no acknowledged state: " + report.joined(separator: " | "))
+                "\(context()): recovered state matches no acknowledged state: " + report.joined(separator: " | ")
+                    + "; inbox files on disk \((try? disk.contentsOfDirectory(at: InboxFormat.directory(ofQueue: Self.directory))) ?? [])"
+            )
             return
         }
         model = state
@@ -609,7 +646,8 @@ final class SimulationRun {
     /// After an injected write or sync failure: the queue refuses further changes;
     /// closing and reopening it (no power loss) shows one of `candidates`.
     func reopenAfterFailure(candidates: [QueueModel], context: @autoclosure () -> String) {
-        if let queue {
+        // A producer's failed write poisons no queue.
+        if let queue, !producerFaulted {
             do {
                 _ = try queue.enqueue(NewJob(kind: "k", id: "refused"))
                 violations.append(
@@ -631,7 +669,7 @@ final class SimulationRun {
         }
         for original in candidates {
             var candidate = original
-            candidate.reclaimExpiredParks(now: now)
+            candidate.recoverAtOpen(now: now)
             if let problems = try? candidate.differences(from: queue), problems.isEmpty {
                 model = candidate
                 try? queue.updateDeviceConditions(DeviceConditions(isNetworkAvailable: model.networkAvailable))
@@ -640,7 +678,11 @@ final class SimulationRun {
                 return
             }
         }
-        let detail = candidates.map { ((try? $0.differences(from: queue)) ?? []).joined(separator: "; ") }.joined(
+        let detail = candidates.map { original in
+            var candidate = original
+            candidate.recoverAtOpen(now: now)
+            return ((try? candidate.differences(from: queue)) ?? []).joined(separator: "; ")
+        }.joined(
             separator: " | ")
         violations.append("\(context()): after reopening, the state matches no acknowledged state: \(detail)")
     }
