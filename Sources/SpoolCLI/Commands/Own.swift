@@ -8,21 +8,36 @@ import Spool
 /// `ingest` → `ingested N` (``JobQueue/ingestInbox()``) or `refused CODE`;
 /// `close` (or the end of input) → closes the queue, prints `closed` and exits. Each line is printed
 /// only after the call it reports returned.
+///
+/// With `--run WITNESS` the owner also runs the queue's jobs (kinds `produced`, from `spool produce`,
+/// and `owned`, from `enqueue ID`) with a ``JobRunner`` (4 at once) from the moment it has the role,
+/// each through a ``RunWitness`` that leaves in the directory WITNESS the evidence of a job run twice
+/// at once (see there); failed attempts are retried at once (up to 1,000 attempts) and finished
+/// jobs are kept. Three more lines then: `drain` → ingests, waits until every job unfinished then
+/// has finished (on the runner's events) and prints `drained N` (N such jobs), or `refused CODE`
+/// when the runner stopped by itself; `wait-stopped` → waits (30 s at most) until the runner
+/// stopped by itself, as it does once another owner took over, and prints `stopped CODE`, or
+/// `running` after 30 s; `stop` → stops the runner (letting running handlers finish) and prints
+/// `stopped` or `stopped CODE` (why it had stopped by itself). `close` stops the runner first.
 enum OwnCommand {
     /// The command's description and entry point.
     static let command = Command(
         name: "own",
-        synopsis: "DIR [--lease SECONDS] [--clock-offset SECONDS] [--wait-for-go]",
+        synopsis: "DIR [--lease SECONDS] [--clock-offset SECONDS] [--wait-for-go] [--run WITNESS]",
         summary: "Hold a queue as its .shared owner, writing what standard input asks (for process tests).",
         help: """
               --lease SECONDS          the ownership lease (default 30)
               --clock-offset SECONDS   run the queue's clock this far ahead of the system's (default 0)
               --wait-for-go            read a line `go` before opening (so that tests can start several at once)
+              --run WITNESS            run the jobs (kinds produced and owned) with a JobRunner whose handler
+                                       leaves evidence in the directory WITNESS: a marker per running job in
+                                       markers/, and the lines of completions, takeovers and violations
 
-            Prints `owner` or `refused CODE`, then reads commands: `enqueue ID`, `renew`, `ingest`, `close`.
+            Prints `owner` or `refused CODE`, then reads commands: `enqueue ID`, `renew`, `ingest`, `close`;
+            with --run also `drain` (`drained N`), `wait-stopped` and `stop` (`stopped [CODE]`).
             """,
         spec: ArgumentSpec(
-            positionals: ["DIR"], valueOptions: ["lease", "clock-offset"], flags: ["wait-for-go"]),
+            positionals: ["DIR"], valueOptions: ["lease", "clock-offset", "run"], flags: ["wait-for-go"]),
         run: run)
 
     private static func run(_ arguments: ParsedArguments, _ console: Console) throws -> Int32 {
@@ -35,6 +50,12 @@ enum OwnCommand {
             let seconds = try TimeInterval(offset).orUsage("--clock-offset takes a number of seconds")
             configuration.clock = OffsetClock(offset: seconds)
         }
+        let witness = try arguments.values["run"].map { try RunWitness(directory: $0) }
+        if witness != nil {
+            // An attempt a killed or stopped owner left is retried at once, and no finished job is dropped.
+            configuration.retryPolicy = .table([0], maxAttempts: 1_000)
+            configuration.retention = .infinity
+        }
         if arguments.flags.contains("wait-for-go") {
             guard readLine() == "go" else { return ExitStatus.usage }
         }
@@ -45,20 +66,28 @@ enum OwnCommand {
             say("refused \(error.code)")
             return ExitStatus.success
         }
+        let running = try witness.map { try OwnedRunner(queue: queue, witness: $0) }
         say("owner")
         while let line = readLine() {
             let words = line.split(separator: " ").map(String.init)
             do {
-                switch words.first {
-                case "enqueue" where words.count == 2:
+                switch (words.first, running) {
+                case ("enqueue", _) where words.count == 2:
                     let id = try queue.enqueue(NewJob(kind: "owned", id: JobID(words[1])))
                     say("enqueued \(id)")
-                case "ingest":
+                case ("ingest", _):
                     say("ingested \(try queue.ingestInbox())")
-                case "renew":
+                case ("renew", _):
                     try queue.renewOwnership()
                     say("renewed")
-                case "close":
+                case ("drain", let running?):
+                    say("drained \(try running.drain())")
+                case ("wait-stopped", let running?):
+                    say(running.waitUntilStoppedByItself(seconds: 30).map { "stopped \($0.code)" } ?? "running")
+                case ("stop", let running?):
+                    say(running.stop().map { "stopped \($0.code)" } ?? "stopped")
+                case ("close", _):
+                    _ = running?.stop()
                     try? queue.close()
                     say("closed")
                     return ExitStatus.success
@@ -69,6 +98,7 @@ enum OwnCommand {
                 say("refused \(error.code)")
             }
         }
+        _ = running?.stop()
         try? queue.close()
         say("closed")
         return ExitStatus.success
@@ -94,5 +124,188 @@ extension Optional {
     fileprivate func orUsage(_ message: String) throws -> Wrapped {
         guard let value = self else { throw CommandFailure.usage(message) }
         return value
+    }
+}
+
+/// `spool own --run`: a started ``JobRunner`` on the owner's queue whose handler, for every kind the
+/// process tests enqueue, is a ``RunWitness``, and the waits of the `drain`, `wait-stopped` and `stop` lines.
+private final class OwnedRunner: Sendable {
+    let queue: JobQueue
+    let runner: JobRunner
+    /// The kinds it runs: those of `spool produce` and of the line `enqueue ID`.
+    static let kinds = ["produced", "owned"]
+    /// What the runner did: the events the waits wait on.
+    let events = RunnerEvents()
+
+    /// Registers the witness for kinds `produced` and `owned` and starts the runner.
+    init(queue: JobQueue, witness: RunWitness) throws {
+        self.queue = queue
+        runner = try JobRunner(queue: queue, options: JobRunner.Options(maxConcurrentJobs: 4), events: events)
+        for kind in Self.kinds {
+            try runner.register(kind: kind) { _, context in witness.run(context.id.rawValue) }
+        }
+        runner.start()
+    }
+
+    /// Ingests the inbox, then waits until every job of its kinds unfinished at that moment (enqueued, or running
+    /// here or under a killed or stopped owner's lease, reclaimed when this owner opened) has finished,
+    /// and returns how many that was. It looks again after events of the runner, never on a timer:
+    /// each unfinished job makes at least one more event (its outcome), and an idle runner one more
+    /// (`waiting`), so waiting for half as many more events as jobs are left always ends.
+    ///
+    /// - Throws: The runner's ``JobRunner/failure`` when it stopped by itself (another owner took over).
+    func drain() throws -> Int {
+        _ = try queue.ingestInbox()
+        let unfinished = try queue.jobs(state: .enqueued) + queue.jobs(state: .running)
+        var pending = Set(unfinished.filter { Self.kinds.contains($0.kind) }.map(\.id))
+        let count = pending.count
+        while true {
+            let seen = events.all.count
+            pending = try pending.filter { try queue.job($0)?.state.isFinished == false }
+            if pending.isEmpty { return count }
+            if let failure = runner.failure { throw failure }
+            let more = max(1, pending.count / 2)
+            try runBlocking { [events] in
+                await events.wait { $0.count >= seen + more || $0.last == .stopped }
+            }
+        }
+    }
+
+    /// Waits until the runner stopped by itself, `seconds` at most; returns why, or `nil` when it still runs.
+    func waitUntilStoppedByItself(seconds: Double) -> SpoolError? {
+        let stopped = DispatchSemaphore(value: 0)
+        Task { [events] in
+            await events.wait(for: 1) { $0 == .stopped }
+            stopped.signal()
+        }
+        _ = stopped.wait(timeout: .now() + seconds)
+        return runner.failure
+    }
+
+    /// Stops the runner, letting the running handlers finish; returns why it had stopped by itself, if it had.
+    func stop() -> SpoolError? {
+        try? runBlocking { [runner] in await runner.stop(.finishRunning) }
+        return runner.failure
+    }
+}
+
+/// The handler `spool own --run WITNESS` runs for each job: evidence, in the directory WITNESS, that
+/// tells a job run twice at once (a bug of the ownership fence or of the runner) from one run again
+/// after its owner was killed or stopped (allowed: the attempt was reclaimed).
+///
+/// A run of job ID:
+/// 1. creates `markers/ID` (`O_CREAT|O_EXCL`) holding this process's pid and start time (from
+///    `/proc/PID/stat`, so that a reused pid is not taken for its former process), and syncs it: the
+///    job is held across that I/O. When the marker exists already, the run reads it: a process that
+///    is alive, is not stopped (SIGSTOP) and is not this one is running the job at this moment, and the
+///    run appends `concurrent ID HOLDER PID` to `violations`; a marker of a process that no longer
+///    exists (a killed owner), of a stopped one (an owner whose lease expired), or a torn one is taken
+///    over, and the run appends `takeover ID HOLDER dead|stopped|torn|self PID` to `takeovers`. A job
+///    run twice at once in this process is a violation too.
+/// 2. appends `done ID PID` to `completions`;
+/// 3. removes the marker if it still holds this process (a stopped owner's run, resumed after another
+///    owner took the job over, leaves the other's marker alone), and returns: the job succeeds.
+///
+/// Every line is appended with `O_APPEND` in one write and synced before the run goes on.
+final class RunWitness: @unchecked Sendable {
+    // @unchecked: `running` is guarded by `lock`; the rest is immutable.
+    private let directory: String
+    private let identity: ProcessIdentity
+    private let lock = NSLock()
+    private var running: Set<String> = []
+
+    /// A witness writing into `directory` (created, with `markers/`, when missing).
+    init(directory: String) throws {
+        for path in [directory, directory + "/markers"] where mkdir(path, 0o755) != 0 && errno != EEXIST {
+            throw CommandFailure.usage("--run: cannot create \(path) (errno \(errno))")
+        }
+        self.directory = directory
+        identity = ProcessIdentity(pid: getpid(), start: ProcessIdentity.startTime(of: getpid()) ?? 0)
+    }
+
+    /// One run of job `id` (steps 1 to 3 above).
+    func run(_ id: String) {
+        let twice = lock.withLock { !running.insert(id).inserted }
+        if twice { append("violations", "concurrent \(id) \(identity.pid) \(identity.pid) (twice in this process)") }
+        defer { if !twice { _ = lock.withLock { running.remove(id) } } }
+        let marker = directory + "/markers/" + id
+        take(marker, id: id)
+        append("completions", "done \(id) \(identity.pid)")
+        if ProcessIdentity(marker: marker) == identity { unlink(marker) }
+    }
+
+    /// Step 1: the marker created, or taken over (with a line in `violations` or `takeovers`).
+    private func take(_ marker: String, id: String) {
+        var descriptor = open(marker, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        if descriptor < 0 {
+            let holder = ProcessIdentity(marker: marker)
+            if let holder, holder != identity, holder.isAlive, !holder.isStopped {
+                append("violations", "concurrent \(id) \(holder.pid) \(identity.pid)")
+            } else {
+                let why =
+                    holder == nil ? "torn" : holder == identity ? "self" : holder!.isAlive ? "stopped" : "dead"
+                append("takeovers", "takeover \(id) \(holder.map { "\($0.pid)" } ?? "-") \(why) \(identity.pid)")
+            }
+            descriptor = open(marker, O_WRONLY | O_TRUNC)
+        }
+        guard descriptor >= 0 else { return }
+        Self.write(descriptor, "\(identity.pid) \(identity.start)\n")
+        close(descriptor)
+    }
+
+    /// Appends `line` and a newline to the file `name` in one write, and syncs it.
+    private func append(_ name: String, _ line: String) {
+        let descriptor = open(directory + "/" + name, O_WRONLY | O_APPEND | O_CREAT, 0o644)
+        guard descriptor >= 0 else { return }
+        Self.write(descriptor, line + "\n")
+        close(descriptor)
+    }
+
+    /// Writes `text` at the descriptor's position and syncs the file.
+    private static func write(_ descriptor: Int32, _ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
+        fsync(descriptor)
+    }
+}
+
+/// A process named by its pid and its start time (clock ticks after boot, `/proc/PID/stat`), so that
+/// a pid reused by a later process is not taken for the one a marker names.
+struct ProcessIdentity: Equatable {
+    let pid: Int32
+    let start: UInt64
+
+    init(pid: Int32, start: UInt64) {
+        self.pid = pid
+        self.start = start
+    }
+
+    /// The identity a marker file holds (`PID START`); `nil` when it holds none (a torn marker).
+    init?(marker path: String) {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
+        let fields = text.split(whereSeparator: \.isWhitespace)
+        guard fields.count == 2, let pid = Int32(fields[0]), let start = UInt64(fields[1]) else { return nil }
+        self.init(pid: pid, start: start)
+    }
+
+    /// Whether the process exists (and is the one that started then, not a zombie).
+    var isAlive: Bool {
+        guard kill(pid, 0) == 0 || errno == EPERM, let fields = Self.statFields(of: pid) else { return false }
+        return fields[0] != "Z" && fields[0] != "X" && UInt64(fields[19]) == start
+    }
+
+    /// Whether the process is stopped (SIGSTOP, or a tracer's stop).
+    var isStopped: Bool { Self.statFields(of: pid).map { $0[0] == "T" || $0[0] == "t" } ?? false }
+
+    /// The start time of process `pid`, if it exists.
+    static func startTime(of pid: Int32) -> UInt64? { statFields(of: pid).flatMap { UInt64($0[19]) } }
+
+    /// The fields of `/proc/PID/stat` after the command name: the state first, the start time 20th.
+    private static func statFields(of pid: Int32) -> [String]? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let end = text.lastIndex(of: ")")
+        else { return nil }
+        let fields = text[text.index(after: end)...].split(separator: " ").map(String.init)
+        return fields.count > 19 ? fields : nil
     }
 }

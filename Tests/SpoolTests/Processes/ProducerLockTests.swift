@@ -5,30 +5,13 @@ import Testing
 
 /// A producer holds no file lock between its calls (issue #16): `/proc/locks` (Linux) shows none of this process.
 @Suite struct ProducerLockTests {
-    /// The lines of `/proc/locks` naming this process and a file in `directory` (other suites running in
-    /// this process at the same time hold locks on their own queues).
-    static func locksOfThisProcess(in directory: String) throws -> [String] {
-        let pid = ProcessInfo.processInfo.processIdentifier
-        var inodes: Set<String> = []
-        let paths = [directory] + (FileManager.default.subpaths(atPath: directory) ?? []).map { directory + "/" + $0 }
-        for path in paths {
-            if let number = try? FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? NSNumber {
-                inodes.insert("\(number.uint64Value)")
-            }
-        }
-        let text = try String(contentsOfFile: "/proc/locks", encoding: .utf8)
-        return text.split(separator: "\n").map(String.init).filter { line in
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            // `N: POSIX ADVISORY WRITE pid major:minor:inode start end`
-            guard fields.contains(where: { $0 == "\(pid)" }) else { return false }
-            return fields.contains { field in
-                let parts = field.split(separator: ":")
-                return parts.count == 3 && inodes.contains(String(parts[2]))
-            }
-        }
+    /// The locks of this process on files in `directory` (other suites running in this process at the
+    /// same time hold locks on their own queues).
+    static func locksOfThisProcess(in directory: String) throws -> [(pid: Int32, inode: String)] {
+        try ProcLocks.locks(of: ProcessInfo.processInfo.processIdentifier, in: directory)
     }
 
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/locks")))
+    @Test(.enabled(if: ProcLocks.isAvailable))
     func noLockIsHeldBetweenProducerCalls() throws {
         let temporary = TemporaryDirectory("producer-locks")
         defer { temporary.cleanup() }

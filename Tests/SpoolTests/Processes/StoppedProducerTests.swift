@@ -7,27 +7,6 @@ import Testing
 /// ingestion and the other producers go on, the only lock held is the stopped producer's on its own
 /// inbox file, and after SIGCONT every acknowledged id is in the queue exactly once.
 @Suite struct StoppedProducerTests {
-    /// `(pid, inode)` of every lock in `/proc/locks` on a file in `directory`.
-    static func locks(in directory: String) throws -> [(pid: Int32, inode: String)] {
-        var inodes: Set<String> = []
-        let paths = [directory] + (FileManager.default.subpaths(atPath: directory) ?? []).map { directory + "/" + $0 }
-        for path in paths {
-            if let number = try? FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? NSNumber {
-                inodes.insert("\(number.uint64Value)")
-            }
-        }
-        let text = try String(contentsOfFile: "/proc/locks", encoding: .utf8)
-        return text.split(separator: "\n").compactMap { line in
-            // `N: POSIX ADVISORY WRITE pid major:minor:inode start end`
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
-            guard let device = fields.firstIndex(where: { $0.split(separator: ":").count == 3 }), device > 0,
-                let pid = Int32(fields[device - 1])
-            else { return nil }
-            let inode = String(fields[device].split(separator: ":")[2])
-            return inodes.contains(inode) ? (pid, inode) : nil
-        }
-    }
-
     /// The inodes of the files in the queue's inbox folder.
     static func inboxInodes(of queue: String) -> Set<String> {
         let inbox = InboxFormat.directory(ofQueue: queue)
@@ -39,7 +18,7 @@ import Testing
             })
     }
 
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/locks")))
+    @Test(.enabled(if: ProcLocks.isAvailable))
     func aStoppedProducerBlocksNeitherTheOwnerNorTheOtherProducers() throws {
         let binary = try #require(ChildProcess.spoolExecutable(), "the spool executable was not built")
         let temporary = TemporaryDirectory("stopped-producer")
@@ -87,7 +66,7 @@ import Testing
         #expect(!stopped.hasEnded, "still stopped")
 
         // The only lock held (if any) is the stopped producer's, on a file of the inbox.
-        let held = try Self.locks(in: temporary.queue)
+        let held = try ProcLocks.locks(in: temporary.queue)
         let inbox = Self.inboxInodes(of: temporary.queue)
         #expect(held.count <= 1, "\(held)")
         for lock in held {
@@ -104,7 +83,7 @@ import Testing
         let jobs = try owner.jobs()
         #expect(jobs.count == 3 * count, "every acknowledged id, once: \(jobs.count)")
         #expect(Set(jobs.map(\.id.rawValue)) == Set(acknowledged))
-        #expect(try Self.locks(in: temporary.queue).isEmpty)
+        #expect(try ProcLocks.locks(in: temporary.queue).isEmpty)
         try closeChecked(owner)
     }
 }
