@@ -9,8 +9,15 @@ enum Usage {
         command: the job goes back to enqueued after its retry delay (or to failed when its
         attempts are spent), and a late complete or fail exits 1 with leaseLost.
 
-        Only enqueue creates DIR; the other commands fail when it holds no queue. One
-        process at a time has a queue open; a command waits up to 5 s for another to finish.
+        Only enqueue creates DIR; the other commands fail when it holds no queue. The
+        read-only commands (show, list, stats, report, verify, dump) take no lock and never
+        wait: they read the log while another process writes it, as of its last intact record.
+        When another process owns DIR as a .shared queue (its OWNER file records a lease, even
+        an expired one), enqueue and cancel go through the queue's inbox and return at once
+        (the owner applies them when it ingests it), and the other commands fail at once naming
+        the owner's process (exit 1, ownedElsewhere), unless --take-over is given, which takes
+        the role of an owner whose lease has expired. A command that opens the queue waits up
+        to 5 s while another process has it open .exclusive (as every other command does).
         Times are ISO 8601 in UTC with milliseconds (a year outside 0000-9999 with a sign and
         at least six digits). STATE is one of enqueued, running, succeeded, failed, cancelled.
         Arguments must be valid UTF-8 (exit 2 otherwise). Text output shows control characters

@@ -3,11 +3,15 @@
 /// Inspection replays the log exactly as open does, verifying every checksum
 /// and applying every operation to a scratch state, but writes nothing: it does
 /// not cut a torn tail and does not reclaim running jobs. It creates nothing either,
-/// so it can read a copy on a read-only volume. It takes a shared lock on the
-/// directory's `LOCK`, so it fails with ``SpoolError/Code/locked`` while a
-/// ``JobQueue`` has the directory open, and a queue cannot be opened meanwhile; a
-/// directory without `LOCK` (a copy of the log files alone) has never been opened
-/// where it is, and is read without a lock.
+/// so it can read a copy on a read-only volume. It takes **no lock**, not even a shared
+/// one on `LOCK`: it reads while a ``JobQueue`` in this process or another has the queue
+/// open and writes (an ``ProcessSharing/exclusive`` or a ``ProcessSharing/shared`` owner),
+/// and never keeps one from opening it. What it reports is the queue as of the last intact
+/// record it read: a group the owner is writing at the active file's end is a torn tail
+/// to it, left as it is. A file that vanished under the read (a compaction removed it) or
+/// a view that the owner's concurrent writes made inconsistent is read again from the start,
+/// at most 8 times, then ``SpoolError/Code/locked`` names the file; a corruption is reported
+/// only when two reads in a row find the same one.
 ///
 /// ```swift
 /// let summary = try LogInspector.verify(directory: path)
@@ -38,6 +42,8 @@ public enum LogInspector {
     /// A record is visited before its operations are applied, so when the log is
     /// damaged every record before the damage has been visited when the error is thrown
     /// (a record whose operations do not apply is visited, then the error names it).
+    /// Since a read that met the owner's concurrent writes starts again, the records are
+    /// collected first and visited once the read is complete (or has failed for good).
     ///
     /// - Throws: The errors of ``verify(directory:)``.
     @discardableResult
@@ -55,31 +61,43 @@ public enum LogInspector {
         visit: ((LogRecordSummary) -> Void)?
     ) throws -> VerificationSummary {
         let queueDirectory = QueueDirectory(path: directory, fileSystem: POSIXFileSystem())
-        let result: LogReplay.Outcome
-        if let visit {
-            result = try queueDirectory.inspect(mode: .strict) { path, offset, lsn, operations in
-                visit(
-                    LogRecordSummary(
-                        path: path, offset: Int64(offset), lsn: lsn,
-                        operations: operations.map(LogOperationSummary.init)))
+        guard let visit else { return try queueDirectory.inspectWithoutLock { VerificationSummary($0) } }
+        // The records of the current attempt only: a read that starts again starts them again.
+        var records: [LogRecordSummary] = []
+        do {
+            let summary = try queueDirectory.readWithoutLock { replay in
+                records = []
+                return VerificationSummary(
+                    try replay.run { path, offset, lsn, operations in
+                        records.append(
+                            LogRecordSummary(
+                                path: path, offset: Int64(offset), lsn: lsn,
+                                operations: operations.map(LogOperationSummary.init)))
+                    })
             }
-        } else {
-            result = try queueDirectory.inspect(mode: .strict)
+            records.forEach(visit)
+            return summary
+        } catch {
+            records.forEach(visit)
+            throw error
         }
-        return VerificationSummary(result)
     }
 }
 
 extension LogInspector {
-    /// Replays the log read-only, as ``verify(directory:)`` does, and runs `body` with the
-    /// jobs it found, under the shared lock: nothing is written, no torn tail is cut and no
-    /// expired lease is reclaimed (a running job whose lease has expired is shown running).
+    /// Replays the log read-only, as ``verify(directory:)`` does (without a lock), and runs
+    /// `body` with the jobs it found: nothing is written, no torn tail is cut and no expired
+    /// lease is reclaimed (a running job whose lease has expired is shown running).
+    ///
+    /// `body` may run more than once: when a file it reads a payload from vanished meanwhile
+    /// (a compaction removed it), the whole read starts again. Let it compute a value and
+    /// return it, and act on the value afterwards.
     ///
     /// - Throws: The errors of ``verify(directory:)``, and what `body` throws.
     public static func withJobs<T>(directory: String, _ body: (InspectedQueue) throws -> T) throws -> T {
         let fileSystem = POSIXFileSystem()
         let queueDirectory = QueueDirectory(path: directory, fileSystem: fileSystem)
-        return try queueDirectory.inspect(mode: .strict) { result in
+        return try queueDirectory.inspectWithoutLock { result in
             try body(InspectedQueue(directory: directory, fileSystem: fileSystem, result: result))
         }
     }
@@ -87,8 +105,9 @@ extension LogInspector {
 
 /// A queue's jobs as a read-only replay found them; see ``LogInspector/withJobs(directory:_:)``.
 ///
-/// Valid only inside the `body` it is passed to: its payload reads rely on the shared lock
-/// held meanwhile, which keeps a writer from cutting or removing the files they read.
+/// Valid only inside the `body` it is passed to. No lock is held: a payload whose file a
+/// compaction removed meanwhile fails with `ENOENT`, which makes the read start again, and
+/// every payload's bytes are checked against the checksum the replay verified.
 public struct InspectedQueue {
     private let state: QueueState
     /// Reads payloads from the queue's log files (opened once each, read-only).
@@ -429,7 +448,7 @@ extension LogInspector {
         summary: VerificationSummary, broken: [BrokenInvariant]
     ) {
         let queueDirectory = QueueDirectory(path: directory, fileSystem: POSIXFileSystem())
-        return try queueDirectory.inspect(mode: .strict) { result in
+        return try queueDirectory.inspectWithoutLock { result in
             (VerificationSummary(result), result.state.brokenInvariants())
         }
     }

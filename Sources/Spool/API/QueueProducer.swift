@@ -40,6 +40,8 @@ public final class QueueProducer: Sendable {
     /// ``Configuration/retryPolicy`` (the default attempts) and ``Configuration/knownKinds`` apply.
     public let configuration: Configuration
     private let session: Locked<ProducerSession>
+    /// Where each job this producer recorded went (QueueProducer+Reads.swift).
+    let recorded = Locked(RecordedJobs())
 
     /// A producer for the queue in `directory`, which must exist (another process created it).
     ///
@@ -157,7 +159,8 @@ public final class QueueProducer: Sendable {
             throw SpoolError.invalidArgument(
                 "the record of \(frame.count) bytes is over the limit of \(LogFormat.maximumBodySize): split the batch")
         }
-        try session.withLock { try $0.append(&frame) }
+        let place = try session.withLock { try $0.append(&frame) }
+        remember(requests, at: place)
     }
 }
 
@@ -196,7 +199,9 @@ struct ProducerSession {
     /// The lock is tried, never waited for: a busy file is one the owner is ingesting, so the producer
     /// leaves it to the owner and goes on in a new file. So is a file the owner removed (no link left).
     /// After a failed write or sync the file is abandoned too: its tail is unknown, so nothing may follow it.
-    mutating func append(_ frame: inout [UInt8]) throws {
+    /// Returns the file the frame went to and where it ends there.
+    @discardableResult
+    mutating func append(_ frame: inout [UInt8]) throws -> InboxPlace {
         for _ in 0..<Self.attempts {
             if file == nil { try create() }
             let file = self.file!
@@ -229,7 +234,7 @@ struct ProducerSession {
             }
             end += Int64(frame.count + (end == 0 ? InboxFormat.headerSize : 0))
             nextLSN += 1
-            return
+            return InboxPlace(file: InboxFormat.fileName(id: id), end: end)
         }
         throw SpoolError(
             .locked, "the queue's inbox stayed busy over \(Self.attempts) attempts", path: inbox,

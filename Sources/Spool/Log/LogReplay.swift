@@ -77,7 +77,15 @@ struct LogReplay {
     {
         var result = Outcome()
         var files = try Self.logFiles(in: directory, fileSystem: fileSystem)
-        for logFile in files where try fileSystem.entryKind(at: logFile.path) != .file {
+        for logFile in files {
+            let kind = try fileSystem.entryKind(at: logFile.path)
+            if kind == .file { continue }
+            // Listed, then gone: removed meanwhile (a reader without a lock reads again from the listing).
+            if kind == nil {
+                throw SpoolError(
+                    .ioFailure, "the log file was removed after the directory was listed", path: logFile.path,
+                    errno: Platform.Errno.noSuchEntry, operation: "lstat")
+            }
             throw SpoolError(
                 .notAQueue, "a log file name that is not a regular file (symbolic links are not followed)",
                 path: logFile.path)

@@ -6,23 +6,25 @@ enum CompleteCommand {
     /// The command's description and entry point.
     static let command = Command(
         name: "complete",
-        synopsis: "DIR ID --token TOKEN [--json]",
+        synopsis: "DIR ID --token TOKEN [--json] [--take-over]",
         summary: "Record that the job leased under TOKEN succeeded.",
         help: """
               --token TOKEN        the 16 hex digits `spool claim` printed
               --json               print the job as JSON instead of a summary line
+            \(QueueAccess.takeOverHelp)
 
             Exits 1 with leaseLost when the job was cancelled, or its lease expired and was
             reclaimed, since the claim: the result is discarded.
             """,
-        spec: ArgumentSpec(positionals: ["DIR", "ID"], valueOptions: ["token"], flags: ["json"]),
+        spec: ArgumentSpec(positionals: ["DIR", "ID"], valueOptions: ["token"], flags: ["json", "take-over"]),
         run: run)
 
     /// Does the work with the parsed arguments; returns the exit status.
     private static func run(_ arguments: ParsedArguments, _ console: Console) throws -> Int32 {
         let id = JobID(arguments.positionals[1])
         let token = try LeaseArguments.token(arguments)
-        let output = try QueueAccess.withQueue(arguments.positionals[0]) { queue in
+        let output = try QueueAccess.withQueue(arguments.positionals[0], takeOver: arguments.flag("take-over")) {
+            queue in
             let job = try queue.complete(id, token: token)
             return try JobOutput.render(job, in: queue, json: arguments.flag("json"))
         }

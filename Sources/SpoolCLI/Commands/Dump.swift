@@ -14,6 +14,9 @@ enum DumpCommand {
             fields ending in Ms; an enqueue's payload appears as payloadOffset and
             payloadLength. Records before any damage are printed; the damage then exits 1
             with the file and offset. A torn tail is noted on stderr (exit 0).
+
+            Reads without a lock, while the queue's owner (another process) writes: the
+            records are those up to the last intact one when the log was read.
             """,
         spec: ArgumentSpec(positionals: ["DIR"]),
         run: run)
@@ -21,9 +24,9 @@ enum DumpCommand {
     /// Does the work with the parsed arguments; returns the exit status.
     private static func run(_ arguments: ParsedArguments, _ console: Console) throws -> Int32 {
         let directory = arguments.positionals[0]
-        let summary = try QueueAccess.waitingForLock {
-            try LogInspector.forEachRecord(directory: directory) { console.out(json($0).rendered) }
-        }
+        // Without a lock: the records are printed once the read is complete (LogInspector reads again
+        // from the start when the owner's concurrent writes made a view inconsistent).
+        let summary = try LogInspector.forEachRecord(directory: directory) { console.out(json($0).rendered) }
         if let torn = summary.tornTail {
             console.err(
                 "warning: torn tail of \(torn.bytes) bytes at offset \(torn.offset) in \(torn.path) (not printed)")

@@ -3,8 +3,9 @@ import Spool
 
 /// `spool enqueue`: adds a job and prints its id once the job is durable.
 ///
-/// When the queue is `.shared` and another live process owns it (the open is refused with
-/// ``SpoolError/Code/ownedElsewhere``), or always with `--producer`, the job goes through a
+/// When the queue is `.shared` and another process owns it (its `OWNER` file records a lease, live or
+/// expired: a suspended app's lease expires, and the command must not take its role; or the open is
+/// refused with ``SpoolError/Code/ownedElsewhere``), or always with `--producer`, the job goes through a
 /// ``QueueProducer``: its record is durable in the command's own inbox file when the id is printed,
 /// and the owner enqueues it when it ingests the inbox. The command then never waits for the owner,
 /// and cannot say what a unique-key policy did (the owner judges it at ingestion), so it prints no
@@ -38,9 +39,11 @@ enum EnqueueCommand {
               --producer           write the job to the queue's inbox, for its owner to ingest, without
                                    opening the queue (DIR must hold a queue)
 
-            When another process owns DIR as a .shared queue, the job goes through the inbox as with
-            --producer: the id is printed once the job is durable in the inbox, and the owner enqueues
-            it when it ingests the inbox (no note says what a unique-key policy did).
+            When another process owns DIR as a .shared queue (its OWNER file records a lease, even an
+            expired one: the owner may be a suspended app, whose role a command must not take), the
+            job goes through the inbox as with --producer: the id is printed once the job is durable in
+            the inbox, and the owner enqueues it when it ingests the inbox (no note says what a
+            unique-key policy did).
 
             KIND, ID and KEY are text: an argument that is not valid UTF-8 is refused (exit 2), never
             stored changed. The payload limit is \(QueueAccess.configuration(createIfMissing: true).maximumPayloadSize) bytes.
@@ -72,7 +75,10 @@ enum EnqueueCommand {
         job.priority = try arguments.integer("priority", in: JobLimits.priorities) ?? 0
         job.maxAttempts = try arguments.integer("max-attempts", in: 1...JobLimits.maxAttempts)
 
-        if arguments.flags.contains("producer") {
+        // Into a queue whose OWNER file records a .shared owner's lease, even an expired one, the job goes
+        // through the inbox: opening the queue would take the app's role (its lease expires while it is
+        // suspended), and the app would find its queue taken over when it resumes.
+        if arguments.flags.contains("producer") || QueueAccess.sharedOwner(of: directory) != nil {
             return try enqueueThroughInbox(job, directory: directory, console)
         }
         let opened: (JobID, String?)

@@ -6,33 +6,39 @@ enum PauseCommand {
     /// `spool pause`.
     static let pause = Command(
         name: "pause",
-        synopsis: "DIR KIND",
+        synopsis: "DIR KIND [--take-over]",
         summary: "Pause a kind: no claim takes its jobs until it is resumed (durable).",
         help: """
+            \(QueueAccess.takeOverHelp)
+
             Records the pause (a record of its own, on stable storage before the command
             returns), then prints the paused kinds with when each was paused. Pausing a
             paused kind changes nothing. Jobs of the kind may still be enqueued and
             cancelled; running ones run on.
             """,
-        spec: ArgumentSpec(positionals: ["DIR", "KIND"]),
+        spec: ArgumentSpec(positionals: ["DIR", "KIND"], flags: ["take-over"]),
         run: { arguments, console in try PauseCommand.run(arguments, console, resume: false) })
 
     /// `spool resume`.
     static let resume = Command(
         name: "resume",
-        synopsis: "DIR KIND",
+        synopsis: "DIR KIND [--take-over]",
         summary: "Resume a paused kind: claims take its jobs again (durable).",
         help: """
+            \(QueueAccess.takeOverHelp)
+
             Records the end of the pause, then prints the kinds still paused. Resuming a
             kind that is not paused changes nothing.
             """,
-        spec: ArgumentSpec(positionals: ["DIR", "KIND"]),
+        spec: ArgumentSpec(positionals: ["DIR", "KIND"], flags: ["take-over"]),
         run: { arguments, console in try PauseCommand.run(arguments, console, resume: true) })
 
     /// Does the work with the parsed arguments; returns the exit status.
     private static func run(_ arguments: ParsedArguments, _ console: Console, resume: Bool) throws -> Int32 {
         let kind = arguments.positionals[1]
-        let (changed, paused) = try QueueAccess.withQueue(arguments.positionals[0]) { queue in
+        let (changed, paused) = try QueueAccess.withQueue(
+            arguments.positionals[0], takeOver: arguments.flag("take-over")
+        ) { queue in
             let changed = resume ? try queue.resume(kind: kind) : try queue.pause(kind: kind)
             return (changed, try queue.pausedKinds())
         }

@@ -9,7 +9,7 @@ enum StatsCommand {
         synopsis: "DIR",
         summary: "Print the jobs per state, the log files and their total size, and what compaction dropped.",
         help: """
-            Reads the queue without changing it (under a shared lock, as `verify` does) and
+            Reads the queue without changing it (without a lock, as `verify` does) and
             prints one line per fact: jobs in each state, the number of log files and their
             bytes, and, once the queue has been compacted, when it was created and how many
             finished jobs retention dropped; the file format and record body versions in the

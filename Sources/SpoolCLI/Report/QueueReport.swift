@@ -28,7 +28,8 @@ struct QueueReport {
     var retention: TimeInterval
 
     /// Reads the queue in `directory` without changing it: the jobs through the read-only replay
-    /// `spool list` uses, the records for the attempts, under the same shared lock; the compaction
+    /// `spool list` uses, the records for the attempts (a second lock-free read: a job the owner added
+    /// between the two has no timeline; timelines are kept for the jobs of the first read); the compaction
     /// estimate from a copy of the files in a scratch directory, compacted there.
     static func read(directory: String, now: Date) throws -> QueueReport {
         let configuration = Configuration()

@@ -345,8 +345,9 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: temporary.queue + "/" + QueueDirectoryLayout.lockFileName))
     }
 
-    /// With `LOCK` present, inspection still changes nothing, and still keeps a writer out while it reads.
-    @Test func inspectingADirectoryWithLockChangesNothingAndKeepsWritersOut() throws {
+    /// With `LOCK` present, inspection still changes nothing, and takes no lock: a writer opens the queue
+    /// while it reads (issue #16: a reader must never keep the owner from writing).
+    @Test func inspectingADirectoryWithLockChangesNothingAndKeepsNoWriterOut() throws {
         let temporary = TemporaryDirectory("boundary")
         defer { temporary.cleanup() }
         let queue = try Self.newQueue(in: temporary)
@@ -354,11 +355,15 @@ import Testing
         try closeChecked(queue)
         let before = try Self.contents(of: temporary.queue)
         #expect(before[QueueDirectoryLayout.lockFileName] != nil)
+        #expect(try LogInspector.withJobs(directory: temporary.queue) { $0.jobs().count } == 1)
+        #expect(try Self.contents(of: temporary.queue) == before)
         try LogInspector.withJobs(directory: temporary.queue) { inspected in
             #expect(inspected.jobs().count == 1)
-            expectError(.locked) { try JobQueue(directory: temporary.queue, configuration: Self.configuration()) }
+            let writer = try JobQueue(directory: temporary.queue, configuration: Self.configuration())
+            try writer.enqueue(NewJob(kind: "k", id: "b"))
+            try writer.close()
         }
-        #expect(try Self.contents(of: temporary.queue) == before)
+        #expect(try LogInspector.withJobs(directory: temporary.queue) { $0.jobs().count } == 2)
     }
 
     /// Directory-level codes (FORMAT.md's table), for read-only inspection; nothing is created.
