@@ -21,11 +21,11 @@
 /// the owner ingests it; only then is the job in the log, with a state. Until then ``job(_:)`` returns
 /// `nil` and ``jobs(state:kind:uniqueKey:)`` leaves it out: they show the owner's queue, and only it
 /// knows whether it will take the request (it drops one whose id is taken, say). What the producer
-/// itself recorded and is still waiting for is told apart by ``awaitingIngestion()`` and
-/// ``isAwaitingIngestion(_:)``: a job is *awaiting ingestion* from the producer's call that recorded it
+/// itself recorded and is still waiting for is told apart by `awaitingIngestion()` and
+/// `isAwaitingIngestion(_:)`: a job is *awaiting ingestion* from the producer's call that recorded it
 /// until the owner's log records the ingestion of its record. So for an id this producer enqueued:
 ///
-/// | ``job(_:)`` | ``isAwaitingIngestion(_:)`` | what it means |
+/// | ``job(_:)`` | `isAwaitingIngestion(_:)` | what it means |
 /// |---|---|---|
 /// | `nil` | `true` | recorded, not ingested yet |
 /// | a job | `false` | ingested: the job's state is the owner's |
@@ -40,7 +40,7 @@ extension QueueProducer {
     // MARK: Jobs
 
     /// The job with `id` as the owner's log has it, or `nil`: also for a job recorded by a producer and
-    /// not ingested yet (see ``isAwaitingIngestion(_:)``). Read without a lock.
+    /// not ingested yet (see `isAwaitingIngestion(_:)`). Read without a lock.
     ///
     /// A running job whose lease has expired is shown running: only the owner reclaims it.
     ///
@@ -58,7 +58,7 @@ extension QueueProducer {
 
     /// The jobs of the owner's log in enqueue order, optionally only those in `state`, of `kind` and
     /// carrying `uniqueKey` (finished jobs keep their key), as ``JobQueue/jobs(state:kind:)`` lists
-    /// them. Jobs not ingested yet are not among them (see ``awaitingIngestion()``). Read without a lock.
+    /// them. Jobs not ingested yet are not among them (see `awaitingIngestion()`). Read without a lock.
     ///
     /// - Throws: The errors of `job(_:)`.
     public func jobs(state: JobState? = nil, kind: String? = nil, uniqueKey: String? = nil) throws -> [Job] {
@@ -141,7 +141,7 @@ extension QueueProducer {
     }
 
     /// Whether this producer enqueued `id` and the owner has not ingested its record yet (see
-    /// ``awaitingIngestion()``); `false` for an id this producer did not enqueue.
+    /// `awaitingIngestion()`); `false` for an id this producer did not enqueue.
     ///
     /// - Throws: The errors of `awaitingIngestion()`.
     public func isAwaitingIngestion(_ id: JobID) throws -> Bool {

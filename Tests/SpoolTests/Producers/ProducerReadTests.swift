@@ -262,26 +262,24 @@ import Testing
         // nor take a lock of its own (a shared one on LOCK would show as a second line of this process).
         let owner = try JobQueue(directory: temporary.queue, configuration: testConfiguration())
         let id = try owner.enqueue(NewJob(kind: "k", payload: Data([1])))
-        let before = try ProducerLockTests.locksOfThisProcess(in: temporary.queue)
+        let before = try ProcLocks.locks(of: getpid(), in: temporary.queue).map(\.inode)
         #expect(before.count == 1, "the exclusive owner's lock on LOCK: \(before)")
         let hooked = HookedFileSystem()
         var configuration = testConfiguration()
         configuration.fileSystem = hooked
         let producer = try QueueProducer(directory: temporary.queue, configuration: configuration)
         let during = Locked<[String]?>(nil)
+        let queueDirectory = temporary.queue
         hooked.afterReadOnlyOpen.withLock {
             $0 = (
                 suffix: QueueDirectoryLayout.logFileName(sequence: 1), skip: 1,
-                body: { during.withLock { $0 = try? ProducerLockTests.locksOfThisProcess(in: temporary.queue) } }
+                body: {
+                    during.withLock { $0 = try? ProcLocks.locks(of: getpid(), in: queueDirectory).map(\.inode) }
+                }
             )
         }
         #expect(try producer.job(id)?.state == .enqueued)
-        // The first field of a /proc/locks line is its position in the list, which other suites' locks change.
-        func locks(_ lines: [String]?) -> [String]? {
-            lines?.map { String($0.split(separator: " ").dropFirst().joined(separator: " ")) }
-        }
-        #expect(
-            locks(during.withLock { $0 }) == locks(before), "while the read had the log open, only the owner's lock")
+        #expect(during.withLock { $0 } == before, "while the read had the log open, only the owner's lock")
         let inspected = try LogInspector.withJobs(directory: temporary.queue) { $0.job(id)?.state }
         #expect(inspected == .enqueued, "the inspector reads while the exclusive owner has the queue open")
         try closeChecked(owner)
