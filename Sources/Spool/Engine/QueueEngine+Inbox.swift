@@ -66,9 +66,16 @@ extension QueueEngine {
             guard try InboxScanner.checkHeader(raw, id: id, path: filePath) else { return nil }
             return try InboxScanner.scan(raw, id: id, path: filePath, from: Int(recorded ?? 0))
         }
-        // A creation cut short holds nothing a producer acknowledged: the file goes.
+        // A creation cut short holds nothing a producer acknowledged: the file goes — at the second
+        // ingestion that finds it so, as its producer may be between creating it and locking it to
+        // write its first record (an owner woken by the file's creation would otherwise remove it
+        // under that producer every time).
         guard let outcome else {
-            try fileSystem.removeFile(at: filePath)
+            let seenBefore = lock.withLock { !headerlessInboxFiles.insert(name).inserted }
+            if seenBefore {
+                try fileSystem.removeFile(at: filePath)
+                lock.withLock { _ = headerlessInboxFiles.remove(name) }
+            }
             return 0
         }
         var ingested = 0

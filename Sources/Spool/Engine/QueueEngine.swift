@@ -58,6 +58,10 @@ final class QueueEngine: @unchecked Sendable {
     /// Set when a roll-over or a compaction failed half way; every later write fails with it until a reopen.
     var writeFailure: SpoolError?
 
+    /// Inbox files an ingestion found without a header (guarded by `lock`): each is removed by the next
+    /// ingestion that finds it so again, not by the first, whose producer may be about to write into it.
+    var headerlessInboxFiles: Set<String> = []
+
     // Automatic compaction (see ``AutoCompaction``); guarded by `lock`.
     /// Bytes (up to the end of the last record) of each log file before the active one.
     var retiredFileBytes: [UInt64: Int64] = [:]

@@ -100,6 +100,23 @@ import Testing
         try closeChecked(queue)
     }
 
+    /// An empty inbox file may be a producer's, created and not yet written: the first ingestion that
+    /// finds it leaves it (the producer then writes into it), the second removes it (a creation cut short).
+    @Test func anEmptyInboxFileIsRemovedOnlyWhenTheNextIngestionFindsItEmptyToo() throws {
+        let disk = SimulatedDisk()
+        try Self.makeQueue(disk)
+        let queue = try JobQueue(directory: Self.directory, configuration: Self.configuration(disk))
+        let inbox = InboxFormat.directory(ofQueue: Self.directory)
+        try disk.createDirectory(at: inbox)
+        let name = InboxFormat.fileName(id: [UInt8](repeating: 7, count: InboxFormat.fileIDSize))
+        try disk.openFile(at: inbox + "/" + name, mode: .createNew).close()
+        #expect(try queue.ingestInbox() == 0)
+        #expect(try Self.inboxFiles(disk) == [name], "a producer may be about to write its first record")
+        #expect(try queue.ingestInbox() == 0)
+        #expect(try Self.inboxFiles(disk).isEmpty, "found empty twice: a creation cut short")
+        try closeChecked(queue)
+    }
+
     @Test func openIngestsWhatProducersWroteWhileNoOwnerRan() throws {
         let disk = SimulatedDisk()
         try Self.makeQueue(disk)
