@@ -290,7 +290,7 @@ import Testing
 }
 
 /// ``SimulatedDisk``, running a one-shot hook when an inbox file is opened for writing (by the owner's ingestion).
-final class InboxOpenHook: FileSystem, @unchecked Sendable {
+final class InboxOpenHook: SimulatedDiskWrapper, @unchecked Sendable {
     // @unchecked: `hook` is guarded by its `Locked`.
     let disk: SimulatedDisk
     let hook: Locked<(() -> Void)?>
@@ -310,14 +310,4 @@ final class InboxOpenHook: FileSystem, @unchecked Sendable {
         }
         return file
     }
-    func entryKind(at path: String) throws -> FileEntryKind? { try disk.entryKind(at: path) }
-    func createDirectory(at path: String) throws { try disk.createDirectory(at: path) }
-    func contentsOfDirectory(at path: String) throws -> [String] { try disk.contentsOfDirectory(at: path) }
-    func rename(from source: String, to destination: String) throws { try disk.rename(from: source, to: destination) }
-    func removeFile(at path: String) throws { try disk.removeFile(at: path) }
-    func syncDirectory(at path: String) throws { try disk.syncDirectory(at: path) }
-    func lockDirectory(at path: String, exclusive: Bool) throws -> any DirectoryLock {
-        try disk.lockDirectory(at: path, exclusive: exclusive)
-    }
-    func briefLock(at path: String) throws -> any BriefDirectoryLock { try disk.briefLock(at: path) }
 }

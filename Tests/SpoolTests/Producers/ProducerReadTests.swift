@@ -296,30 +296,18 @@ enum LogInspectorReplay {
 
 /// A simulated disk whose every listing of the queue directory names, besides its files, a log file
 /// that is not there (`wal-…09.log` after the others): what a reader sees when each read meets a removal.
-final class VanishingLogFileSystem: FileSystem, @unchecked Sendable {
+final class VanishingLogFileSystem: SimulatedDiskWrapper, @unchecked Sendable {
     static let ghost = QueueDirectoryLayout.logFileName(sequence: 9)
     let disk: SimulatedDisk
     let listings = Locked(0)
     init(disk: SimulatedDisk) { self.disk = disk }
 
-    func entryKind(at path: String) throws -> FileEntryKind? { try disk.entryKind(at: path) }
-    func createDirectory(at path: String) throws { try disk.createDirectory(at: path) }
     func contentsOfDirectory(at path: String) throws -> [String] {
         let names = try disk.contentsOfDirectory(at: path)
         guard path == ProducerReadTests.directory else { return names }
         listings.withLock { $0 += 1 }
         return names + [Self.ghost]
     }
-    func openFile(at path: String, mode: FileOpenMode) throws -> any StorageFile {
-        try disk.openFile(at: path, mode: mode)
-    }
-    func rename(from source: String, to destination: String) throws { try disk.rename(from: source, to: destination) }
-    func removeFile(at path: String) throws { try disk.removeFile(at: path) }
-    func syncDirectory(at path: String) throws { try disk.syncDirectory(at: path) }
-    func lockDirectory(at path: String, exclusive: Bool) throws -> any DirectoryLock {
-        try disk.lockDirectory(at: path, exclusive: exclusive)
-    }
-    func briefLock(at path: String) throws -> any BriefDirectoryLock { try disk.briefLock(at: path) }
 }
 
 /// A simulated disk that records every lock call (directory locks, brief locks, file locks) and counts
