@@ -136,7 +136,11 @@ import Testing
                 + "\(takeovers.filter { $0.contains(" dead ") }.count) from killed owners, "
                 + "\(takeovers.filter { $0.contains(" stopped ") }.count) from stopped ones), "
                 + "run twice at once \(violations.count)")
-        #expect(lost.isEmpty, "lost: \(lost.prefix(10))")
+        // Where lost jobs would be: inbox files left behind, and what an ingestion says of them.
+        let inboxLeft = (try? FileManager.default.contentsOfDirectory(atPath: temporary.queue + "/inbox")) ?? []
+        let ingestion = lost.isEmpty ? "" : "\(Result { try queue.ingestInbox() })"
+        #expect(
+            lost.isEmpty, "lost: \(lost.prefix(10)); inbox files left: \(inboxLeft); an ingestion now: \(ingestion)")
         #expect(duplicated == 0)
         #expect(unacknowledged <= producerKills + 4)
         #expect(!acknowledged.isEmpty)
