@@ -27,6 +27,11 @@ extension QueueEngine {
     /// - Throws: The first file's error (``SpoolError/Code/corruption`` naming its path and offset,
     ///   ``SpoolError/Code/newerFormat``, an I/O error), after every other file was ingested.
     func ingestInbox() throws -> Int {
+        try ingestionLock.withLock { try ingestEveryInboxFile() }
+    }
+
+    /// ``ingestInbox()``'s work, under ``ingestionLock``.
+    private func ingestEveryInboxFile() throws -> Int {
         try withOpenState {}
         let fileSystem = configuration.fileSystem
         guard try fileSystem.entryKind(at: inboxPath) == .directory else { return 0 }

@@ -53,6 +53,10 @@ final class QueueEngine: @unchecked Sendable {
     var isClosed = false
     /// Guards nothing but its own turn: one compaction at a time (taken before `lock`, never inside it).
     let compactionLock = Lock()
+    /// Held by an ingestion of the inbox: one at a time in this process. An inbox file's lock is the
+    /// process's (POSIX), so two ingestions here would both get it, and the first to close its handle
+    /// would release it under the other — which then removes a file a producer has written more into.
+    let ingestionLock = Lock()
     /// True until init returns: no background compaction starts while open migrates and reclaims jobs.
     var isOpening = true
     /// Set when a roll-over or a compaction failed half way; every later write fails with it until a reopen.
