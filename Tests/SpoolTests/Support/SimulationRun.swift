@@ -672,6 +672,13 @@ final class SimulationRun {
             candidate.recoverAtOpen(now: now)
             if let problems = try? candidate.differences(from: queue), problems.isEmpty {
                 model = candidate
+                // Nothing was lost, but with ordered syncs a later power loss may still take back the reopen's
+                // own reclaims and ingestion (and the failed operation's record): the states before and after
+                // them are both acknowledged, as after a recovery.
+                if durability == .ordered, disk.holdsOrderedChanges, acknowledged.last?.model != original {
+                    acknowledged.append((original, migrations.count))
+                }
+                noteAcknowledged()
                 try? queue.updateDeviceConditions(DeviceConditions(isNetworkAvailable: model.networkAvailable))
                 checkInvariants(queue.engine.stateSnapshot)
                 leases = leases.filter { model.jobs[$0.key]?.state == .running }
