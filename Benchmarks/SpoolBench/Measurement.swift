@@ -6,6 +6,9 @@ struct Latencies {
 
     init(capacity: Int = 0) { samples.reserveCapacity(capacity) }
 
+    /// Samples measured elsewhere (another process's report).
+    init(samples: [Double]) { self.samples = samples }
+
     /// Runs `body` and records how long it took.
     @inline(__always)
     mutating func measure<T>(_ body: () throws -> T) rethrows -> T {

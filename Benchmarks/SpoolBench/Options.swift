@@ -3,7 +3,9 @@ import Spool
 
 /// Command-line options of `spool-bench`.
 struct Options {
-    static let workloads = ["baseline", "enqueue", "concurrent", "batch", "cycle", "open", "compaction"]
+    static let workloads = [
+        "baseline", "enqueue", "concurrent", "batch", "cycle", "open", "compaction", "producers",
+    ]
     static let usage = """
         usage: spool-bench [--workload NAME[,NAME...]|all] [--count N] [--duration SECONDS]
                            [--producers 1,4,16,32,64] [--producer-modes threads,tasks]

@@ -10,6 +10,9 @@ import Foundation
 if CommandLine.arguments.dropFirst().first == OpenMeasurement.childFlag {
     OpenMeasurement.runChild(Array(CommandLine.arguments.dropFirst(2)))
 }
+if CommandLine.arguments.dropFirst().first == ProducerChild.flag {
+    ProducerChild.runChild(Array(CommandLine.arguments.dropFirst(2)))
+}
 let options = Options(Array(CommandLine.arguments.dropFirst()))
 let context: Context
 do {
@@ -19,7 +22,7 @@ do {
 }
 let workloads: [(String, (Context) throws -> Void)] = [
     ("enqueue", runEnqueue), ("concurrent", runConcurrent), ("batch", runBatch), ("cycle", runCycle),
-    ("open", runOpen), ("compaction", runCompaction),
+    ("open", runOpen), ("compaction", runCompaction), ("producers", runProducers),
 ]
 do {
     context.note("baseline")

@@ -80,7 +80,8 @@ public final class QueueProducer: Sendable {
         self.configuration = configuration
         session = Locked(
             ProducerSession(
-                inbox: inbox, fileSystem: fileSystem, durability: configuration.durability, fileIDs: fileIDs))
+                inbox: inbox, fileSystem: fileSystem, durability: configuration.durability, fileIDs: fileIDs,
+                notificationName: QueueDirectoryLayout.inboxNotificationName(directory: directory)))
     }
 
     // MARK: Enqueue
@@ -171,6 +172,8 @@ struct ProducerSession {
     let durability: Durability
     /// Draws the id of each new inbox file.
     let fileIDs: @Sendable () -> [UInt8]
+    /// The Darwin notification that wakes the owner (``DirectoryWatcher/announce(write:notificationName:)``).
+    let notificationName: String
     private var file: (any StorageFile)?
     private var id: [UInt8] = []
     /// Bytes written to the file (0: not even its header yet).
@@ -180,12 +183,15 @@ struct ProducerSession {
     /// Attempts at a free file before a call gives up: each busy one is left to the owner.
     static let attempts = 8
 
-    init(inbox: String, fileSystem: any FileSystem, durability: Durability, fileIDs: @escaping @Sendable () -> [UInt8])
-    {
+    init(
+        inbox: String, fileSystem: any FileSystem, durability: Durability, fileIDs: @escaping @Sendable () -> [UInt8],
+        notificationName: String
+    ) {
         self.inbox = inbox
         self.fileSystem = fileSystem
         self.durability = durability
         self.fileIDs = fileIDs
+        self.notificationName = notificationName
     }
 
     /// A new inbox file's id, from the system's secure random source.
@@ -203,12 +209,15 @@ struct ProducerSession {
     @discardableResult
     mutating func append(_ frame: inout [UInt8]) throws -> InboxPlace {
         for _ in 0..<Self.attempts {
-            if file == nil { try create() }
+            let lockedAtCreation = file == nil ? try create() : false
             let file = self.file!
-            guard try file.tryLockFile() else {
+            guard try lockedAtCreation || file.tryLockFile() else {
                 abandon()
                 continue
             }
+            var written = false
+            // Runs after the unlock below: an owner woken at once finds the file free.
+            defer { if written { DirectoryWatcher.announce(write: file, notificationName: notificationName) } }
             defer { file.unlockFile() }
             guard try file.linkCount() > 0 else {
                 abandon()
@@ -234,6 +243,7 @@ struct ProducerSession {
             }
             end += Int64(frame.count + (end == 0 ? InboxFormat.headerSize : 0))
             nextLSN += 1
+            written = true
             return InboxPlace(file: InboxFormat.fileName(id: id), end: end)
         }
         throw SpoolError(
@@ -241,19 +251,26 @@ struct ProducerSession {
             operation: "fcntl F_SETLK")
     }
 
-    /// Makes a new inbox file (its directory entry durable before any record in it is acknowledged).
-    private mutating func create() throws {
+    /// Makes a new inbox file (its directory entry durable before any record in it is acknowledged) and
+    /// locks it before that directory sync, so that an owner woken by the creation finds it busy, not
+    /// empty, during the sync. Returns whether the lock was taken (the owner may have taken it first, in
+    /// the moment between the creation and the lock: the caller then tries it as for any file).
+    private mutating func create() throws -> Bool {
         let random = fileIDs()
         precondition(random.count == InboxFormat.fileIDSize, "an inbox file id has \(InboxFormat.fileIDSize) bytes")
         let path = inbox + "/" + InboxFormat.fileName(id: random)
         let created = try fileSystem.openFile(at: path, mode: .createNew)
+        let locked: Bool
         do {
+            locked = try created.tryLockFile()
             try fileSystem.syncDirectory(at: inbox)
         } catch {
+            // Closing the file releases a lock taken on it.
             created.close()
             throw error
         }
         (file, id, end, nextLSN) = (created, random, 0, 1)
+        return locked
     }
 
     private mutating func abandon() {

@@ -15,6 +15,10 @@ extension QueueEngine {
     /// The most body bytes of producer records one ingestion transaction takes (far below a record's maximum).
     static let ingestionTarget = 8 << 20
 
+    /// An inbox file read to its end is removed by the next ingestion that finds nothing new in it once
+    /// it holds this many bytes, without waiting for it to settle (a producer that never pauses).
+    static let inboxFileRemovalSize = 4 << 20
+
     /// Ingests every inbox file whose lock is free: their new records go into the log, each file's in
     /// one transaction (or a few, for a file holding more than ``ingestionTarget`` bytes) together with
     /// `inbox_ingested`, and a file read to its end is removed. A busy file (its producer is writing)
@@ -61,8 +65,10 @@ extension QueueEngine {
             return 0
         }
         defer { file.close() }
+        // Busy: its producer is writing, and posts a wake-up once it unlocked (InboxDoorbell).
         guard try file.tryLockFile() else { return 0 }
-        defer { file.unlockFile() }
+        var locked = true
+        defer { if locked { file.unlockFile() } }
         // Removed by an ingestion between the listing and the lock.
         guard try file.linkCount() > 0 else { return 0 }
         let bytes = try file.read(at: 0, count: Int(try file.size()))
@@ -83,6 +89,18 @@ extension QueueEngine {
             }
             return 0
         }
+        guard !outcome.records.isEmpty else {
+            // Read to its end before: removed once it has settled (FORMAT.md, owner's ingestion step 5).
+            if settled(name, size: bytes.count) {
+                try fileSystem.removeFile(at: filePath)
+                lock.withLock { _ = settledInboxFiles.removeValue(forKey: name) }
+            }
+            return 0
+        }
+        // What was read is complete and synced (the producer writes only under the lock): the commit
+        // needs the file no more, and its producer may append meanwhile instead of moving to a new file.
+        file.unlockFile()
+        locked = false
         var ingested = 0
         var records = outcome.records[...]
         while !records.isEmpty {
@@ -101,9 +119,24 @@ extension QueueEngine {
             }
         }
         // Read to its end (a torn tail is a producer's last write, cut short: nothing follows it ever).
-        // The removal needs no directory sync: should it be lost, the recorded offset says all is in.
-        try fileSystem.removeFile(at: filePath)
+        lock.withLock { settledInboxFiles[name] = (bytes.count, nowMillis) }
         return ingested
+    }
+
+    /// Whether inbox file `name`, found with nothing new at `size` bytes, is to be removed: it was read
+    /// to its end at that size by an earlier ingestion, and either holds ``inboxFileRemovalSize`` bytes or
+    /// has not grown for ``Configuration/inboxCheckInterval``. The removal needs no directory sync:
+    /// should it be lost, the recorded offset says all is in.
+    private func settled(_ name: String, size: Int) -> Bool {
+        let now = nowMillis
+        let interval = Int64((configuration.inboxCheckInterval * 1000).rounded(.up))
+        return lock.withLock {
+            guard let seen = settledInboxFiles[name], seen.size == size else {
+                settledInboxFiles[name] = (size, now)
+                return false
+            }
+            return size >= Self.inboxFileRemovalSize || now - seen.since >= interval
+        }
     }
 
     /// Commits the requests of `records` (of the inbox file `file`, whose bytes are `bytes`), each judged

@@ -87,9 +87,15 @@ protocol StorageFile: AnyObject, Sendable {
     func unlockFile()
     /// How many directory entries name the file: 0 once it was removed.
     func linkCount() throws -> Int
+    /// Sets the file's times to now, syncing nothing: on Linux, what `inotify` reports (`IN_ATTRIB`) to
+    /// an owner watching a producer's inbox file, after the producer unlocked it. Best effort.
+    func touch()
 }
 
 extension StorageFile {
+    /// A file no one watches (a simulated disk) has no times to change.
+    func touch() {}
+
     /// A file whose ``syncData()`` already makes everything durable (a simulated
     /// disk, for instance) needs no separate full sync.
     func fullSync() throws { try syncData() }

@@ -39,6 +39,9 @@ import Testing
         let queue = try JobQueue(directory: copy, configuration: configuration)
         #expect(try queue.job("inbox-3")?.blockingPrerequisites == ["inbox-1"])
         #expect(try queue.job("inbox-2") != nil)
+        // Read to its end: removed once it has settled.
+        clock.advance(by: configuration.inboxCheckInterval)
+        #expect(try queue.ingestInbox() == 0)
         #expect(try FileManager.default.contentsOfDirectory(atPath: inbox).isEmpty)
         try closeChecked(queue)
     }

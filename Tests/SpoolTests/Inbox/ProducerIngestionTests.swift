@@ -26,6 +26,15 @@ import Testing
         return try disk.contentsOfDirectory(at: inbox).sorted()
     }
 
+    /// Ingests again once the files read to their end have settled (``Configuration/inboxCheckInterval``
+    /// later on the queue's clock), which removes them. Returns the jobs that ingestion enqueued.
+    @discardableResult
+    static func settle(_ queue: JobQueue) throws -> Int {
+        let clock = try #require(queue.configuration.clock as? ManualClock)
+        clock.advance(by: queue.configuration.inboxCheckInterval)
+        return try queue.ingestInbox()
+    }
+
     /// How many enqueue operations the log holds for each job id (a duplicate ingestion shows here even
     /// where apply would refuse the second enqueue of an id).
     static func enqueueCounts(_ disk: SimulatedDisk) throws -> [String: Int] {
@@ -57,8 +66,11 @@ import Testing
         #expect(job.isBlocked && job.constraints.requiresNetwork)
         #expect(try queue.payload(of: id) == Data("photo".utf8))
         #expect(try batch.map { try queue.job($0)?.kind } == ["a", "b"])
-        #expect(try Self.inboxFiles(disk).isEmpty, "a file read to its end is removed")
+        #expect(try Self.inboxFiles(disk).count == 1, "kept for its producer to go on writing into")
         #expect(try queue.ingestInbox() == 0)
+        #expect(try Self.inboxFiles(disk).count == 1, "not settled yet")
+        #expect(try Self.settle(queue) == 0)
+        #expect(try Self.inboxFiles(disk).isEmpty, "read to its end and settled: removed")
         // The producer notices its file is gone and goes on in a new one.
         let later = try producer.enqueue(NewJob(kind: "later", payload: Data()))
         #expect(try Self.inboxFiles(disk).count == 1)
@@ -125,6 +137,7 @@ import Testing
         try producer.cancel(id)
         let queue = try JobQueue(directory: Self.directory, configuration: Self.configuration(disk))
         #expect(try queue.job(id)?.state == .cancelled)
+        #expect(try Self.settle(queue) == 0)
         #expect(try Self.inboxFiles(disk).isEmpty)
         try closeChecked(queue)
     }
@@ -147,6 +160,7 @@ import Testing
         #expect(try queue.job(kept) == nil, "policy keep: the holder stays, the producer's job is dropped")
         #expect(try queue.job(orphan) == nil && taken == holder && (try queue.job(holder))?.state == .enqueued)
         #expect(try queue.job(good)?.state == .enqueued)
+        #expect(try Self.settle(queue) == 0)
         #expect(try Self.inboxFiles(disk).isEmpty)
         // Policy replace is resolved by the owner as JobQueue resolves it.
         let replacing = try producer.enqueue(
@@ -170,6 +184,7 @@ import Testing
         disk.setContents(of: path, bytes)
         let queue = try JobQueue(directory: Self.directory, configuration: Self.configuration(disk))
         #expect(try ids.allSatisfy { try queue.job($0)?.state == .enqueued })
+        #expect(try Self.settle(queue) == 0)
         #expect(try Self.inboxFiles(disk).isEmpty)
         try closeChecked(queue)
     }
@@ -218,6 +233,68 @@ import Testing
         try closeChecked(queue)
     }
 
+    /// A producer that goes on writing keeps its one file: each ingestion reads from where the last one
+    /// stopped, and the file goes only once it has settled (``Configuration/inboxCheckInterval`` without
+    /// growing) or reached ``QueueEngine/inboxFileRemovalSize``.
+    @Test func aFileItsProducerGoesOnWritingIntoStaysUntilItSettles() throws {
+        let disk = SimulatedDisk()
+        try Self.makeQueue(disk)
+        let queue = try JobQueue(directory: Self.directory, configuration: Self.configuration(disk))
+        let clock = try #require(queue.configuration.clock as? ManualClock)
+        let producer = try QueueProducer(directory: Self.directory, configuration: Self.configuration(disk))
+        try producer.enqueue(NewJob(kind: "k", payload: Data([1])))
+        let name = try #require(try Self.inboxFiles(disk).first)
+        #expect(try queue.ingestInbox() == 1)
+        for round in 2...4 {
+            try producer.enqueue(NewJob(kind: "k", payload: Data([UInt8(round)])))
+            #expect(try Self.inboxFiles(disk) == [name], "the producer appends to the file it has")
+            clock.advance(by: queue.configuration.inboxCheckInterval)
+            #expect(try queue.ingestInbox() == 1, "only the new record")
+        }
+        clock.advance(by: queue.configuration.inboxCheckInterval / 2)
+        #expect(try queue.ingestInbox() == 0)
+        #expect(try Self.inboxFiles(disk) == [name], "not settled: read to its end only half an interval ago")
+        clock.advance(by: queue.configuration.inboxCheckInterval / 2)
+        #expect(try queue.ingestInbox() == 0)
+        #expect(try Self.inboxFiles(disk).isEmpty)
+        #expect(try queue.jobs().count == 4)
+        // A file of 4 MiB or more goes at the first ingestion that finds nothing new in it, settled or not.
+        let payload = Data(count: queue.configuration.maximumPayloadSize - 1024)
+        let big = QueueEngine.inboxFileRemovalSize / payload.count + 1
+        for _ in 0..<big { try producer.enqueue(NewJob(kind: "big", payload: payload)) }
+        #expect(try queue.ingestInbox() == big)
+        #expect(try Self.inboxFiles(disk).count == 1)
+        #expect(try queue.ingestInbox() == 0)
+        #expect(try Self.inboxFiles(disk).isEmpty, "a file that large goes without waiting")
+        try closeChecked(queue)
+    }
+
+    /// The owner's ingestion unlocks a file once it has read it, before its commit: a producer writing
+    /// while the owner syncs the log appends to its file instead of leaving it for a new one (whose
+    /// creation costs a directory sync).
+    @Test func aProducerAppendsToItsFileWhileTheOwnerCommitsWhatItRead() throws {
+        let temp = TemporaryDirectory("spool-ingestion-unlocks")
+        defer { temp.cleanup() }
+        let hooked = SyncHookFileSystem()
+        var configuration = testConfiguration()
+        configuration.fileSystem = hooked
+        let queue = try JobQueue(directory: temp.queue, configuration: configuration)
+        let producer = try QueueProducer(directory: temp.queue, configuration: testConfiguration())
+        try producer.enqueue(NewJob(kind: "k", payload: Data([1])))
+        let inbox = temp.queue + "/inbox"
+        let name = try #require(try FileManager.default.contentsOfDirectory(atPath: inbox).first)
+        let during = Locked<JobID?>(nil)
+        hooked.nextSync.withLock {
+            $0 = { during.withLock { $0 = try? producer.enqueue(NewJob(kind: "k", payload: Data([2]))) } }
+        }
+        #expect(try queue.ingestInbox() == 1)
+        let second = try #require(during.withLock { $0 }, "the producer's call during the owner's commit failed")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: inbox) == [name], "no new file")
+        #expect(try queue.ingestInbox() == 1)
+        #expect(try queue.job(second) != nil)
+        try closeChecked(queue)
+    }
+
     @Test func compactionKeepsHowFarAFileThatStillExistsWasIngested() throws {
         let disk = SimulatedDisk()
         try Self.makeQueue(disk)
@@ -228,6 +305,7 @@ import Testing
         let bytes = try #require(disk.contents(of: path))
         let queue = try JobQueue(directory: Self.directory, configuration: Self.configuration(disk))
         #expect(try queue.job(id) != nil)
+        try Self.settle(queue)
         // The file back, as a crash between the ingestion's commit and the removal leaves it; the job
         // deleted, so that a second ingestion of its record would show.
         let restored = try disk.openFile(at: path, mode: .createNew)
@@ -238,6 +316,7 @@ import Testing
         try queue.close()
         let reopened = try JobQueue(directory: Self.directory, configuration: Self.configuration(disk))
         #expect(try reopened.job(id) == nil, "the record was ingested once, before the compaction")
+        #expect(try Self.settle(reopened) == 0)
         #expect(try Self.inboxFiles(disk).isEmpty)
         try closeChecked(reopened)
     }
@@ -252,15 +331,22 @@ import Testing
             let ids = try (0..<3).map { try producer.enqueue(NewJob(kind: "k", payload: Data([UInt8($0)]))) }
             return (disk, ids, disk.steps)
         }
-        // The steps the open (with its ingestion) takes, counted on a disk that does not crash.
+        // The owner's open (which ingests), then the ingestion that removes the settled file.
+        func ingestAndRemove(_ disk: SimulatedDisk) throws {
+            let queue = try JobQueue(directory: Self.directory, configuration: Self.configuration(disk))
+            try Self.settle(queue)
+            try queue.close()
+        }
+        // The steps they take, counted on a disk that does not crash.
         let (probe, _, before) = try setUp()
-        try JobQueue(directory: Self.directory, configuration: Self.configuration(probe)).close()
+        try ingestAndRemove(probe)
+        #expect(try Self.inboxFiles(probe).isEmpty)
         let total = probe.steps - before
         #expect(total > 3)
         for step in 1...total {
             let (disk, ids, start) = try setUp()
             disk.crash(atStep: start + step)
-            _ = try? JobQueue(directory: Self.directory, configuration: Self.configuration(disk))
+            try? ingestAndRemove(disk)
             for image in [disk.crashImage(), disk.crashImage(allSurviving(disk))] {
                 let queue: JobQueue
                 do {
@@ -270,6 +356,7 @@ import Testing
                     continue
                 }
                 #expect(try queue.ingestInbox() == 0)
+                #expect(try Self.settle(queue) == 0)
                 #expect(try Self.inboxFiles(image).isEmpty, "step \(step)")
                 try closeChecked(queue)
                 let counts = try Self.enqueueCounts(image)

@@ -15,6 +15,7 @@ import Testing
             var count = 0
             var lastCall: UInt64 = 0
             var waiter: (after: Int, continuation: CheckedContinuation<Void, Never>)?
+            var boundedWaiter: (after: Int, continuation: CheckedContinuation<Bool, Never>)?
         }
         private let state = Locked(State())
 
@@ -25,11 +26,36 @@ import Testing
             let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
                 state.count += 1
                 state.lastCall = Platform.monotonicNanoseconds()
+                if let bounded = state.boundedWaiter, state.count > bounded.after {
+                    state.boundedWaiter = nil
+                    bounded.continuation.resume(returning: true)
+                }
                 guard let waiter = state.waiter, state.count > waiter.after else { return nil }
                 state.waiter = nil
                 return waiter.continuation
             }
             waiter?.resume()
+        }
+
+        /// As ``next(after:)``, but gives up after `seconds` (a bound on a failure, not a synchronisation):
+        /// `false` when no call came.
+        func next(after count: Int, givingUpAfter seconds: Double) async -> Bool {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                let now = state.withLock { state -> Bool in
+                    if state.count > count { return true }
+                    state.boundedWaiter = (count, continuation)
+                    return false
+                }
+                if now { return continuation.resume(returning: true) }
+                Task {
+                    try? await Task.sleep(for: .seconds(seconds))
+                    let expired = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+                        defer { state.boundedWaiter = nil }
+                        return state.boundedWaiter?.continuation
+                    }
+                    expired?.resume(returning: false)
+                }
+            }
         }
 
         func next(after count: Int) async {
@@ -66,8 +92,11 @@ import Testing
             var delays: [Double] = []
             for round in 0..<20 {
                 let before = calls.count
+                // Written beside the folder and moved in: the watcher sees the move (or a producer's announcement).
+                try writeFile(temp.queue + "/\(round).inbox", Array("frame \(round)".utf8))
                 let written = Platform.monotonicNanoseconds()
-                try writeFile(temp.queue + "/inbox/\(round).inbox", Array("frame \(round)".utf8))
+                try FileManager.default.moveItem(
+                    atPath: temp.queue + "/\(round).inbox", toPath: temp.queue + "/inbox/\(round).inbox")
                 await calls.next(after: before)
                 delays.append(Double(calls.lastCall &- written) / 1000)
                 // Each round starts from an idle runner again.
@@ -79,6 +108,54 @@ import Testing
             print(
                 "inbox write to ingestion call: p50 \(Int(delays[delays.count / 2])) µs, "
                     + "max \(Int(delays.last ?? 0)) µs over \(delays.count) writes")
+        }
+    #endif
+
+    #if os(Linux)
+        /// A producer announces each write once its file is unlocked (``DirectoryWatcher/announce(write:notificationName:)``):
+        /// a write into a file that already exists wakes the runner, and the wake finds the file free
+        /// (a wake at the write itself would find it locked and leave the record until the fallback check).
+        @Test func aProducersWriteWakesTheRunnerOnceItsFileIsFree() async throws {
+            let temp = TemporaryDirectory("spool-inbox-announce")
+            defer { temp.cleanup() }
+            let queue = try JobQueue(directory: temp.queue, configuration: testConfiguration())
+            let events = RunnerEvents()
+            let runner = try JobRunner(queue: queue, events: events)
+            let calls = Calls()
+            let busyAtWake = Locked(0)
+            let inbox = temp.queue + "/inbox"
+            runner.inbox.ingestion.withLock {
+                $0 = {
+                    for name in (try? FileManager.default.contentsOfDirectory(atPath: inbox)) ?? [] {
+                        guard let file = try? POSIXFileSystem().openFile(at: inbox + "/" + name, mode: .readWrite)
+                        else { continue }
+                        if (try? file.tryLockFile()) == true {
+                            file.unlockFile()
+                        } else {
+                            busyAtWake.withLock { $0 += 1 }
+                        }
+                        file.close()
+                    }
+                    calls.record()
+                    return 0
+                }
+            }
+            runner.start()
+            await events.wait { $0.contains(.waiting(until: nil)) }
+            let producer = try QueueProducer(directory: temp.queue, configuration: testConfiguration())
+            for round in 0..<20 {
+                let before = calls.count
+                try await producer.enqueue(NewJob(kind: "k", payload: Data([UInt8(round)])))
+                // Without the announcement no wake comes at all (the runner waits with no deadline).
+                let woken = await calls.next(after: before, givingUpAfter: 20)
+                #expect(woken, "round \(round): the producer's write woke no one")
+                if !woken { break }
+                await events.wait(for: round + 2) { $0 == .waiting(until: nil) }
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: inbox).count == 1, "one file for every call")
+            #expect(busyAtWake.withLock { $0 } == 0, "a wake found the producer's file still locked")
+            await runner.stop()
+            try closeChecked(queue)
         }
     #endif
 
