@@ -172,7 +172,7 @@ struct ProducerSession {
     let durability: Durability
     /// Draws the id of each new inbox file.
     let fileIDs: @Sendable () -> [UInt8]
-    /// The Darwin notification that wakes the owner (``DirectoryWatcher/announce(write:notificationName:)``).
+    /// The Darwin notification that wakes the owner (``DirectoryWatcher/post(_:)``).
     let notificationName: String
     private var file: (any StorageFile)?
     private var id: [UInt8] = []
@@ -216,8 +216,14 @@ struct ProducerSession {
                 continue
             }
             var written = false
-            // Runs after the unlock below: an owner woken at once finds the file free.
-            defer { if written { DirectoryWatcher.announce(write: file, notificationName: notificationName) } }
+            // Runs after the unlock below: an owner woken at once finds the file free. One of the two wakes
+            // the owner (Linux: the file's times, IN_ATTRIB; Apple platforms: the notification).
+            defer {
+                if written {
+                    file.touch()
+                    DirectoryWatcher.post(notificationName)
+                }
+            }
             defer { file.unlockFile() }
             guard try file.linkCount() > 0 else {
                 abandon()

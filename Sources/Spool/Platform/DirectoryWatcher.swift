@@ -14,10 +14,11 @@ import Dispatch
 /// Calls `onChange` when a producer wrote into a queue's `inbox/` directory, with no polling.
 ///
 /// Linux: `inotify` on the directory (a file's times changed, which producers do after each synced
-/// write once they unlocked, ``announce(write:notificationName:)``, or a file moved in), its descriptor
-/// read by a dispatch source. Not a file closed after writing: the owner's ingestion opens each inbox
-/// file for writing (to lock it), and would wake itself again at every close. Apple platforms: a Darwin notification
-/// (`notify_register_dispatch`) named for the queue, which producers post after each synced write; a file-system event on a shared container is not delivered to a suspended process,
+/// write once they unlocked, or a file moved in), its descriptor read by a dispatch source. Not a file
+/// closed after writing: the owner's ingestion opens each inbox file for writing (to lock it), and
+/// would wake itself again at every close. Apple platforms: a Darwin notification
+/// (`notify_register_dispatch`) named for the queue, which producers post (``post(_:)``) after each
+/// synced write; a file-system event on a shared container is not delivered to a suspended process,
 /// and a notification reaches every process of the app group that registered. Events coalesce: one
 /// call may stand for several writes. `nil` when the system refuses (the caller's bounded fallback
 /// check then finds the writes).
@@ -64,16 +65,14 @@ final class DirectoryWatcher: @unchecked Sendable {
         #endif
     }
 
-    /// Wakes an owner watching the queue's inbox, after a producer wrote into `file` and unlocked it:
-    /// on Apple platforms the notification `name`, on Linux a change of the file's times
-    /// (``StorageFile/touch()``: `IN_ATTRIB`). A wake-up at the write itself would find the file still locked.
-    static func announce(write file: any StorageFile, notificationName name: String) {
+    /// Posts the notification `name`, which wakes an owner watching the queue's inbox on Apple platforms,
+    /// after a producer's synced write, once it unlocked its file. On Linux nothing: the producer changes
+    /// the file's times instead (``StorageFile/touch()``), which `inotify` reports (`IN_ATTRIB`).
+    static func post(_ name: String) {
         #if canImport(Darwin)
             #if canImport(notify)
                 _ = notify_post(name)
             #endif
-        #else
-            file.touch()
         #endif
     }
 

@@ -303,7 +303,7 @@ final class POSIXFile: StorageFile, @unchecked Sendable {
 
     func touch() {
         #if !canImport(Darwin)
-            // On Apple platforms producers post a Darwin notification instead (DirectoryWatcher.announce).
+            // On Apple platforms producers post a Darwin notification instead (DirectoryWatcher.post).
             if let fd = try? fd { _ = futimens(fd, nil) }
         #endif
     }

@@ -112,7 +112,7 @@ import Testing
     #endif
 
     #if os(Linux)
-        /// A producer announces each write once its file is unlocked (``DirectoryWatcher/announce(write:notificationName:)``):
+        /// A producer announces each write once its file is unlocked (``StorageFile/touch()`` on Linux):
         /// a write into a file that already exists wakes the runner, and the wake finds the file free
         /// (a wake at the write itself would find it locked and leave the record until the fallback check).
         @Test func aProducersWriteWakesTheRunnerOnceItsFileIsFree() async throws {
