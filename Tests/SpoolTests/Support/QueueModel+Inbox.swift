@@ -68,6 +68,15 @@ extension QueueModel {
         return states
     }
 
+    /// The states an open makes durable one after the other: this one, then after the reclaims of parked
+    /// jobs past their deadline, then after each inbox file ingested, in name order (each its own commit:
+    /// with ordered syncs a power loss may keep any prefix of them). The last is ``recoverAtOpen(now:)``'s.
+    func openPrefixes(now: Int64) -> [QueueModel] {
+        var reclaimed = self
+        reclaimed.reclaimExpiredParks(now: now)
+        return [self] + reclaimed.ingestionPrefixes()
+    }
+
     /// What an open does after a crash or a clean close: reclaims the parked jobs past their deadline, then
     /// ingests the inbox (QueueEngine's open, in that order).
     mutating func recoverAtOpen(now: Int64) {

@@ -292,6 +292,16 @@ final class SimulationRun {
         return candidates
     }
 
+    /// With ordered syncs, the states an open made durable before its last (its reclaims, then each inbox
+    /// file it ingested: separate commits, of which a later power loss may keep any prefix) are acknowledged
+    /// too. `beforeOpen` is the state the open started from; the caller notes the last.
+    private func noteOpenSteps(from beforeOpen: QueueModel) {
+        guard durability == .ordered else { return }
+        for state in beforeOpen.openPrefixes(now: now).dropLast() where acknowledged.last?.model != state {
+            acknowledged.append((state, migrations.count))
+        }
+    }
+
     /// Keeps ``acknowledged`` up to date after an operation or a recovery.
     private func noteAcknowledged() {
         if durability == .full || !disk.holdsOrderedChanges {
@@ -470,9 +480,11 @@ final class SimulationRun {
                 migrations.append(Self.migration(number, unsplittable: unsplittable))
                 migrationUnsplittable.append(unsplittable)
                 next.migrate(number: number, unsplittable: unsplittable)
+                let migrated = next
                 next.recoverAtOpen(now: now)
                 open()
                 guard self.queue != nil else { return [before, next] }
+                noteOpenSteps(from: migrated)
                 model = next
                 migrationsApplied += 1
                 leases = leases.filter { model.jobs[$0.key]?.state == .running }
@@ -483,6 +495,7 @@ final class SimulationRun {
                 open()
                 if self.queue != nil {
                     // Open reclaims the parked jobs past their deadline, and ingests the inbox.
+                    noteOpenSteps(from: model)
                     model.recoverAtOpen(now: now)
                     leases = leases.filter { model.jobs[$0.key]?.state == .running }
                     compare("reopen")
@@ -629,10 +642,9 @@ final class SimulationRun {
             return
         }
         model = state
-        acknowledged = [(state, migrations.count)]
-        if durability == .ordered, let beforeReclaims = matchedBeforeReclaims, beforeReclaims != state {
-            acknowledged.insert((beforeReclaims, migrations.count), at: 0)
-        }
+        acknowledged = []
+        if let beforeReclaims = matchedBeforeReclaims { noteOpenSteps(from: beforeReclaims) }
+        if acknowledged.last?.model != state { acknowledged.append((state, migrations.count)) }
         try? queue!.updateDeviceConditions(DeviceConditions(isNetworkAvailable: model.networkAvailable))
         checkInvariants(queue!.engine.stateSnapshot)
         // A lease is kept only if the job still runs under it: a power loss that took back acknowledged
@@ -675,9 +687,7 @@ final class SimulationRun {
                 // Nothing was lost, but with ordered syncs a later power loss may still take back the reopen's
                 // own reclaims and ingestion (and the failed operation's record): the states before and after
                 // them are both acknowledged, as after a recovery.
-                if durability == .ordered, disk.holdsOrderedChanges, acknowledged.last?.model != original {
-                    acknowledged.append((original, migrations.count))
-                }
+                if disk.holdsOrderedChanges { noteOpenSteps(from: original) }
                 noteAcknowledged()
                 try? queue.updateDeviceConditions(DeviceConditions(isNetworkAvailable: model.networkAvailable))
                 checkInvariants(queue.engine.stateSnapshot)
