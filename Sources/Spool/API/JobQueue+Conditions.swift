@@ -37,13 +37,16 @@ extension JobQueue {
     }
 
     /// The earliest time an enqueued, unblocked job requiring exactly `constraints` (optionally of
-    /// `kind`) becomes due, whatever the device conditions; `nil` when there is none.
+    /// `kind`) can start, whatever the device conditions; `nil` when there is none. As for claims, a
+    /// paused kind's jobs do not count, and a kind whose rate-limit window is full starts at the
+    /// window's end if later than the job's due time.
     public func nextDeadline(kind: String? = nil, constraints: JobConstraints) throws -> Date? {
         try engine.earliestDue(kind: kind, constraints: constraints).map(Millis.date)
     }
 
-    /// The earliest due time of the enqueued, unblocked jobs, per constraint set
-    /// (``JobConstraints/none`` for unconstrained jobs), whatever the device conditions.
+    /// The earliest time the enqueued, unblocked jobs can start, per constraint set
+    /// (``JobConstraints/none`` for unconstrained jobs), whatever the device conditions; pauses and
+    /// rate limits apply as in ``nextDeadline(kind:constraints:)``.
     /// A scheduler waiting for a condition to come back reads here when work would be due.
     public func nextDeadlines() throws -> [JobConstraints: Date] {
         try engine.earliestDueByConstraints().mapValues(Millis.date)

@@ -406,7 +406,8 @@ public final class JobQueue: Sendable {
     }
 
     /// The jobs a claim at `instant` could take, in the order claims take them.
-    /// A job whose `runAt` or `nextRetryAt` is after `instant` is not among them.
+    /// A job whose `runAt` or `nextRetryAt` is after `instant` is not among them, nor is a job of a
+    /// paused kind or of a kind whose rate-limit window is full at `instant`.
     public func readyJobs(at instant: Date, kind: String? = nil) throws -> [Job] {
         try engine.readyJobs(at: instant, kind: kind).map(Job.init)
     }

@@ -41,6 +41,9 @@ extension JobQueue {
     /// A job's earliest moment is its due time; a running job's is now (if the app dies, it runs
     /// again at the next launch); a blocked job's is the latest earliest moment of the prerequisites
     /// it waits for, or its own due time if later. Failed jobs wait for a person and are left out.
+    /// The kinds' controls apply as they apply to claims: the jobs of a paused kind (`pause(kind:)`),
+    /// and the jobs waiting for them, have no moment and are left out until the kind is resumed; a job of
+    /// a kind whose rate-limit window is full has its moment at the window's end, if later.
     /// Other constraints (idle, battery, the app's conditions) are not expressible to the platform:
     /// the queue still checks them when the app runs.
     ///
@@ -66,23 +69,31 @@ extension JobQueue {
     private func groupedHints() throws -> [SchedulingHint] {
         let now = Millis.from(configuration.clock.now())
         let jobs = try engine.jobs { !$0.state.isFinished }
+        let controls = try engine.kindControls()
         let byID = Dictionary(uniqueKeysWithValues: jobs.map { ($0.id, $0) })
-        var earliest: [String: Int64] = [:]
-        func earliestRun(_ job: StoredJob) -> Int64 {
+        var earliest: [String: Int64?] = [:]
+        // `nil`: no moment while a kind is paused (the job's own, or a prerequisite's).
+        func earliestRun(_ job: StoredJob) -> Int64? {
             if let known = earliest[job.id] { return known }
-            var moment = job.state == .running ? now : max(now, job.dueAt)
+            // A running job started already: only a pause keeps it (reclaimed after its process died) waiting.
+            var moment =
+                job.state == .running
+                ? (controls.paused[job.kind] == nil ? now : nil)
+                : controls.earliestStart(of: job.kind, dueAt: max(now, job.dueAt))
             // Prerequisites are enqueued earlier, so this recursion follows a chain back, without cycles.
             for prerequisite in job.waitingFor {
-                if let other = byID[prerequisite] { moment = max(moment, earliestRun(other)) }
+                guard let other = byID[prerequisite], let current = moment else { continue }
+                moment = earliestRun(other).map { max(current, $0) }
             }
             earliest[job.id] = moment
             return moment
         }
         var groups: [Int: SchedulingHint] = [:]
         for job in jobs {
+            guard let start = earliestRun(job) else { continue }
             let constraints = job.constraints ?? .none
             let key = (constraints.needsNetwork ? 1 : 0) + (constraints.requiresCharging ? 2 : 0)
-            let moment = Millis.date(earliestRun(job))
+            let moment = Millis.date(start)
             if var hint = groups[key] {
                 hint.earliestBeginDate = min(hint.earliestBeginDate, moment)
                 hint.jobCount += 1

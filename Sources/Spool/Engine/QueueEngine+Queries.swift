@@ -19,15 +19,21 @@ extension QueueEngine {
         try withOpenState { state.jobs.values.filter(predicate) }.sorted { $0.sequence < $1.sequence }
     }
 
+    /// The jobs a claim at `instant` could take: claimable, of a kind neither paused nor at its rate
+    /// limit then (the kinds a claim leaves out, ``KindControls/closedKinds(at:)``).
     func readyJobs(at instant: Date, kind: String?) throws -> [StoredJob] {
         let now = Millis.from(instant)
-        let conditions = try withOpenState { state.deviceConditions }
-        return try jobs { QueueState.isClaimable($0, at: now, kind: kind, conditions: conditions) }
-            .sorted { a, b in
-                QueueState.claimPrecedes(
-                    priority: a.priority, dueAt: a.dueAt, sequence: a.sequence,
-                    b.priority, b.dueAt, b.sequence)
-            }
+        let (conditions, closed) = try withOpenState {
+            (state.deviceConditions, state.kindControls.closedKinds(at: now))
+        }
+        return try jobs {
+            !closed.contains($0.kind) && QueueState.isClaimable($0, at: now, kind: kind, conditions: conditions)
+        }
+        .sorted { a, b in
+            QueueState.claimPrecedes(
+                priority: a.priority, dueAt: a.dueAt, sequence: a.sequence,
+                b.priority, b.dueAt, b.sequence)
+        }
     }
 
     func earliestDue(kind: String?) throws -> Int64? {
@@ -73,6 +79,11 @@ extension QueueEngine {
 
     func earliestDue(kind: String?, constraints: JobConstraints) throws -> Int64? {
         try withOpenState { state.earliestDue(kind: kind, constraints: constraints) }
+    }
+
+    /// The kinds' pauses and rate limits as the state holds them.
+    func kindControls() throws -> KindControls {
+        try withOpenState { state.kindControls }
     }
 
     func earliestDueByConstraints() throws -> [JobConstraints: Int64] {

@@ -29,6 +29,18 @@ struct KindControls: Sendable, Equatable {
         return window.count >= limit.starts && now < end
     }
 
+    /// The earliest a job of `kind` due at `due` can start by the kind's controls: never (`nil`) while the
+    /// kind is paused; for a kind whose window is full, the later of `due` and the window's end (the next
+    /// claim then opens a new window); otherwise `due`. The deadline queries and the scheduling hints ask
+    /// here; claims ask ``closedKinds(at:)``, which says the same of one instant.
+    func earliestStart(of kind: String, dueAt due: Int64) -> Int64? {
+        guard paused[kind] == nil else { return nil }
+        guard let limit = limits[kind], let window = windows[kind], window.count >= limit.starts,
+            let end = windowEnd(of: kind)
+        else { return due }
+        return max(due, end)
+    }
+
     /// The kinds a claim at `now` takes no job of: the paused ones, and those whose window is full.
     func closedKinds(at now: Int64) -> Set<String> {
         var closed = Set(paused.keys)

@@ -55,20 +55,26 @@ extension QueueState {
             isCurrent: { Self.isCurrent($0, in: jobs) })
     }
 
-    /// The earliest due time of the unblocked enqueued jobs requiring exactly `constraints`,
-    /// whatever the device conditions, optionally of one kind.
+    /// The earliest time an unblocked enqueued job requiring exactly `constraints` (optionally of one
+    /// kind) can start, whatever the device conditions: its due time, or for a kind whose rate-limit window
+    /// is full the window's end if later; never for a paused kind (``KindControls/earliestStart(of:dueAt:)``).
     mutating func earliestDue(kind: String?, constraints: JobConstraints) -> Int64? {
         let jobs = self.jobs
+        let controls = kindControls
         let wanted: JobConstraints? = constraints.isEmpty ? nil : constraints
         return ready.earliestDue(
             where: { (kind == nil || $0.kind == kind) && $0.constraints == wanted },
+            start: { controls.earliestStart(of: $0.kind, dueAt: $1) },
             isCurrent: { Self.isCurrent($0, in: jobs) })
     }
 
-    /// The earliest due time of the unblocked enqueued jobs, per constraint set, whatever the conditions.
+    /// The earliest time an unblocked enqueued job can start, per constraint set, whatever the conditions
+    /// (the kinds' controls apply as in ``earliestDue(kind:constraints:)``).
     mutating func earliestDueByConstraints() -> [JobConstraints: Int64] {
         let jobs = self.jobs
-        return ready.earliestDueByConstraints(isCurrent: { Self.isCurrent($0, in: jobs) })
+        let controls = kindControls
+        return ready.earliestDueByConstraints(
+            start: { controls.earliestStart(of: $0.kind, dueAt: $1) }, isCurrent: { Self.isCurrent($0, in: jobs) })
     }
 
     /// The running jobs.

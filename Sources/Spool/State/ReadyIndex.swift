@@ -114,25 +114,36 @@ struct ReadyIndex: Sendable {
         return winner?.entry
     }
 
-    /// The earliest due time among the jobs of the buckets `include` selects.
-    mutating func earliestDue(where include: (BucketKey) -> Bool, isCurrent: (Entry) -> Bool) -> Int64? {
+    /// The earliest due time among the jobs of the buckets `include` selects; `start` moves a bucket's
+    /// earliest due time to when its jobs can start (`nil`: never), a function that keeps the order of
+    /// due times (the top of a bucket stays its earliest).
+    mutating func earliestDue(
+        where include: (BucketKey) -> Bool, start: (BucketKey, Int64) -> Int64? = { $1 }, isCurrent: (Entry) -> Bool
+    ) -> Int64? {
         flushPending()
         var earliest: Int64?
         for key in Array(buckets.keys) where include(key) {
-            guard let top = currentTop(of: key, isCurrent: isCurrent) else { continue }
-            earliest = min(earliest ?? top.dueAt, top.dueAt)
+            guard let top = currentTop(of: key, isCurrent: isCurrent), let moment = start(key, top.dueAt) else {
+                continue
+            }
+            earliest = min(earliest ?? moment, moment)
         }
         return earliest
     }
 
-    /// The earliest due time per constraint set (``JobConstraints/none`` for unconstrained jobs), whatever the conditions.
-    mutating func earliestDueByConstraints(isCurrent: (Entry) -> Bool) -> [JobConstraints: Int64] {
+    /// The earliest due time per constraint set (``JobConstraints/none`` for unconstrained jobs), whatever the
+    /// conditions; `start` as in ``earliestDue(where:start:isCurrent:)``.
+    mutating func earliestDueByConstraints(
+        start: (BucketKey, Int64) -> Int64? = { $1 }, isCurrent: (Entry) -> Bool
+    ) -> [JobConstraints: Int64] {
         flushPending()
         var earliest: [JobConstraints: Int64] = [:]
         for key in Array(buckets.keys) {
-            guard let top = currentTop(of: key, isCurrent: isCurrent) else { continue }
+            guard let top = currentTop(of: key, isCurrent: isCurrent), let moment = start(key, top.dueAt) else {
+                continue
+            }
             let constraints = key.constraints ?? .none
-            earliest[constraints] = min(earliest[constraints] ?? top.dueAt, top.dueAt)
+            earliest[constraints] = min(earliest[constraints] ?? moment, moment)
         }
         return earliest
     }
