@@ -483,7 +483,9 @@ final class SimulationRun {
                 let migrated = next
                 next.recoverAtOpen(now: now)
                 open()
-                guard self.queue != nil else { return [before, next] }
+                // Crashed: the states before the open's reclaims and ingestion (the recovery makes them, and
+                // with ordered syncs acknowledges each step, see noteOpenSteps).
+                guard self.queue != nil else { return [before, migrated] }
                 noteOpenSteps(from: migrated)
                 model = next
                 migrationsApplied += 1
