@@ -178,6 +178,8 @@ struct ProducerSession {
     private var id: [UInt8] = []
     /// Bytes written to the file (0: not even its header yet).
     private var end: Int64 = 0
+    /// The file's size: its records, then zeroes (``InboxFormat/reservation(after:needed:)``).
+    private var reserved: Int64 = 0
     private var nextLSN: UInt64 = 1
 
     /// Attempts at a free file before a call gives up: each busy one is left to the owner.
@@ -231,23 +233,30 @@ struct ProducerSession {
             }
             RecordFrame.seal(
                 &frame, type: .transaction, lsn: nextLSN, groupIndex: 0, seed: InboxFormat.checksumSeed(id: id))
+            // The header goes with the first record, in one write: an inbox file is either empty (a
+            // creation cut short), or holds a header.
+            let bytes = end == 0 ? InboxFormat.header(id: id) + frame : frame
+            let needed = end + Int64(bytes.count)
             do {
-                if end == 0 {
-                    // The header goes with the first record, in one write: an inbox file is either
-                    // empty (a creation cut short), or holds a header.
-                    try file.write(InboxFormat.header(id: id) + frame, at: 0)
+                if needed > reserved {
+                    // Zeroes up to a new reservation, with the record, then a full sync for the file's size:
+                    // the records that fit after it change no metadata, and their data syncs stay short.
+                    let extended = InboxFormat.reservation(after: reserved, needed: needed)
+                    try file.write(bytes + [UInt8](repeating: 0, count: Int(extended - needed)), at: end)
+                    try file.fullSync()
+                    reserved = extended
                 } else {
-                    try file.write(frame, at: end)
-                }
-                switch durability {
-                case .full: try file.syncData()
-                case .ordered: try file.orderedSync()
+                    try file.write(bytes, at: end)
+                    switch durability {
+                    case .full: try file.syncData()
+                    case .ordered: try file.orderedSync()
+                    }
                 }
             } catch {
                 abandon()
                 throw error
             }
-            end += Int64(frame.count + (end == 0 ? InboxFormat.headerSize : 0))
+            end = needed
             nextLSN += 1
             written = true
             return InboxPlace(file: InboxFormat.fileName(id: id), end: end)
@@ -275,7 +284,7 @@ struct ProducerSession {
             created.close()
             throw error
         }
-        (file, id, end, nextLSN) = (created, random, 0, 1)
+        (file, id, end, reserved, nextLSN) = (created, random, 0, 0, 1)
         return locked
     }
 

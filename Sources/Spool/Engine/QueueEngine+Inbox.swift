@@ -16,8 +16,8 @@ extension QueueEngine {
     static let ingestionTarget = 8 << 20
 
     /// An inbox file read to its end is removed by the next ingestion that finds nothing new in it once
-    /// it holds this many bytes, without waiting for it to settle (a producer that never pauses).
-    static let inboxFileRemovalSize = 4 << 20
+    /// its records reach this offset, without waiting for it to settle (a producer that never pauses).
+    static let inboxFileRemovalSize = 1 << 20
 
     /// Ingests every inbox file whose lock is free: their new records go into the log, each file's in
     /// one transaction (or a few, for a file holding more than ``ingestionTarget`` bytes) together with
@@ -91,7 +91,7 @@ extension QueueEngine {
         }
         guard !outcome.records.isEmpty else {
             // Read to its end before: removed once it has settled (FORMAT.md, owner's ingestion step 5).
-            if settled(name, size: bytes.count) {
+            if settled(name, end: outcome.end) {
                 try fileSystem.removeFile(at: filePath)
                 lock.withLock { _ = settledInboxFiles.removeValue(forKey: name) }
             }
@@ -119,23 +119,23 @@ extension QueueEngine {
             }
         }
         // Read to its end (a torn tail is a producer's last write, cut short: nothing follows it ever).
-        lock.withLock { settledInboxFiles[name] = (bytes.count, nowMillis) }
+        lock.withLock { settledInboxFiles[name] = (outcome.end, nowMillis) }
         return ingested
     }
 
-    /// Whether inbox file `name`, found with nothing new at `size` bytes, is to be removed: it was read
-    /// to its end at that size by an earlier ingestion, and either holds ``inboxFileRemovalSize`` bytes or
-    /// has not grown for ``Configuration/inboxCheckInterval``. The removal needs no directory sync:
+    /// Whether inbox file `name`, found with nothing new after its records' `end`, is to be removed: an
+    /// earlier ingestion read it to the same end, and either its records fill ``inboxFileRemovalSize``
+    /// bytes or none came for ``Configuration/inboxCheckInterval``. The removal needs no directory sync:
     /// should it be lost, the recorded offset says all is in.
-    private func settled(_ name: String, size: Int) -> Bool {
+    private func settled(_ name: String, end: Int) -> Bool {
         let now = nowMillis
         let interval = Int64((configuration.inboxCheckInterval * 1000).rounded(.up))
         return lock.withLock {
-            guard let seen = settledInboxFiles[name], seen.size == size else {
-                settledInboxFiles[name] = (size, now)
+            guard let seen = settledInboxFiles[name], seen.end == end else {
+                settledInboxFiles[name] = (end, now)
                 return false
             }
-            return size >= Self.inboxFileRemovalSize || now - seen.since >= interval
+            return end >= Self.inboxFileRemovalSize || now - seen.since >= interval
         }
     }
 

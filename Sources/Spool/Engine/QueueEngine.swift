@@ -65,10 +65,10 @@ final class QueueEngine: @unchecked Sendable {
     /// Inbox files an ingestion found without a header (guarded by `lock`): each is removed by the next
     /// ingestion that finds it so again, not by the first, whose producer may be about to write into it.
     var headerlessInboxFiles: Set<String> = []
-    /// Inbox files an ingestion read to their end (guarded by `lock`): the size it found and when (ms).
+    /// Inbox files an ingestion read to their end (guarded by `lock`): the end of their records and when (ms).
     /// A later ingestion that finds nothing new in one removes it once ``inboxFileRemovalSize`` or
     /// ``Configuration/inboxCheckInterval`` says so; a file whose producer goes on writing stays.
-    var settledInboxFiles: [String: (size: Int, since: Int64)] = [:]
+    var settledInboxFiles: [String: (end: Int, since: Int64)] = [:]
 
     // Automatic compaction (see ``AutoCompaction``); guarded by `lock`.
     /// Bytes (up to the end of the last record) of each log file before the active one.

@@ -22,6 +22,18 @@ enum InboxFormat {
     static let suffix = ".inbox"
     /// Bytes of the random file id.
     static let fileIDSize = 16
+    /// The first reservation of a producer's file: its header, first record and zeroes up to this size,
+    /// in one write synced with `fsync`, so that the records after it are data-only syncs.
+    static let firstReservation: Int64 = 64 << 10
+    /// The most a reservation grows a file by at a time (each one doubles it up to this).
+    static let largestReservation: Int64 = 1 << 20
+
+    /// The size a producer's file is extended to when `needed` bytes no longer fit in `reserved`:
+    /// doubled (at least ``firstReservation``, at most ``largestReservation`` more), and at least `needed`.
+    static func reservation(after reserved: Int64, needed: Int64) -> Int64 {
+        let grown = reserved == 0 ? firstReservation : reserved + min(reserved, largestReservation)
+        return max(grown, needed)
+    }
 
     /// The path of the inbox folder of the queue at `directory`.
     static func directory(ofQueue directory: String) -> String { directory + "/" + directoryName }

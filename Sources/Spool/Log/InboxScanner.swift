@@ -1,8 +1,8 @@
 /// Reads the records of one producer inbox file (FORMAT.md, *Producer inbox files*) from an offset:
 /// the verified frames up to the last complete one, and what lies after them.
 ///
-/// An incomplete frame at the end, or bytes after the last frame in which no intact frame starts,
-/// are a *torn tail*: a producer's write that a crash or a failed write cut short (its producer
+/// Zeroes after the last frame are the end (what is left of the producer's reservation). An incomplete
+/// frame at the end, or other bytes after the last frame in which no intact frame starts, are a *torn tail*: a producer's write that a crash or a failed write cut short (its producer
 /// abandons the file after any failure, so nothing is ever appended after one). An intact frame after
 /// bytes that are not one is *corruption*: a typed error naming the file and the offset of the damage.
 struct InboxScanner {
@@ -26,6 +26,17 @@ struct InboxScanner {
     /// Checks the file's header: `true` when it is sound, `false` when it is incomplete (a creation cut
     /// short, which holds no acknowledged record); throws a typed error for any other problem.
     static func checkHeader(_ bytes: UnsafeRawBufferPointer, id: [UInt8], path: String) throws -> Bool {
+        // A first write (header, record, reservation) cut short may leave the header's blocks zero and later
+        // ones written: a creation cut short, unless an intact record follows (then the header was damaged).
+        if bytes.count >= InboxFormat.headerSize, bytes[..<InboxFormat.headerSize].allSatisfy({ $0 == 0 }) {
+            let seed = InboxFormat.checksumSeed(id: id)
+            guard let record = firstIntactFrame(bytes, after: InboxFormat.headerSize - 1, seed: seed) else {
+                return false
+            }
+            throw SpoolError(
+                .corruption, "inbox file header is zeroes before an intact record (at offset \(record))", path: path,
+                offset: 0)
+        }
         switch InboxFormat.checkHeader(bytes, id: id) {
         case nil: return true
         case .incomplete: return false
@@ -68,6 +79,8 @@ struct InboxScanner {
                 offset = found.end
                 outcome.end = offset
             case .failure:
+                // The zeroes of the producer's reservation: the end, nothing torn.
+                if isZero(bytes, from: offset) { return outcome }
                 if let later = firstIntactFrame(bytes, after: offset, seed: seed) {
                     throw SpoolError(
                         .corruption,
@@ -79,6 +92,11 @@ struct InboxScanner {
             }
         }
         return outcome
+    }
+
+    /// Whether every byte from `offset` to the end is zero.
+    private static func isZero(_ bytes: UnsafeRawBufferPointer, from offset: Int) -> Bool {
+        bytes[offset...].allSatisfy { $0 == 0 }
     }
 
     /// The offset of the first intact frame that starts after `offset`, if any.

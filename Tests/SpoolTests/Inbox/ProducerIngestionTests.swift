@@ -269,6 +269,37 @@ import Testing
         try closeChecked(queue)
     }
 
+    /// A producer reserves its file ahead of its records (zeroes, synced with the record that needed them),
+    /// so that a record that fits changes no metadata; the owner reads the zeroes as the end, nothing torn.
+    @Test func aProducersFileIsReservedAheadAndItsZeroesAreTheEnd() throws {
+        let disk = SimulatedDisk()
+        try Self.makeQueue(disk)
+        let queue = try JobQueue(directory: Self.directory, configuration: Self.configuration(disk))
+        let producer = try QueueProducer(directory: Self.directory, configuration: Self.configuration(disk))
+        try producer.enqueue(NewJob(kind: "k", payload: Data([1])))
+        let name = try #require(try Self.inboxFiles(disk).first)
+        let path = InboxFormat.directory(ofQueue: Self.directory) + "/" + name
+        func size() -> Int { disk.contents(of: path)?.count ?? -1 }
+        #expect(size() == Int(InboxFormat.firstReservation))
+        try producer.enqueue(NewJob(kind: "k", payload: Data(count: 1000)))
+        #expect(size() == Int(InboxFormat.firstReservation), "a record that fits leaves the size as it is")
+        let bytes = try #require(disk.contents(of: path))
+        let outcome = try bytes.withUnsafeBytes {
+            try InboxScanner.scan($0, id: try #require(InboxFormat.fileID(fromName: name)), path: path, from: 0)
+        }
+        #expect(outcome.records.count == 2 && !outcome.hasTornTail, "the zeroes are the end")
+        #expect(try queue.ingestInbox() == 2)
+        // A record past the reservation: the file doubles.
+        try producer.enqueue(NewJob(kind: "k", payload: Data(count: Int(InboxFormat.firstReservation))))
+        #expect(size() == 2 * Int(InboxFormat.firstReservation))
+        let mebibyte: Int64 = 1 << 20
+        #expect(InboxFormat.reservation(after: mebibyte, needed: 0) == 2 * mebibyte)
+        #expect(InboxFormat.reservation(after: 2 * mebibyte, needed: 0) == 3 * mebibyte, "by 1 MiB at most")
+        #expect(InboxFormat.reservation(after: mebibyte, needed: 5 * mebibyte) == 5 * mebibyte)
+        #expect(try queue.ingestInbox() == 1)
+        try closeChecked(queue)
+    }
+
     /// The owner's ingestion unlocks a file once it has read it, before its commit: a producer writing
     /// while the owner syncs the log appends to its file instead of leaving it for a new one (whose
     /// creation costs a directory sync).

@@ -459,7 +459,15 @@ struct FixtureState: Codable, Equatable {
                 }, parkedKey: job.park?.key, parkDeadline: job.park?.deadline,
                 checkpoint: job.checkpoint.map { Data($0).base64EncodedString() })
         }
-        claimOrder = try queue.readyJobs(at: Date(timeIntervalSince1970: 4_000_000_000)).map(\.id.rawValue)
+        // The claim order of the jobs alone (the kinds' pauses and rate limits are `kindControls`).
+        let late = Millis.from(Date(timeIntervalSince1970: 4_000_000_000))
+        claimOrder = state.jobs.values
+            .filter { QueueState.isClaimable($0, at: late, kind: nil, conditions: state.deviceConditions) }
+            .sorted {
+                QueueState.claimPrecedes(
+                    priority: $0.priority, dueAt: $0.dueAt, sequence: $0.sequence, $1.priority, $1.dueAt, $1.sequence)
+            }
+            .map(\.id)
         let reasons = state.jobs.values.compactMap { job in job.lastStopReason.map { (job.id, $0.description) } }
         stopReasons = reasons.isEmpty ? nil : Dictionary(uniqueKeysWithValues: reasons)
         kindControls = FixtureKindControls(state.kindControls)
