@@ -28,9 +28,14 @@ struct InboxScanner {
     static func checkHeader(_ bytes: UnsafeRawBufferPointer, id: [UInt8], path: String) throws -> Bool {
         // A first write (header, record, reservation) cut short may leave the header's blocks zero and later
         // ones written: a creation cut short, unless an intact record follows (then the header was damaged).
-        if bytes.count >= InboxFormat.headerSize, bytes[..<InboxFormat.headerSize].allSatisfy({ $0 == 0 }) {
+        if bytes.count >= InboxFormat.headerSize,
+            Platform.isAllZero(UnsafeRawBufferPointer(rebasing: bytes[..<InboxFormat.headerSize]))
+        {
             let seed = InboxFormat.checksumSeed(id: id)
-            guard let record = firstIntactFrame(bytes, after: InboxFormat.headerSize - 1, seed: seed) else {
+            guard
+                let record = firstIntactFrame(
+                    bytes, after: InboxFormat.headerSize - 1, before: Platform.endOfNonZero(bytes), seed: seed)
+            else {
                 return false
             }
             throw SpoolError(
@@ -54,7 +59,9 @@ struct InboxScanner {
         let seed = InboxFormat.checksumSeed(id: id)
         var offset = max(start, InboxFormat.headerSize)
         var outcome = Outcome(end: offset, hasTornTail: false)
-        while offset < bytes.count {
+        // The producer's reservation: zeroes from here on are the end, not a torn tail.
+        let dataEnd = Platform.endOfNonZero(bytes)
+        while offset < dataEnd {
             switch RecordFrame.parse(bytes, at: offset, seed: seed) {
             case .success(let found):
                 guard found.header.groupIndex == 0 else {
@@ -79,9 +86,7 @@ struct InboxScanner {
                 offset = found.end
                 outcome.end = offset
             case .failure:
-                // The zeroes of the producer's reservation: the end, nothing torn.
-                if isZero(bytes, from: offset) { return outcome }
-                if let later = firstIntactFrame(bytes, after: offset, seed: seed) {
+                if let later = firstIntactFrame(bytes, after: offset, before: dataEnd, seed: seed) {
                     throw SpoolError(
                         .corruption,
                         "damaged inbox record before an intact one (at offset \(later)): bytes a producer "
@@ -94,16 +99,20 @@ struct InboxScanner {
         return outcome
     }
 
-    /// Whether every byte from `offset` to the end is zero.
-    private static func isZero(_ bytes: UnsafeRawBufferPointer, from offset: Int) -> Bool {
-        bytes[offset...].allSatisfy { $0 == 0 }
-    }
-
-    /// The offset of the first intact frame that starts after `offset`, if any.
-    private static func firstIntactFrame(_ bytes: UnsafeRawBufferPointer, after offset: Int, seed: UInt32) -> Int? {
+    /// The offset of the first intact frame that starts after `offset`, if any. Every frame's type byte
+    /// (offset 16) is not zero, so a frame starts before `dataEnd` (``Platform/endOfNonZero(_:)``) by more
+    /// than 16 bytes; a candidate whose type and reserved bytes are wrong is skipped without a parse.
+    private static func firstIntactFrame(
+        _ bytes: UnsafeRawBufferPointer, after offset: Int, before dataEnd: Int, seed: UInt32
+    ) -> Int? {
+        let typeField = 16
         var candidate = offset + 1
-        while candidate + LogFormat.frameHeaderSize <= bytes.count {
-            if case .success = RecordFrame.parse(bytes, at: candidate, seed: seed) { return candidate }
+        while candidate + typeField < dataEnd && candidate + LogFormat.frameHeaderSize <= bytes.count {
+            if bytes[candidate + typeField] == RecordType.transaction.rawValue && bytes[candidate + typeField + 1] == 0,
+                case .success = RecordFrame.parse(bytes, at: candidate, seed: seed)
+            {
+                return candidate
+            }
             candidate += 1
         }
         return nil

@@ -257,6 +257,21 @@ enum Platform {
         }
     }
 
+    /// The offset after the last byte of `bytes` that is not zero (0 when every byte is zero), found
+    /// from the end a block at a time (``isAllZero(_:)``): a producer's inbox file ends in the zeroes
+    /// of its reservation.
+    static func endOfNonZero(_ bytes: UnsafeRawBufferPointer) -> Int {
+        var end = bytes.count
+        // Whole blocks of zeroes first (4 KiB, then 64 bytes), then byte by byte within the last block.
+        for block in [4 << 10, 64] {
+            while end >= block, isAllZero(UnsafeRawBufferPointer(rebasing: bytes[(end - block)..<end])) {
+                end -= block
+            }
+        }
+        while end > 0 && bytes[end - 1] == 0 { end -= 1 }
+        return end
+    }
+
     /// Zeroes to compare with (``isAllZero(_:)``) and, on Linux, to write
     /// (``preallocate(_:offset:length:)``).
     private static let zeroes = [UInt8](repeating: 0, count: 1 << 20)

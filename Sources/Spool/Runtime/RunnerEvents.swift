@@ -47,47 +47,24 @@ public final class RunnerEvents: Sendable {
         case snoozed(JobID)
     }
 
-    private struct State {
-        var events: [Event] = []
-        var waiters: [(predicate: @Sendable ([Event]) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
-    }
-
-    private let state = Locked(State())
+    private let events = Awaitable<[Event]>([])
 
     /// An empty log.
     public init() {}
 
     /// Every event so far.
-    public var all: [Event] { state.withLock { $0.events } }
+    public var all: [Event] { events.read { $0 } }
 
-    func record(_ event: Event) {
-        let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.events.append(event)
-            let events = state.events
-            var ready: [CheckedContinuation<Void, Never>] = []
-            state.waiters.removeAll { waiter in
-                guard waiter.predicate(events) else { return false }
-                ready.append(waiter.continuation)
-                return true
-            }
-            return ready
-        }
-        for continuation in ready { continuation.resume() }
-    }
+    func record(_ event: Event) { events.update { $0.append(event) } }
 
-    /// Returns once `predicate` holds for the events so far (at once if it does already).
+    /// Returns once `predicate` holds for the events so far (at once if it does already), or once
+    /// the calling task is cancelled (check `Task.isCancelled` where that matters), so a test's time
+    /// limit ends a wait for an event that never comes.
     ///
     /// `predicate` runs on the thread recording an event, under the log's lock: keep it short, and
     /// do not call the runner or the queue from it.
     public func wait(until predicate: @escaping @Sendable ([Event]) -> Bool) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let holds = state.withLock { state -> Bool in
-                if predicate(state.events) { return true }
-                state.waiters.append((predicate, continuation))
-                return false
-            }
-            if holds { continuation.resume() }
-        }
+        await events.wait(until: predicate)
     }
 
     /// Returns once `count` events match `matches` in total (counting those already recorded).

@@ -300,6 +300,30 @@ import Testing
         try closeChecked(queue)
     }
 
+    /// A record cut short inside the reservation is a torn tail though zeroes follow it, and a record
+    /// whose last bytes are zero (its payload) is read whole though the file's non-zero bytes end in it.
+    @Test func aTornRecordInsideTheReservationIsATornTail() throws {
+        for payload in [Data(count: 500), Data(repeating: 5, count: 500)] {
+            let disk = SimulatedDisk()
+            try Self.makeQueue(disk)
+            let producer = try QueueProducer(directory: Self.directory, configuration: Self.configuration(disk))
+            for _ in 0..<2 { try producer.enqueue(NewJob(kind: "k", payload: payload)) }
+            let name = try #require(try Self.inboxFiles(disk).first)
+            let path = InboxFormat.directory(ofQueue: Self.directory) + "/" + name
+            let id = try #require(InboxFormat.fileID(fromName: name))
+            let bytes = try #require(disk.contents(of: path))
+            let whole = try bytes.withUnsafeBytes { try InboxScanner.scan($0, id: id, path: path, from: 0) }
+            #expect(whole.records.count == 2 && !whole.hasTornTail)
+            guard payload.first != 0 else { continue }
+            // The second record's write cut short: its first 300 bytes, then the reservation's zeroes.
+            let second = whole.records[0].end
+            var torn = bytes
+            torn.replaceSubrange((second + 300)..., with: repeatElement(0, count: torn.count - second - 300))
+            let cut = try torn.withUnsafeBytes { try InboxScanner.scan($0, id: id, path: path, from: 0) }
+            #expect(cut.records.count == 1 && cut.end == second && cut.hasTornTail)
+        }
+    }
+
     /// The owner's ingestion unlocks a file once it has read it, before its commit: a producer writing
     /// while the owner syncs the log appends to its file instead of leaving it for a new one (whose
     /// creation costs a directory sync).

@@ -9,39 +9,25 @@ import Testing
 /// so only the watcher can wake it.
 @Suite(.serialized) struct InboxWakeTests {
     /// Counts the hook's calls; ``next(after:)`` suspends (never blocks a thread) until a call
-    /// after the given count.
+    /// after the given count, or until the test's time limit cancels it.
     private final class Calls: Sendable {
         private struct State {
             var count = 0
             var lastCall: UInt64 = 0
-            var waiter: (after: Int, continuation: CheckedContinuation<Void, Never>)?
         }
-        private let state = Locked(State())
+        private let state = Awaitable(State())
 
-        var count: Int { state.withLock { $0.count } }
-        var lastCall: UInt64 { state.withLock { $0.lastCall } }
+        var count: Int { state.read { $0.count } }
+        var lastCall: UInt64 { state.read { $0.lastCall } }
 
         func record() {
-            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.update { state in
                 state.count += 1
                 state.lastCall = Platform.monotonicNanoseconds()
-                guard let waiter = state.waiter, state.count > waiter.after else { return nil }
-                state.waiter = nil
-                return waiter.continuation
             }
-            waiter?.resume()
         }
 
-        func next(after count: Int) async {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let now = state.withLock { state -> Bool in
-                    if state.count > count { return true }
-                    state.waiter = (count, continuation)
-                    return false
-                }
-                if now { continuation.resume() }
-            }
-        }
+        func next(after count: Int) async { await state.wait { $0.count > count } }
     }
 
     #if os(Linux)

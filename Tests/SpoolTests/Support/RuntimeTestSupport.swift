@@ -115,38 +115,14 @@ final class Gate: Sendable {
 
 /// Named moments handlers reach, counted, which a test waits for.
 final class Checkpoints: Sendable {
-    private struct State {
-        var reached: [String: Int] = [:]
-        var waiters: [(name: String, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
-    }
-    private let state = Locked(State())
+    private let reached = Awaitable<[String: Int]>([:])
 
-    func reach(_ name: String) {
-        let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.reached[name, default: 0] += 1
-            let reached = state.reached
-            var ready: [CheckedContinuation<Void, Never>] = []
-            state.waiters.removeAll { waiter in
-                guard reached[waiter.name, default: 0] >= waiter.count else { return false }
-                ready.append(waiter.continuation)
-                return true
-            }
-            return ready
-        }
-        for continuation in ready { continuation.resume() }
-    }
+    func reach(_ name: String) { reached.update { $0[name, default: 0] += 1 } }
 
-    func count(_ name: String) -> Int { state.withLock { $0.reached[name, default: 0] } }
+    func count(_ name: String) -> Int { reached.read { $0[name, default: 0] } }
 
-    /// Returns once `name` was reached `count` times.
+    /// Returns once `name` was reached `count` times (or the test's task is cancelled).
     func wait(for name: String, count: Int = 1) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let reached = state.withLock { state -> Bool in
-                if state.reached[name, default: 0] >= count { return true }
-                state.waiters.append((name, count, continuation))
-                return false
-            }
-            if reached { continuation.resume() }
-        }
+        await reached.wait { $0[name, default: 0] >= count }
     }
 }
