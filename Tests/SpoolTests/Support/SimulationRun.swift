@@ -428,7 +428,7 @@ final class SimulationRun {
                 let handover = try queue.engine.durably {
                     try $0.handOver(
                         id: lease.job.id, token: lease.token,
-                        ending: terminal.map { .failed(error: "e", terminal: $0) } ?? .succeeded,
+                        ending: terminal.map { .failed(error: "e", terminal: $0) } ?? .succeeded(result: nil),
                         nextKinds: .all, leaseDuration: nil)
                 }
                 handovers += 1
