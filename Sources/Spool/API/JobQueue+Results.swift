@@ -18,7 +18,7 @@ extension JobQueue {
             try engine.durably { try $0.complete(id: lease.job.id, token: lease.token, issued: true, result: bytes) })
     }
 
-    /// Records that the leased job succeeded, with `result`. See ``complete(_:result:)-2mgia``.
+    /// Records that the leased job succeeded, with `result`. See the blocking `complete(_:result:)`.
     @discardableResult
     public func complete(_ lease: Lease, result: Data) async throws -> Job {
         let bytes = [UInt8](result)

@@ -25,7 +25,7 @@ extension JobQueue {
         return try engine.durably { try $0.cancel { $0.tags.contains(tag) } }.map(Job.init)
     }
 
-    /// Cancels every unfinished job carrying `tag`. See ``cancel(tagged:)-9yq0g``.
+    /// Cancels every unfinished job carrying `tag`. See the blocking `cancel(tagged:)`.
     @discardableResult
     public func cancel(tagged tag: String) async throws -> [Job] {
         try QueueEngine.checkTag(tag)

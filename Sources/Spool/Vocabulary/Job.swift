@@ -50,7 +50,7 @@ public struct NewJob: Sendable {
     public var constraints: JobConstraints
     /// Makes the job repeat (see ``PeriodicSchedule``); `nil` for a one-off job.
     public var periodic: PeriodicSchedule?
-    /// Labels to find the job by (``JobQueue/jobs(tagged:)``) and act on it with others
+    /// Labels to find the job by (``JobQueue/jobs(tagged:state:)``) and act on it with others
     /// (`JobQueue.cancel(tagged:)`): at most ``JobLimits/maxTags``, each 1 to
     /// ``JobLimits/maxTagBytes`` UTF-8 bytes. Durable with the job.
     public var tags: Set<String>
