@@ -6,7 +6,7 @@ extension JobQueue {
     /// a handler's `JobContext.prerequisiteResults`), and kept with the job until retention removes it.
     ///
     /// ```swift
-    /// try queue.complete(lease, result: Data(uploadedURL.absoluteString.utf8))
+    /// try queue.complete(lease, result: Data("https://photos.example.com/\(photoID)".utf8))
     /// ```
     ///
     /// - Throws: ``SpoolError/Code/invalidArgument`` for a result over ``JobLimits/maxResultBytes``

@@ -14,7 +14,7 @@ extension JobQueue {
     /// results are discarded (their ``complete(_:)-rpzo`` throws ``SpoolError/Code/leaseLost``).
     ///
     /// ```swift
-    /// try queue.cancel(tagged: "album:\(albumID)")   // the user deleted the album
+    /// try queue.cancel(tagged: "album:\(photoID)")   // the user deleted the album
     /// ```
     ///
     /// - Returns: The jobs this cancelled (including dependents), in enqueue order; empty when none was unfinished.

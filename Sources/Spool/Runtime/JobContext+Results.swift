@@ -12,8 +12,8 @@ extension JobContext {
     ///
     /// ```swift
     /// try runner.register(UploadPhoto.self) { photo, context in
-    ///     let url = try await upload(photo)
-    ///     try context.setResult(Data(url.absoluteString.utf8))
+    ///     try await upload(photo.path, idempotencyKey: context.id.rawValue)
+    ///     try context.setResult(Data("uploaded \(photo.path)".utf8))
     /// }
     /// ```
     ///

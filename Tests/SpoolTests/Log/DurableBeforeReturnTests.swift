@@ -94,12 +94,12 @@ import Testing
         ),
         ("enqueue(contentsOf:) async", nil, { q, _, _ in try await q.enqueue(contentsOf: [NewJob(kind: "k")]) }),
         (
-            "enqueue(_:id:priority:runAt:delay:maxAttempts:uniqueKey:uniquePolicy:dependencies:constraints:periodic:)",
+            "enqueue(_:id:priority:runAt:delay:maxAttempts:uniqueKey:uniquePolicy:dependencies:constraints:periodic:tags:)",
             nil,
             { q, _, _ in try q.enqueue(Upload(path: "/p")) }
         ),
         (
-            "enqueue(_:id:priority:runAt:delay:maxAttempts:uniqueKey:uniquePolicy:dependencies:constraints:periodic:) async",
+            "enqueue(_:id:priority:runAt:delay:maxAttempts:uniqueKey:uniquePolicy:dependencies:constraints:periodic:tags:) async",
             nil,
             { q, _, _ in try await q.enqueue(Upload(path: "/p")) }
         ),
