@@ -9,6 +9,8 @@ struct ArgumentSpec: Sendable {
     var valueOptions: Set<String> = []
     /// Options that stand alone, such as `--json`.
     var flags: Set<String> = []
+    /// Value options that may be given more than once (`--tag A --tag B`), each of them in ``valueOptions`` too.
+    var repeatableOptions: Set<String> = []
 }
 
 /// A command line split into positional arguments, option values and flags.
@@ -19,6 +21,8 @@ struct ParsedArguments: Sendable {
     var values: [String: String] = [:]
     /// Flags given.
     var flags: Set<String> = []
+    /// The values of the repeatable options, in the order given.
+    var repeatedValues: [String: [String]] = [:]
     /// Whether `--help` or `-h` was given.
     var wantsHelp = false
 
@@ -93,6 +97,11 @@ struct ParsedArguments: Sendable {
                     note("--\(name) needs a value")
                     continue
                 }
+                if spec.repeatableOptions.contains(name) {
+                    parsed.repeatedValues[name, default: []].append(value)
+                    if value.isEmpty { note("the value of --\(name) is empty") }
+                    continue
+                }
                 if parsed.values[name] != nil { note("--\(name) is given twice") }
                 parsed.values[name] = value
             } else {
@@ -128,6 +137,9 @@ struct ParsedArguments: Sendable {
 
     /// The value of option `name`, or `nil` when it was not given.
     func value(_ name: String) -> String? { values[name] }
+
+    /// The values of the repeatable option `name`, in the order given; empty when it was not given.
+    func values(_ name: String) -> [String] { repeatedValues[name] ?? [] }
 
     /// The value of option `name`, which must be given.
     func required(_ name: String) throws(CommandFailure) -> String {

@@ -6,8 +6,9 @@ enum JobPresentation {
     /// A job as a JSON object with the stable key order of the CLI contract:
     /// `id`, `kind`, `state`, `attempts`, `maxAttempts`, `priority`, `createdAt`,
     /// `runAt`, `nextRetryAt`, `uniqueKey`, `lastError`, `dueAt`, `finishedAt`,
-    /// `leaseExpiresAt`, `constraints`, `blockedBy`, `periodic`, `occurrence`, `lastStopReason`,
-    /// then `payload` (UTF-8 text) or `payloadBase64` (when the bytes are not valid UTF-8).
+    /// `leaseExpiresAt`, `constraints`, `blockedBy`, `periodic`, `occurrence`, `lastStopReason`, `tags`
+    /// (sorted), `result` (UTF-8 text, `null` for none) or `resultBase64`, then `payload` (UTF-8 text) or
+    /// `payloadBase64` (when the bytes are not valid UTF-8).
     static func json(_ job: Job, payload: Data) -> JSONValue {
         let payloadMember: (key: String, value: JSONValue)
         if let text = utf8Text(payload) {
@@ -35,8 +36,25 @@ enum JobPresentation {
             ("periodic", job.periodic.map(json) ?? .null),
             ("occurrence", .integer(Int64(job.occurrence))),
             ("lastStopReason", .optional(job.lastStopReason.map(\.description))),
+            ("tags", .array(job.tags.sorted().map { .string($0) })),
+            resultMember(job.result),
             payloadMember,
         ])
+    }
+
+    /// A job's result as `result` (UTF-8 text, or `null` for none) or `resultBase64` (bytes that are not UTF-8).
+    static func resultMember(_ result: Data?) -> (key: String, value: JSONValue) {
+        guard let result else { return ("result", .null) }
+        if let text = utf8Text(result) { return ("result", .string(text)) }
+        return ("resultBase64", .string(result.base64EncodedString()))
+    }
+
+    /// Bytes for a person: their size, then the text (quoted) when they are UTF-8, base64 otherwise.
+    static func describeBytes(_ bytes: Data) -> String {
+        let size = "\(bytes.count) byte" + (bytes.count == 1 ? "" : "s")
+        if bytes.isEmpty { return "empty" }
+        if let text = utf8Text(bytes) { return "\(size): \(JSONValue.string(text).rendered)" }
+        return "\(size), not UTF-8; base64: \(bytes.base64EncodedString())"
     }
 
     /// Constraints as an object of their flags and the app's conditions, sorted.
@@ -174,6 +192,13 @@ enum JobPresentation {
         rows.append(("unique key", job.uniqueKey?.escapingControlCharacters ?? "-"))
         rows.append(("last error", job.lastError ?? "-"))
         rows.append(("last stop", job.lastStopReason?.description ?? "-"))
+        if !job.tags.isEmpty {
+            rows.append(("tags", job.tags.sorted().map(\.escapingControlCharacters).joined(separator: ", ")))
+        }
+        if let result = job.result { rows.append(("result", describeBytes(result))) }
+        for (prerequisite, result) in job.prerequisiteResults.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            rows.append(("result of \(prerequisite.rawValue.escapingControlCharacters)", describeBytes(result)))
+        }
         let size = "\(payload.count) byte" + (payload.count == 1 ? "" : "s")
         if payload.isEmpty {
             rows.append(("payload", "empty"))

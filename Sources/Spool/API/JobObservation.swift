@@ -14,6 +14,19 @@ public enum JobFilter: Sendable, Equatable {
     case id(JobID)
     /// The jobs of this kind.
     case kind(String)
+    /// The jobs carrying this tag (``NewJob/tags``).
+    case tag(String)
+}
+
+extension JobFilter {
+    /// Whether the filter selects jobs by a field (kind or tag), so that a removal is reported only
+    /// for a job it selected.
+    fileprivate var selectsByField: Bool {
+        switch self {
+        case .kind, .tag: return true
+        case .all, .id: return false
+        }
+    }
 }
 
 /// The changes of the jobs a filter selects: first the current state of each (in enqueue
@@ -64,6 +77,7 @@ public struct JobChanges: AsyncSequence, Sendable {
                 switch filter {
                 case .all: return state.jobs.values
                 case .kind(let kind): return state.jobs.values.filter { $0.kind == kind }
+                case .tag(let tag): return state.jobs.values.filter { $0.tags.contains(tag) }
                 case .id(let id): return state.jobs[id.rawValue].map { [$0] } ?? []
                 }
             }
@@ -122,9 +136,10 @@ public struct JobChanges: AsyncSequence, Sendable {
             for (id, lookup) in lookups {
                 if let job = lookup {
                     if case .kind(let kind) = filter, job.kind != kind { continue }
+                    if case .tag(let tag) = filter, !job.tags.contains(tag) { continue }
                     updated.append(job)
                     known.insert(id)
-                } else if case .kind = filter {
+                } else if filter.selectsByField {
                     if known.remove(id) != nil { removed.append(id) }
                 } else {
                     removed.append(id)

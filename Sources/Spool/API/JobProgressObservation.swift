@@ -33,11 +33,12 @@ public struct JobProgressUpdates: AsyncSequence, Sendable {
         let filter = self.filter
         return Iterator(
             board: board,
-            token: board.observe { id, kind in
+            token: board.observe { id, entry in
                 switch filter {
                 case .all: return true
                 case .id(let wanted): return wanted.rawValue == id
-                case .kind(let wanted): return wanted == kind
+                case .kind(let wanted): return wanted == entry.kind
+                case .tag(let wanted): return entry.tags.contains(wanted)
                 }
             })
     }

@@ -391,6 +391,15 @@ public struct LogOperationSummary: Sendable, Equatable {
         case .inboxIngested(let file, let offset):
             name = "inboxIngested"
             fields = [.init("file", .string(file)), .init("offset", .integer(offset))]
+        case .result(_, let data):
+            name = "result"
+            fields = [.init("bytes", .integer(Int64(data.count)))]
+        case .prerequisiteResult(_, let prerequisite, let data):
+            name = "prerequisiteResult"
+            fields = [.init("prerequisite", .string(prerequisite)), .init("bytes", .integer(Int64(data.count)))]
+        case .tags(_, let tags):
+            name = "tags"
+            fields = [.init("tags", .string(tags.joined(separator: ",")))]
         }
     }
 

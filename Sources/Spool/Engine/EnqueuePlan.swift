@@ -53,7 +53,10 @@ struct EnqueuePlan {
                 }
             }
             let id = JobID(job.id)
+            let tags = job.tags
             try record(.enqueue(job))
+            // Its tags follow the enqueue in the same record (FORMAT.md, "Results and tags").
+            if !tags.isEmpty { try record(.other(.tags(id: id.rawValue, tags: tags))) }
             return id
         } catch {
             throw error.error

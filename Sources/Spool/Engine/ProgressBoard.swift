@@ -10,11 +10,13 @@ final class ProgressBoard: Sendable {
     struct Entry: Sendable, Equatable {
         var kind: String
         var progress: JobProgress?
+        /// The job's tags, so that an observer may follow a tag.
+        var tags: [String] = []
     }
 
     private struct Observer {
-        /// Whether the observer follows a job, by id and kind.
-        var filter: @Sendable (String, String) -> Bool
+        /// Whether the observer follows a job, by id and entry (kind, tags).
+        var filter: @Sendable (String, Entry) -> Bool
         /// Job id → its latest entry not read yet, and the order the ids first came in.
         var pending: [String: Entry] = [:]
         var order: [String] = []
@@ -39,15 +41,15 @@ final class ProgressBoard: Sendable {
     }
 
     /// Records job `id`'s progress and tells the observers that follow it.
-    func report(_ id: String, kind: String, _ progress: JobProgress) {
-        deliver([(id, Entry(kind: kind, progress: progress))], keep: true)
+    func report(_ id: String, kind: String, tags: [String], _ progress: JobProgress) {
+        deliver([(id, Entry(kind: kind, progress: progress, tags: tags))], keep: true)
     }
 
     /// Drops the progress of the jobs with `ids` that have some (finished or removed jobs) and tells the observers.
     func forget(_ ids: [String]) {
-        let gone = board.withLock { board in ids.compactMap { id in board.entries[id].map { (id, $0.kind) } } }
+        let gone = board.withLock { board in ids.compactMap { id in board.entries[id].map { (id, $0) } } }
         guard !gone.isEmpty else { return }
-        deliver(gone.map { ($0.0, Entry(kind: $0.1, progress: nil)) }, keep: false)
+        deliver(gone.map { ($0.0, Entry(kind: $0.1.kind, progress: nil, tags: $0.1.tags)) }, keep: false)
     }
 
     private func deliver(_ updates: [(String, Entry)], keep: Bool) {
@@ -58,7 +60,7 @@ final class ProgressBoard: Sendable {
             }
             var woken: [(CheckedContinuation<(String, Entry)?, Never>, (String, Entry))] = []
             for token in board.observers.keys {
-                for (id, entry) in updates where board.observers[token]!.filter(id, entry.kind) {
+                for (id, entry) in updates where board.observers[token]!.filter(id, entry) {
                     if board.observers[token]!.pending.updateValue(entry, forKey: id) == nil {
                         board.observers[token]!.order.append(id)
                     }
@@ -79,14 +81,14 @@ final class ProgressBoard: Sendable {
         return (id, observer.pending.removeValue(forKey: id)!)
     }
 
-    /// Starts following the jobs `filter` selects (by id and kind): the current progress of each comes first.
-    func observe(_ filter: @escaping @Sendable (String, String) -> Bool) -> UInt64 {
+    /// Starts following the jobs `filter` selects (by id and entry): the current progress of each comes first.
+    func observe(_ filter: @escaping @Sendable (String, Entry) -> Bool) -> UInt64 {
         board.withLock { board in
             board.nextToken += 1
             guard !board.isFinished else { return board.nextToken }
             var observer = Observer(filter: filter)
             for (id, entry) in board.entries.sorted(by: { $0.key < $1.key })
-            where filter(id, entry.kind) {
+            where filter(id, entry) {
                 observer.pending[id] = entry
                 observer.order.append(id)
             }
@@ -142,7 +144,7 @@ extension QueueEngine {
     func reportProgress(id: String, token: LeaseToken, _ progress: JobProgress) {
         _ = try? withOpenState {
             guard let job = state.jobs[id], job.state == .running, job.lease?.token == token.rawValue else { return }
-            self.progress.report(id, kind: job.kind, progress)
+            self.progress.report(id, kind: job.kind, tags: job.tags, progress)
         }
     }
 }

@@ -9,7 +9,8 @@ import Dispatch
 extension QueueEngine {
     /// How an attempt ended, as the handover records it.
     enum AttemptEnd: Equatable {
-        case succeeded
+        /// Succeeded, recording `result` with the success (``JobLimits/maxResultBytes`` at most).
+        case succeeded(result: [UInt8]?)
         case failed(error: String, terminal: Bool)
         /// A failure for another reason than the handler's error (a timeout, a stop that counts).
         case failedBecause(StopReason, error: String, terminal: Bool)
@@ -52,9 +53,10 @@ extension QueueEngine {
             let now = nowMillis
             var operations: [PlannedOperation]
             switch ending {
-            case .succeeded:
+            case .succeeded(let result):
+                if let result { try Self.checkResult(result) }
                 let job = try leasedJob(id, token: token, issued: true, for: .complete)
-                operations = completion(of: job, token: token, at: now)
+                operations = completion(of: job, token: token, at: now, result: result)
             case .failed(let error, let terminal):
                 let job = try leasedJob(id, token: token, issued: true, for: .fail)
                 operations = failure(of: job, token: token, error: error, terminal: terminal, at: now)

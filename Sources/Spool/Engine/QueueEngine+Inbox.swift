@@ -148,18 +148,25 @@ extension QueueEngine {
             var plan = EnqueuePlan(jobs: records.reduce(0) { $0 + $1.entries.count }, over: state)
             var enqueued = 0
             for record in records {
-                for entry in record.entries {
+                for (index, entry) in record.entries.enumerated() {
                     switch entry {
                     case .enqueue(let job, let policy):
                         let start = Int(job.payload.offset)
                         let payload = Data(bytes[start..<(start + Int(job.payload.length))])
-                        let new = NewEnqueue(
+                        var new = NewEnqueue(
                             id: job.id, kind: job.kind, payload: payload, priority: job.priority,
                             createdAt: job.createdAt, runAt: job.runAt, maxAttempts: job.maxAttempts,
                             uniqueKey: job.uniqueKey, options: job.options)
+                        // Its tags are the entry after it (the decoder checked they name it).
+                        if index + 1 < record.entries.count, case .tags(_, let tags) = record.entries[index + 1] {
+                            new.tags = tags
+                        }
                         if plan.addIfTaken(policy: policy, new) { enqueued += 1 }
                     case .cancel(let id, let at):
                         _ = plan.addIfTaken(.cancel(id: id, at: at))
+                    case .tags:
+                        // Taken with the enqueue before it, or dropped with it.
+                        break
                     }
                 }
             }

@@ -17,9 +17,10 @@ extension QueueEngine {
         -> [PlannedOperation]
     {
         switch ending {
-        case .succeeded:
+        case .succeeded(let result):
+            if let result { try Self.checkResult(result) }
             let job = try leasedJob(id, token: token, issued: issued, for: .complete)
-            return completion(of: job, token: token, at: now)
+            return completion(of: job, token: token, at: now, result: result)
         case .failed(let error, let terminal):
             let job = try leasedJob(id, token: token, issued: issued, for: .fail)
             return failure(of: job, token: token, error: error, terminal: terminal, at: now)

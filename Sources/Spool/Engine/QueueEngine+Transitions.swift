@@ -136,12 +136,13 @@ extension QueueEngine {
             }
             options.periodic = (Millis.from(seconds: periodic.interval), Millis.from(seconds: periodic.flex))
         }
+        let tags = try Self.checkTags(request.tags)
         let base = request.runAt.map(Millis.from) ?? now
         return NewEnqueue(
             id: request.id?.rawValue ?? generatedID ?? RandomPool.shared.nextUUIDString(), kind: request.kind,
             payload: request.payload, priority: Int64(priority), createdAt: now,
             runAt: base + Millis.from(seconds: request.delay), maxAttempts: Int64(maxAttempts),
-            uniqueKey: request.uniqueKey, options: options)
+            uniqueKey: request.uniqueKey, options: options, tags: tags)
     }
 
     static func checkText(_ text: String, name: String, maxBytes: Int) throws {

@@ -10,14 +10,18 @@ enum InboxRequest: Sendable {
 enum InboxEntry: Equatable, Sendable {
     case enqueue(LogOperation.Enqueue, policy: UniquePolicy)
     case cancel(id: String, at: Int64)
+    /// The tags of the job whose enqueue is the entry before.
+    case tags(id: String, tags: [String])
 }
 
 /// The body of an inbox record (FORMAT.md, *Producer inbox files*): a transaction body of version 8
-/// holding only `enqueue` (1), `enqueue_with_options` (14), `cancel` (6) and `unique_policy` (41),
-/// each of the first three encoded exactly as in the log (``TransactionCodec/encodeOperation(_:into:payloadRanges:headroom:)``).
+/// holding only `enqueue` (1), `enqueue_with_options` (14), `cancel` (6) and `unique_policy` (41) —
+/// of version 9 when it holds `tags` (38) too — each but `unique_policy` encoded exactly as in the log
+/// (``TransactionCodec/encodeOperation(_:into:payloadRanges:headroom:)``).
 ///
 /// ```
 /// unique_policy := opcode(41) policy:u8     (1 replace, 2 append; right after the enqueue it qualifies)
+/// tags          := as in the log            (after the enqueue it qualifies and its unique_policy)
 /// ```
 /// An enqueue without a `unique_policy` after it has policy keep.
 enum InboxCodec {
@@ -44,12 +48,20 @@ enum InboxCodec {
         }
         var writer = ByteWriter(capacity: capacity)
         writer.writeRaw(repeatElement(0, count: headroom))
-        writer.writeUInt8(TransactionCodec.inboxBodyVersion)
         var count = 0
+        var tagged = false
         for request in requests {
-            if case .enqueue(let new, let policy) = request, policyCode(of: new, policy) != nil { count += 1 }
+            if case .enqueue(let new, let policy) = request {
+                if policyCode(of: new, policy) != nil { count += 1 }
+                if !new.tags.isEmpty {
+                    count += 1
+                    tagged = true
+                }
+            }
             count += 1
         }
+        // The lowest version that holds the body's operations: 9 only with tags.
+        writer.writeUInt8(tagged ? TransactionCodec.resultsBodyVersion : TransactionCodec.inboxBodyVersion)
         writer.writeVarint(UInt64(count))
         var ranges: [Range<Int>] = []
         for request in requests {
@@ -60,6 +72,11 @@ enum InboxCodec {
                 if let code = policyCode(of: new, policy) {
                     writer.writeUInt8(TransactionCodec.Opcode.uniquePolicy.rawValue)
                     writer.writeUInt8(code)
+                }
+                if !new.tags.isEmpty {
+                    TransactionCodec.encodeOperation(
+                        .other(.tags(id: new.id, tags: new.tags)), into: &writer, payloadRanges: &ranges,
+                        headroom: headroom)
                 }
             case .cancel(let id, let at):
                 TransactionCodec.encodeOperation(
@@ -77,8 +94,8 @@ enum InboxCodec {
         try TransactionCodec.failures { () throws -> [InboxEntry] in
             var reader = ByteReader(body)
             let version = try reader.readUInt8()
-            guard version == TransactionCodec.inboxBodyVersion else {
-                if version > TransactionCodec.inboxBodyVersion {
+            guard version == TransactionCodec.inboxBodyVersion || version == TransactionCodec.resultsBodyVersion else {
+                if version > TransactionCodec.resultsBodyVersion {
                     throw TransactionCodec.Failure.newerBodyVersion(version)
                 }
                 throw TransactionCodec.Failure.malformed("inbox body version \(version)")
@@ -102,6 +119,13 @@ enum InboxCodec {
                 switch try TransactionCodec.decodeOperation(&reader, fileSequence: 0, bodyOffset: bodyOffset) {
                 case .enqueue(let job): entries.append(.enqueue(job, policy: .keep))
                 case .cancel(let id, let at): entries.append(.cancel(id: id, at: at))
+                case .tags(let id, let tags):
+                    guard version >= TransactionCodec.resultsBodyVersion, case .enqueue(let job, _)? = entries.last,
+                        job.id == id
+                    else {
+                        throw TransactionCodec.Failure.malformed("tags not after the enqueue of their job")
+                    }
+                    entries.append(.tags(id: id, tags: tags))
                 default: throw TransactionCodec.Failure.malformed("an operation a producer does not write")
                 }
             }

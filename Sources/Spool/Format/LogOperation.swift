@@ -69,6 +69,14 @@ enum LogOperation: Equatable, Sendable {
     /// The owner ingested the producer inbox file `file` (its name in `inbox/`) up to byte `offset`:
     /// the end of the last record of it that this or an earlier record ingested.
     case inboxIngested(file: String, offset: Int64)
+    /// The result of the running job's success (``JobLimits/maxResultBytes`` at most), before its
+    /// `complete` in the same record; in a snapshot, after the job's restore.
+    case result(id: String, data: [UInt8])
+    /// In a snapshot, after the restore of job `id`: the result its succeeded prerequisite recorded.
+    case prerequisiteResult(id: String, prerequisite: String, data: [UInt8])
+    /// The job's tags (distinct, in the order of their UTF-8 bytes): after its enqueue in the same
+    /// record, or after its restore in a snapshot.
+    case tags(id: String, tags: [String])
 
     struct Enqueue: Equatable, Sendable {
         var id: String
@@ -108,7 +116,7 @@ enum LogOperation: Equatable, Sendable {
             .reclaim(let id, _, _, _), .expire(let id), .migrationRemove(let id), .abandon(let id, _, _),
             .nextOccurrence(let id, _, _), .park(let id, _, _, _), .checkpoint(let id, _, _, _, _),
             .restoreCheckpoint(let id, _), .release(let id, _, _, _), .snooze(let id, _, _, _, _),
-            .stopReason(let id, _):
+            .stopReason(let id, _), .result(let id, _), .prerequisiteResult(let id, _, _), .tags(let id, _):
             return id
         case .restore(let job): return job.id
         case .migrateJob(let job): return job.id

@@ -20,8 +20,11 @@ extension TransactionCodec {
         case checkpoint, restoreCheckpoint
         case release = 30
         case snooze, stopReason
+        case prerequisiteResult = 33
         case pauseKind = 34
         case resumeKind, setRateLimit, rateWindow
+        case tags = 38
+        case result
         case inboxIngested = 40
         case uniquePolicy
 
@@ -45,6 +48,7 @@ extension TransactionCodec {
             let stops = stopsBodyVersion
             let tags = tagsBodyVersion
             let inbox = inboxBodyVersion
+            let results = resultsBodyVersion
             switch self {
             case .enqueue: return Facts(name: "enqueue", minimumBodyVersion: base, startsWithJobID: true)
             case .claim: return Facts(name: "claim", minimumBodyVersion: base, startsWithJobID: true)
@@ -89,6 +93,10 @@ extension TransactionCodec {
             case .setRateLimit:
                 return Facts(name: "set_rate_limit", minimumBodyVersion: tags, startsWithJobID: false)
             case .rateWindow: return Facts(name: "rate_window", minimumBodyVersion: tags, startsWithJobID: false)
+            case .prerequisiteResult:
+                return Facts(name: "prerequisite_result", minimumBodyVersion: results, startsWithJobID: true)
+            case .tags: return Facts(name: "tags", minimumBodyVersion: results, startsWithJobID: true)
+            case .result: return Facts(name: "result", minimumBodyVersion: results, startsWithJobID: true)
             case .inboxIngested:
                 return Facts(name: "inbox_ingested", minimumBodyVersion: inbox, startsWithJobID: false)
             // In inbox files only, after the enqueue it qualifies (InboxCodec).
@@ -144,6 +152,9 @@ extension TransactionCodec {
         case .setRateLimit: return .setRateLimit
         case .rateWindow: return .rateWindow
         case .inboxIngested: return .inboxIngested
+        case .result: return .result
+        case .prerequisiteResult: return .prerequisiteResult
+        case .tags: return .tags
         }
     }
 

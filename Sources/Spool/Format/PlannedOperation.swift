@@ -10,6 +10,8 @@ struct NewEnqueue: Sendable {
     var maxAttempts: Int64
     var uniqueKey: String?
     var options = EnqueueOptions()
+    /// The job's tags in their on-disk order (``ResultsCodec/ordered(_:)``): a `tags` operation after the enqueue.
+    var tags: [String] = []
 }
 
 /// An operation as the live path hands it to the encoder: like ``LogOperation``,

@@ -30,6 +30,9 @@ enum TransactionCodec {
     /// producer's inbox file; the unique-key policy of a producer's enqueue, in inbox files only), and
     /// of every record of an inbox file (FORMAT.md, *Producer inbox files*).
     static let inboxBodyVersion: UInt8 = 8
+    /// The body version of records holding a job's result or tags (opcodes 33, 38 and 39: a result, a
+    /// prerequisite's result kept by its dependent, a job's tags; see `ResultsCodec`).
+    static let resultsBodyVersion: UInt8 = 9
     // Which opcodes need which version, and the newest version read (`bodyVersion`): the opcode
     // table (Opcode.swift).
 
@@ -200,6 +203,8 @@ enum TransactionCodec {
             StopsCodec.encode(operation, into: &writer)
         case .pauseKind, .resumeKind, .setRateLimit, .rateWindow:
             KindControlCodec.encode(operation, into: &writer)
+        case .result, .prerequisiteResult, .tags:
+            ResultsCodec.encode(operation, into: &writer)
         case .inboxIngested(let file, let offset):
             writer.writeUInt8(Opcode.inboxIngested.rawValue)
             writer.writeString(file)
@@ -378,6 +383,8 @@ enum TransactionCodec {
             return try StopsCodec.decode(opcode, &reader)
         case .pauseKind, .resumeKind, .setRateLimit, .rateWindow:
             return try KindControlCodec.decode(opcode, &reader)
+        case .result, .prerequisiteResult, .tags:
+            return try ResultsCodec.decode(opcode, &reader)
         case .inboxIngested:
             let file = try reader.readString()
             let offset = try reader.readVarint()

@@ -143,6 +143,12 @@ struct SnapshotWriter {
                     operationCount += 1
                     version = max(version, TransactionCodec.stopsBodyVersion)
                 }
+                // Its tags, result and prerequisites' results follow its restore (FORMAT.md, "Results and tags").
+                let kept = ResultsCodec.encodeAnnexes(of: job, into: &operations)
+                if kept > 0 {
+                    operationCount += kept
+                    version = max(version, TransactionCodec.resultsBodyVersion)
+                }
                 if operations.count >= Self.recordTarget { try sealBatch() }
             }
             try sealBatch()

@@ -51,7 +51,7 @@ extension NewJob {
     ///
     /// Use it to enqueue typed jobs in a batch with ``JobQueue/enqueue(contentsOf:)-84e97``;
     /// the other arguments are those of
-    /// ``init(kind:payload:id:priority:runAt:delay:maxAttempts:uniqueKey:uniquePolicy:dependencies:constraints:periodic:)``,
+    /// ``init(kind:payload:id:priority:runAt:delay:maxAttempts:uniqueKey:uniquePolicy:dependencies:constraints:periodic:tags:)``,
     /// every one of them.
     ///
     /// - Throws: ``SpoolError/Code/invalidArgument`` when the parameters cannot be encoded.
@@ -60,7 +60,7 @@ extension NewJob {
         runAt: Date? = nil, delay: TimeInterval = 0, maxAttempts: Int? = nil,
         uniqueKey: String? = nil, uniquePolicy: UniquePolicy = .keep,
         dependencies: [JobID] = [], constraints: JobConstraints = .none,
-        periodic: PeriodicSchedule? = nil
+        periodic: PeriodicSchedule? = nil, tags: Set<String> = []
     ) throws {
         let payload: Data
         do {
@@ -72,7 +72,7 @@ extension NewJob {
         self.init(
             kind: Parameters.kind, payload: payload, id: id, priority: priority, runAt: runAt, delay: delay,
             maxAttempts: maxAttempts, uniqueKey: uniqueKey, uniquePolicy: uniquePolicy,
-            dependencies: dependencies, constraints: constraints, periodic: periodic)
+            dependencies: dependencies, constraints: constraints, periodic: periodic, tags: tags)
     }
 }
 
@@ -84,7 +84,7 @@ extension JobQueue {
     /// ```
     ///
     /// Every option of ``NewJob`` is an argument here, with the same default and meaning
-    /// (see ``NewJob/init(_:id:priority:runAt:delay:maxAttempts:uniqueKey:uniquePolicy:dependencies:constraints:periodic:)``).
+    /// (see ``NewJob/init(_:id:priority:runAt:delay:maxAttempts:uniqueKey:uniquePolicy:dependencies:constraints:periodic:tags:)``).
     /// The errors are those of ``JobQueue/enqueue(_:)-6of7x``, plus ``SpoolError/Code/invalidArgument``
     /// when the parameters cannot be encoded.
     @discardableResult
@@ -93,13 +93,13 @@ extension JobQueue {
         runAt: Date? = nil, delay: TimeInterval = 0, maxAttempts: Int? = nil,
         uniqueKey: String? = nil, uniquePolicy: UniquePolicy = .keep,
         dependencies: [JobID] = [], constraints: JobConstraints = .none,
-        periodic: PeriodicSchedule? = nil
+        periodic: PeriodicSchedule? = nil, tags: Set<String> = []
     ) throws -> JobID {
         try enqueue(
             NewJob(
                 parameters, id: id, priority: priority, runAt: runAt, delay: delay, maxAttempts: maxAttempts,
                 uniqueKey: uniqueKey, uniquePolicy: uniquePolicy, dependencies: dependencies,
-                constraints: constraints, periodic: periodic))
+                constraints: constraints, periodic: periodic, tags: tags))
     }
 
     /// Adds a job of a ``JobKind`` and returns its id once the job is durable. The arguments are
@@ -115,12 +115,12 @@ extension JobQueue {
         runAt: Date? = nil, delay: TimeInterval = 0, maxAttempts: Int? = nil,
         uniqueKey: String? = nil, uniquePolicy: UniquePolicy = .keep,
         dependencies: [JobID] = [], constraints: JobConstraints = .none,
-        periodic: PeriodicSchedule? = nil
+        periodic: PeriodicSchedule? = nil, tags: Set<String> = []
     ) async throws -> JobID {
         try await enqueue(
             NewJob(
                 parameters, id: id, priority: priority, runAt: runAt, delay: delay,
                 maxAttempts: maxAttempts, uniqueKey: uniqueKey, uniquePolicy: uniquePolicy,
-                dependencies: dependencies, constraints: constraints, periodic: periodic))
+                dependencies: dependencies, constraints: constraints, periodic: periodic, tags: tags))
     }
 }

@@ -62,6 +62,10 @@ extension JobRunner {
                             terminal: false))
                 )
             }
+            // A success carries the result its handler set (JobContext.setResult) into its record.
+            if outcome == .succeeded, let result = execution.result {
+                return (execution.lease, .ended(.succeeded(result: result)))
+            }
             return (execution.lease, outcome)
         }
         if let (lease, outcome) = settled {
@@ -89,7 +93,7 @@ extension JobRunner {
     private func recordAndHandOver(_ outcome: AttemptOutcome, of lease: Lease) async {
         let ending: QueueEngine.AttemptEnd
         switch outcome {
-        case .succeeded: ending = .succeeded
+        case .succeeded: ending = .succeeded(result: nil)
         case .failed(let error, let terminal): ending = .failed(error: error, terminal: terminal)
         case .ended(let end): ending = end
         }

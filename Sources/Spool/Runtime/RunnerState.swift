@@ -42,6 +42,8 @@ struct Execution: Sendable {
     var cancellation: JobContext.CancellationReason?
     /// The task running the handler (set right after it is created).
     var task: Task<Void, Never>?
+    /// The result the handler set (``JobContext/setResult(_:)``), recorded with its success.
+    var result: [UInt8]?
 }
 
 extension Execution {

@@ -23,6 +23,8 @@ extension QueueState {
                 for dependentID in waiting {
                     guard var dependent = jobs[dependentID] else { continue }
                     dependent.waitingFor.removeAll { $0 == id }
+                    // The prerequisite's result goes with its success to the job that waited for it.
+                    if let result = prerequisite.result { dependent.prerequisiteResults[id] = result }
                     storeOne(dependent)
                     cascadedIDs.append(dependentID)
                 }

@@ -217,6 +217,8 @@ extension QueueState {
         case .stopReason(let id, _): _ = try located(id, in: JobState.allCases, for: .stopReason)
         case .pauseKind, .resumeKind, .setRateLimit, .rateWindow:
             try checkKindControl(operation)
+        case .result, .prerequisiteResult, .tags:
+            try checkResultOrTags(operation)
         }
     }
 

@@ -229,6 +229,8 @@ struct QueueState: Sendable {
             try applyStop(operation)
         case .pauseKind, .resumeKind, .setRateLimit, .rateWindow:
             try applyKindControl(operation)
+        case .result, .prerequisiteResult, .tags:
+            try applyResultOrTags(operation)
         }
     }
 
@@ -253,7 +255,7 @@ struct QueueState: Sendable {
         let priority = Int32(truncatingIfNeeded: op.priority)
         let maxAttempts = Int32(truncatingIfNeeded: op.maxAttempts)
         // One initializer sets the rare fields together (see StoredJob.init): no box for a plain enqueue.
-        let job = StoredJob(
+        var job = StoredJob(
             id: op.id, kind: op.kind, state: cancelledAtBirth ? .cancelled : .enqueued, attempts: 0,
             maxAttempts: maxAttempts, priority: priority, sequence: nextSequence,
             createdAt: op.createdAt, runAt: op.runAt, nextRetryAt: nil,
@@ -263,6 +265,11 @@ struct QueueState: Sendable {
             periodic: op.options.periodic.map {
                 StoredPeriodic(interval: $0.interval, flex: $0.flex, anchor: op.runAt, occurrence: 1)
             })
+        // The results of prerequisites that succeeded before it (the chain rule hands over the others).
+        if !op.options.dependencies.isEmpty {
+            let results = resultsOfSucceeded(op.options.dependencies)
+            if !results.isEmpty { job.prerequisiteResults = results }
+        }
         nextSequence += 1
         if let key = op.uniqueKey, !cancelledAtBirth { takeUniqueKey(key, for: op.id) }
         for prerequisite in waitingFor { dependents[prerequisite, default: []].append(op.id) }

@@ -15,6 +15,9 @@ enum Refusal: Error, Equatable, Sendable, CustomStringConvertible {
         case restoreCheckpoint = "restore checkpoint"
         case release, snooze
         case stopReason = "stop reason"
+        case result
+        case prerequisiteResult = "prerequisite result"
+        case tags
     }
 
     /// No job has the id.

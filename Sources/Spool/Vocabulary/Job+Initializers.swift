@@ -20,7 +20,8 @@ extension Job {
         lastError: String? = nil, payloadSize: Int = 0, leaseExpiresAt: Date? = nil,
         constraints: JobConstraints = .none, blockingPrerequisites: [JobID] = [],
         periodic: PeriodicSchedule? = nil, occurrence: Int = 1, parkedKey: String? = nil, parkDeadline: Date? = nil,
-        checkpoint: Data? = nil, lastStopReason: StopReason? = nil
+        checkpoint: Data? = nil, lastStopReason: StopReason? = nil, result: Data? = nil, tags: Set<String> = [],
+        prerequisiteResults: [JobID: Data] = [:]
     ) {
         self.id = id
         self.kind = kind
@@ -44,6 +45,9 @@ extension Job {
         self.parkDeadline = parkDeadline
         self.checkpoint = checkpoint
         self.lastStopReason = lastStopReason
+        self.result = result
+        self.tags = tags
+        self.prerequisiteResults = prerequisiteResults
     }
 }
 

@@ -50,14 +50,19 @@ public struct NewJob: Sendable {
     public var constraints: JobConstraints
     /// Makes the job repeat (see ``PeriodicSchedule``); `nil` for a one-off job.
     public var periodic: PeriodicSchedule?
+    /// Labels to find the job by (``JobQueue/jobs(tagged:state:)``) and act on it with others
+    /// (`JobQueue.cancel(tagged:)`): at most ``JobLimits/maxTags``, each 1 to
+    /// ``JobLimits/maxTagBytes`` UTF-8 bytes. Durable with the job.
+    public var tags: Set<String>
 
     /// Describes a job to enqueue. Only `kind` is required.
     public init(
         kind: String, payload: Data = Data(), id: JobID? = nil, priority: Int = 0, runAt: Date? = nil,
         delay: TimeInterval = 0, maxAttempts: Int? = nil, uniqueKey: String? = nil,
         uniquePolicy: UniquePolicy = .keep, dependencies: [JobID] = [], constraints: JobConstraints = .none,
-        periodic: PeriodicSchedule? = nil
+        periodic: PeriodicSchedule? = nil, tags: Set<String> = []
     ) {
+        self.tags = tags
         self.dependencies = dependencies
         self.constraints = constraints
         self.periodic = periodic
@@ -127,6 +132,15 @@ public struct Job: Sendable, Equatable, Identifiable {
     /// Why the job's last attempt ended (succeeded, failed, timed out, stopped, …); `nil` before
     /// the first attempt ended. Durable: it survives a restart and compaction.
     public var lastStopReason: StopReason?
+    /// The result the job's last success recorded (`JobQueue.complete(_:result:)`,
+    /// `JobContext.setResult(_:)`); `nil` when none was. Kept until retention removes the job.
+    public var result: Data?
+    /// The job's tags (``NewJob/tags``).
+    public var tags: Set<String>
+    /// The results its prerequisites recorded when they succeeded, by prerequisite: a prerequisite that
+    /// succeeded without a result is not here. What a dependent's handler reads as
+    /// `JobContext.prerequisiteResults`.
+    public var prerequisiteResults: [JobID: Data]
 
     /// Whether the job is enqueued but waits for prerequisites to succeed: no claim takes it yet.
     public var isBlocked: Bool { state == .enqueued && !blockingPrerequisites.isEmpty }
@@ -171,6 +185,12 @@ public struct Job: Sendable, Equatable, Identifiable {
         parkDeadline = stored.park.map { Millis.date($0.deadline) }
         checkpoint = stored.checkpoint.map { Data($0) }
         lastStopReason = stored.lastStopReason
+        result = stored.result.map { Data($0) }
+        tags = Set(stored.tags)
+        let fromPrerequisites = stored.prerequisiteResults
+        prerequisiteResults =
+            fromPrerequisites.isEmpty
+            ? [:] : Dictionary(uniqueKeysWithValues: fromPrerequisites.map { (JobID($0.key), Data($0.value)) })
     }
 }
 

@@ -124,6 +124,25 @@ struct StoredJob: Sendable {
         set { updateRare { $0.checkpoint = newValue } }
     }
 
+    /// The result the job's last success recorded (``JobLimits/maxResultBytes`` at most); `nil` for none.
+    var result: [UInt8]? {
+        get { rare?.values.result }
+        set { updateRare { $0.result = newValue } }
+    }
+
+    /// The job's tags, distinct and in the order of their UTF-8 bytes; empty for none.
+    var tags: [String] {
+        get { rare?.values.tags ?? [] }
+        set { updateRare { $0.tags = newValue } }
+    }
+
+    /// Prerequisite id → the result it recorded when it succeeded: copied into the job when the
+    /// prerequisite's success reached it (or at its enqueue, for one that had succeeded before).
+    var prerequisiteResults: [String: [UInt8]] {
+        get { rare?.values.prerequisiteResults ?? [:] }
+        set { updateRare { $0.prerequisiteResults = newValue } }
+    }
+
     /// Whether the job carries a field of body version 3: constraints, prerequisites or a schedule.
     var hasOptions: Bool {
         guard let values = rare?.values else { return false }
@@ -163,10 +182,14 @@ struct RareValues: Equatable, Sendable {
     var periodic: StoredPeriodic?
     var park: StoredPark?
     var checkpoint: [UInt8]?
+    var result: [UInt8]?
+    var tags: [String] = []
+    var prerequisiteResults: [String: [UInt8]] = [:]
 
     var isEmpty: Bool {
         uniqueKey == nil && lastError == nil && lease == nil && constraints == nil && waitingFor.isEmpty
-            && periodic == nil && park == nil && checkpoint == nil
+            && periodic == nil && park == nil && checkpoint == nil && result == nil && tags.isEmpty
+            && prerequisiteResults.isEmpty
     }
 }
 

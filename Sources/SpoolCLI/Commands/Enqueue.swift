@@ -17,7 +17,7 @@ enum EnqueueCommand {
         synopsis: """
             DIR --kind KIND [--payload TEXT | --payload-file PATH] [--id ID]
             [--unique-key KEY [--policy keep|replace|append]] [--delay SECONDS] [--priority N] [--max-attempts N]
-            [--producer]
+            [--tag TAG]... [--producer]
             """,
         summary: "Add a job; print its id once it is durable. Creates DIR when missing.",
         help: """
@@ -36,6 +36,8 @@ enum EnqueueCommand {
               --delay SECONDS      do not run before this many seconds from now (at least 0, under \(Int64(JobLimits.maxDelay)))
               --priority N         higher runs first among due jobs (default 0; \(JobLimits.priorities.lowerBound) to \(JobLimits.priorities.upperBound))
               --max-attempts N     attempts before the job ends failed (default 5; 1 to \(JobLimits.maxAttempts))
+              --tag TAG            a tag to find the job by (spool list --tag, cancel by tag); repeatable,
+                                   at most \(JobLimits.maxTags), each 1 to \(JobLimits.maxTagBytes) UTF-8 bytes
               --producer           write the job to the queue's inbox, for its owner to ingest, without
                                    opening the queue (DIR must hold a queue)
 
@@ -52,9 +54,9 @@ enum EnqueueCommand {
             positionals: ["DIR"],
             valueOptions: [
                 "kind", "payload", "payload-file", "id", "unique-key", "policy", "delay",
-                "priority", "max-attempts",
+                "priority", "max-attempts", "tag",
             ],
-            flags: ["producer"]),
+            flags: ["producer"], repeatableOptions: ["tag"]),
         run: run)
 
     /// Does the work with the parsed arguments; returns the exit status.
@@ -74,6 +76,7 @@ enum EnqueueCommand {
         job.delay = try arguments.seconds("delay") ?? 0
         job.priority = try arguments.integer("priority", in: JobLimits.priorities) ?? 0
         job.maxAttempts = try arguments.integer("max-attempts", in: 1...JobLimits.maxAttempts)
+        job.tags = Set(arguments.values("tag"))
 
         // Into a queue whose OWNER file records a .shared owner's lease, even an expired one, the job goes
         // through the inbox: opening the queue would take the app's role (its lease expires while it is

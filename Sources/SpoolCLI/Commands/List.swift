@@ -6,16 +6,17 @@ enum ListCommand {
     /// The command's description and entry point.
     static let command = Command(
         name: "list",
-        synopsis: "DIR [--state STATE] [--json]",
+        synopsis: "DIR [--state STATE] [--tag TAG] [--json]",
         summary: "List jobs in enqueue order, as a table or as one JSON array.",
         help: """
               --state STATE        only jobs in STATE
+              --tag TAG            only jobs carrying TAG
               --json               print one JSON array of job objects (payload included)
 
             The table shows each job's attempts used of its maximum, when it is due (or its
             next retry, or when its lease ends) relative to now, and its last error.
             """,
-        spec: ArgumentSpec(positionals: ["DIR"], valueOptions: ["state"], flags: ["json"]),
+        spec: ArgumentSpec(positionals: ["DIR"], valueOptions: ["state", "tag"], flags: ["json"]),
         run: run)
 
     /// Does the work with the parsed arguments; returns the exit status.
@@ -30,7 +31,8 @@ enum ListCommand {
         }
         // Read-only: not an open, which would cut a torn tail or reclaim an expired lease.
         let lines = try QueueAccess.inspecting(arguments.positionals[0]) { queue -> [String] in
-            let jobs = queue.jobs(state: state)
+            let tag = arguments.value("tag")
+            let jobs = queue.jobs(state: state).filter { job in tag.map { job.tags.contains($0) } ?? true }
             if arguments.flag("json") {
                 return [
                     JSONValue.array(try jobs.map { JobPresentation.json($0, payload: try queue.payload(of: $0.id)) })

@@ -41,6 +41,7 @@ import Testing
         #expect(names.contains("format-2-park"))
         #expect(names.contains("format-2-tags"))
         #expect(names.contains("format-2-inbox"))
+        #expect(names.contains("format-2-results"))
     }
 
     /// The fixture of file format version 2 pins its header: every file is of version 2, and names the LSN of its
@@ -156,6 +157,9 @@ import Testing
         // Producer inbox files: `inbox_ingested` in a snapshot (the compaction replaced the records before it), and
         // an inbox file partly ingested (its own format, checked by InboxFixtureTests).
         "format-2-inbox": [11, 12, 16, 40],
+        // Body version 9: a snapshot whose restores are followed by `tags`, `result` and `prerequisite_result`, then
+        // `tags` after an enqueue with prerequisites and a `result` before its `complete`.
+        "format-2-results": [2, 4, 11, 12, 14, 16, 33, 38, 39],
     ]
 
     /// The opcode an operation is written with (FORMAT.md, *Operations*).
@@ -191,6 +195,9 @@ import Testing
         case .resumeKind: return 35
         case .setRateLimit: return 36
         case .rateWindow: return 37
+        case .prerequisiteResult: return 33
+        case .tags: return 38
+        case .result: return 39
         case .inboxIngested: return 40
         }
     }

@@ -58,6 +58,17 @@ import Testing
                 covered.insert(raw)
             }
         }
+        // "9 when it holds opcode 33 or any of opcodes 38 to 39": a single opcode beside a range.
+        let single = try Regex(#"(\d+) when it holds opcode (\d+) or any of opcodes (\d+) to (\d+)"#)
+        for match in sentence.matches(of: single) {
+            let numbers = match.output.dropFirst().compactMap { $0.substring.flatMap { UInt8($0) } }
+            try #require(numbers.count == 4)
+            for raw in [numbers[1]] + Array(numbers[2]...numbers[3]) {
+                let opcode = try #require(TransactionCodec.Opcode(rawValue: raw), "FORMAT.md names opcode \(raw)")
+                #expect(opcode.minimumBodyVersion == numbers[0], "opcode \(raw)")
+                covered.insert(raw)
+            }
+        }
         #expect(covered == Set(TransactionCodec.Opcode.allCases.map(\.rawValue)))
         #expect(
             text.contains(

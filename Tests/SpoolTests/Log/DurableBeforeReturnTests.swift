@@ -13,7 +13,7 @@ import Testing
     }
 
     /// What a case starts from: a queue on a file system whose syncs the test can hold, its clock,
-    /// and a lease on job "leased" (claimed, running) next to enqueued jobs "a" and "b" (key "key-b").
+    /// and a lease on job "leased" (claimed, running) next to enqueued jobs "a" (tag "t") and "b" (key "key-b").
     private struct Fixture {
         let temp = TemporaryDirectory()
         let fileSystem = FaultyFileSystem()
@@ -30,7 +30,7 @@ import Testing
             queue = try JobQueue(directory: temp.queue, configuration: configuration)
             try queue.enqueue(NewJob(kind: "lease", id: "leased"))
             lease = try #require(try queue.claim(kind: "lease", leaseDuration: 10))
-            try queue.enqueue(NewJob(kind: "k", id: "a"))
+            try queue.enqueue(NewJob(kind: "k", id: "a", tags: ["t"]))
             try queue.enqueue(NewJob(kind: "k", id: "b", uniqueKey: "key-b"))
         }
     }
@@ -94,12 +94,12 @@ import Testing
         ),
         ("enqueue(contentsOf:) async", nil, { q, _, _ in try await q.enqueue(contentsOf: [NewJob(kind: "k")]) }),
         (
-            "enqueue(_:id:priority:runAt:delay:maxAttempts:uniqueKey:uniquePolicy:dependencies:constraints:periodic:)",
+            "enqueue(_:id:priority:runAt:delay:maxAttempts:uniqueKey:uniquePolicy:dependencies:constraints:periodic:tags:)",
             nil,
             { q, _, _ in try q.enqueue(Upload(path: "/p")) }
         ),
         (
-            "enqueue(_:id:priority:runAt:delay:maxAttempts:uniqueKey:uniquePolicy:dependencies:constraints:periodic:) async",
+            "enqueue(_:id:priority:runAt:delay:maxAttempts:uniqueKey:uniquePolicy:dependencies:constraints:periodic:tags:) async",
             nil,
             { q, _, _ in try await q.enqueue(Upload(path: "/p")) }
         ),
@@ -143,6 +143,22 @@ import Testing
         ("renewRecorded(_:for:) async", nil, { q, lease, _ in _ = try await q.renewRecorded(lease, for: nil) }),
         ("complete(_:)", nil, { q, lease, _ in try q.complete(lease) }),
         ("complete(_:) async", nil, { q, lease, _ in try await q.complete(lease) }),
+        ("complete(_:result:)", nil, { q, lease, _ in try q.complete(lease, result: Data([1])) }),
+        ("complete(_:result:) async", nil, { q, lease, _ in try await q.complete(lease, result: Data([1])) }),
+        (
+            "cancel(tagged:)", nil,
+            { q, _, _ in
+                let result = try q.cancel(tagged: "t")
+                #expect(result.count == 1)
+            }
+        ),
+        (
+            "cancel(tagged:) async", nil,
+            { q, _, _ in
+                let result = try await q.cancel(tagged: "t")
+                #expect(result.count == 1)
+            }
+        ),
         ("complete(_:token:)", nil, { q, lease, _ in try q.complete(lease.job.id, token: lease.token) }),
         ("complete(_:token:) async", nil, { q, lease, _ in try await q.complete(lease.job.id, token: lease.token) }),
         ("fail(_:error:terminal:)", nil, { q, lease, _ in try q.fail(lease, error: "e") }),
@@ -288,7 +304,8 @@ import Testing
     private static let notChanges: [String: String] = [
         "close()": "waits for every change, changes nothing",
         "updateDeviceConditions(_:)": "memory only", "follow(_:) async": "memory only",
-        "job(_:)": "read", "payload(of:)": "read", "jobs(state:kind:)": "read", "readyJobs(at:kind:)": "read",
+        "job(_:)": "read", "payload(of:)": "read", "jobs(state:kind:)": "read", "jobs(tagged:state:)": "read",
+        "readyJobs(at:kind:)": "read",
         "nextDeadline(kind:)": "read", "nextDeadline(kind:constraints:)": "read", "nextDeadlines()": "read",
         "failedJobs()": "read", "permanentlyFailedJobs()": "read (the deprecated name of failedJobs())",
         "counts()": "read", "pausedKinds()": "read", "parkedJobs()": "read", "rateLimits()": "read",

@@ -115,7 +115,8 @@ import Testing
         if fixedSeed == nil && Self.targetStates >= 10_000 {
             let features = [
                 "parks", "checkpoints", "parked completions", "parked failures", "reconciles", "releases", "snoozes",
-                "producer enqueues", "producer cancels", "ingestions",
+                "producer enqueues", "producer cancels", "ingestions", "tagged enqueues", "results", "tag cancels",
+                "results handed to dependents",
             ]
             for feature in features {
                 #expect(featureChanges[feature, default: 0] > 0, "the workload made no \(feature)")

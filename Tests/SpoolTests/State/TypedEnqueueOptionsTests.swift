@@ -24,6 +24,7 @@ import Testing
         var dependencies: [JobID] = []
         var constraints = JobConstraints.none
         var periodic: PeriodicSchedule?
+        var tags: Set<String> = []
     }
 
     enum Way: String, CaseIterable, Sendable {
@@ -61,6 +62,7 @@ import Testing
             "periodic", Options(periodic: PeriodicSchedule(interval: 3600, flex: 600)),
             { q, id in try q.job(id)?.periodic == PeriodicSchedule(interval: 3600, flex: 600) }
         ),
+        ("tags", Options(tags: ["album:7", "me"]), { q, id in try q.job(id)?.tags == ["album:7", "me"] }),
     ]
 
     /// Enqueues `Resize(width: 640)` with `options`, in one of the four ways.
@@ -73,13 +75,13 @@ import Testing
             return try await queue.enqueue(
                 parameters, id: o.id, priority: o.priority, runAt: o.runAt, delay: o.delay,
                 maxAttempts: o.maxAttempts, uniqueKey: o.uniqueKey, uniquePolicy: o.uniquePolicy,
-                dependencies: o.dependencies, constraints: o.constraints, periodic: o.periodic)
+                dependencies: o.dependencies, constraints: o.constraints, periodic: o.periodic, tags: o.tags)
         case .batch:
             return try await queue.enqueue(contentsOf: [
                 NewJob(
                     parameters, id: o.id, priority: o.priority, runAt: o.runAt, delay: o.delay,
                     maxAttempts: o.maxAttempts, uniqueKey: o.uniqueKey, uniquePolicy: o.uniquePolicy,
-                    dependencies: o.dependencies, constraints: o.constraints, periodic: o.periodic)
+                    dependencies: o.dependencies, constraints: o.constraints, periodic: o.periodic, tags: o.tags)
             ])[0]
         }
     }
@@ -93,12 +95,12 @@ import Testing
                     kind: Resize.kind, payload: try Resize.encode(parameters), id: o.id,
                     priority: o.priority, runAt: o.runAt, delay: o.delay, maxAttempts: o.maxAttempts,
                     uniqueKey: o.uniqueKey, uniquePolicy: o.uniquePolicy, dependencies: o.dependencies,
-                    constraints: o.constraints, periodic: o.periodic))
+                    constraints: o.constraints, periodic: o.periodic, tags: o.tags))
         }
         return try queue.enqueue(
             parameters, id: o.id, priority: o.priority, runAt: o.runAt, delay: o.delay,
             maxAttempts: o.maxAttempts, uniqueKey: o.uniqueKey, uniquePolicy: o.uniquePolicy,
-            dependencies: o.dependencies, constraints: o.constraints, periodic: o.periodic)
+            dependencies: o.dependencies, constraints: o.constraints, periodic: o.periodic, tags: o.tags)
     }
 
     /// Opens a fresh queue holding a prerequisite and a unique key's holder.

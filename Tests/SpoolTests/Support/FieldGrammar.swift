@@ -43,6 +43,9 @@ enum FieldGrammar {
         35: "kind:string at:svarint",
         36: "kind:string at:svarint limit:opt<rate_limit>",
         37: "kind:string start:svarint count:varint",
+        33: "id:string prerequisite:string data:bytes",
+        38: "id:string count:varint tag:string{count}",
+        39: "id:string data:bytes",
         40: "file:string offset:varint",
         41: "policy:u8",
     ]

@@ -159,6 +159,7 @@ enum FormatFixture {
         try generateParking(queue: queue, clock: clock)
         try generateStops(queue: queue, clock: clock)
         try generateKindControls(queue: queue, clock: clock)
+        try generateResults(queue: queue, clock: clock)
 
         let expected = try FixtureState(queue: queue, clockAdvance: clock.now().timeIntervalSince(start))
         try closeChecked(queue)
@@ -400,6 +401,12 @@ struct FixtureState: Codable, Equatable {
         var parkDeadline: Int64?
         /// The job's checkpoint, base64 (absent before checkpoints, and for a job without one).
         var checkpoint: String?
+        /// The job's tags, sorted (absent before tags, and for a job without any).
+        var tags: [String]?
+        /// The job's result, base64 (absent before results, and for a job without one).
+        var result: String?
+        /// Prerequisite id → the result the job kept of it, base64 (absent before results, and for none).
+        var prerequisiteResults: [String: String]?
     }
 
     struct FixtureConstraints: Codable, Equatable {
@@ -457,7 +464,11 @@ struct FixtureState: Codable, Equatable {
                 periodic: job.periodic.map {
                     FixturePeriodic(interval: $0.interval, flex: $0.flex, anchor: $0.anchor, occurrence: $0.occurrence)
                 }, parkedKey: job.park?.key, parkDeadline: job.park?.deadline,
-                checkpoint: job.checkpoint.map { Data($0).base64EncodedString() })
+                checkpoint: job.checkpoint.map { Data($0).base64EncodedString() },
+                tags: job.tags.isEmpty ? nil : job.tags,
+                result: job.result.map { Data($0).base64EncodedString() },
+                prerequisiteResults: job.prerequisiteResults.isEmpty
+                    ? nil : job.prerequisiteResults.mapValues { Data($0).base64EncodedString() })
         }
         // The claim order of the jobs alone (the kinds' pauses and rate limits are `kindControls`).
         let late = Millis.from(Date(timeIntervalSince1970: 4_000_000_000))

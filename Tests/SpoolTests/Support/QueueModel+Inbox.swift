@@ -40,7 +40,8 @@ extension QueueModel {
                 else { continue }
                 let taken = enqueue(
                     id: id, kind: kind, payload: ModelInboxRequest.payload(of: id), priority: priority, runAt: runAt,
-                    maxAttempts: maxAttempts, uniqueKey: key, policy: policy, now: createdAt, dependencies: after)
+                    maxAttempts: maxAttempts, uniqueKey: key, policy: policy, now: createdAt, dependencies: after,
+                    tags: Self.tags(of: id))
                 if taken == id { enqueued += 1 }
             case .cancel(let id):
                 if canCancel(id) { cancel(id) }

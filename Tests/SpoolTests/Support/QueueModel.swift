@@ -32,6 +32,11 @@ struct QueueModel: Equatable {
         var parkedKey: String?
         var parkDeadline: Int64?
         var checkpoint: [UInt8]?
+        /// Results and tags (QueueModel+Results.swift): sorted tags, the last success's result, the results
+        /// of the prerequisites kept when their success reached the job.
+        var tags: [String] = []
+        var result: [UInt8]?
+        var prerequisiteResults: [String: [UInt8]] = [:]
 
         var dueAt: Int64 { max(runAt, nextRetryAt ?? runAt) }
     }
@@ -74,7 +79,7 @@ struct QueueModel: Equatable {
     mutating func enqueue(
         id: String, kind: String, payload: [UInt8], priority: Int, runAt: Int64,
         maxAttempts: Int?, uniqueKey: String?, policy: UniquePolicy, now: Int64,
-        dependencies: [String] = [], needsNetwork: Bool = false, interval: Int64? = nil
+        dependencies: [String] = [], needsNetwork: Bool = false, interval: Int64? = nil, tags: [String] = []
     ) -> String {
         var dependencies = dependencies
         if let key = uniqueKey, let holder = holder(of: key) {
@@ -100,6 +105,8 @@ struct QueueModel: Equatable {
         job.interval = interval
         job.anchor = runAt
         job.waitingFor = dependencies.filter { jobs[$0]!.state != .succeeded }
+        job.tags = tags.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        job.prerequisiteResults = resultsOfSucceeded(dependencies)
         jobs[id] = job
         cascade()
         return id
@@ -127,10 +134,12 @@ struct QueueModel: Equatable {
         jobs.values.contains { !$0.state.isFinished && $0.waitingFor.contains(id) }
     }
 
-    /// A job succeeded: it no longer blocks anything.
+    /// A job succeeded: it no longer blocks anything, and the jobs it blocked keep its result.
     private mutating func succeeded(_ id: String) {
+        let result = jobs[id]!.result
         for job in jobs.values where job.waitingFor.contains(id) {
             jobs[job.id]!.waitingFor.removeAll { $0 == id }
+            if let result { jobs[job.id]!.prerequisiteResults[id] = result }
         }
     }
 
@@ -186,7 +195,9 @@ struct QueueModel: Equatable {
         return id
     }
 
-    mutating func complete(_ id: String, now: Int64) {
+    /// A success, recording `result` (when not nil) before it, as the record does.
+    mutating func complete(_ id: String, now: Int64, result: [UInt8]? = nil) {
+        if let result { jobs[id]!.result = result }
         jobs[id]!.state = .succeeded
         jobs[id]!.lastStopReason = .succeeded
         jobs[id]!.checkpoint = nil
@@ -288,6 +299,10 @@ struct QueueModel: Equatable {
                     replacement.uniqueKey = nil
                     replacement.lastStopReason = nil
                     replacement.checkpoint = nil
+                    // A job a migration creates carries no tags nor results.
+                    replacement.tags = []
+                    replacement.result = nil
+                    replacement.prerequisiteResults = [:]
                     if replacement.state == .running { replacement.state = .enqueued }
                     if replacement.state == .enqueued && replacement.attempts >= replacement.maxAttempts {
                         replacement.state = .failed
@@ -346,6 +361,7 @@ struct QueueModel: Equatable {
             check("lastStopReason", job.lastStopReason, expected.lastStopReason)
             check("payload", Array(try queue.payload(of: job.id)), expected.payload)
             problems += parkingDifferences(job, expected)
+            problems += resultDifferences(job, expected)
         }
         problems += kindControls.differences(from: queue)
         return problems

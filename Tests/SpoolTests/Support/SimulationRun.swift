@@ -14,6 +14,8 @@ enum WorkloadOp: CustomStringConvertible, Sendable {
     case setNetwork(Bool)
     case cancelKind(String)
     case cancelKey(String)
+    /// A cancel of the unfinished jobs carrying a tag, with the cascade (QueueModel+Results.swift).
+    case cancelTag(String)
     case claim
     case complete(pick: Int)
     case fail(pick: Int, terminal: Bool)
@@ -57,6 +59,11 @@ enum WorkloadOp: CustomStringConvertible, Sendable {
         case .produce(.enqueue): return "producer enqueues"
         case .produce(.cancel): return "producer cancels"
         case .ingest: return "ingestions"
+        case .cancelTag: return "tag cancels"
+        case .enqueue(let id, _, _, _, _, _), .enqueueWithOptions(let id, _, _, _, _, _):
+            return QueueModel.tags(of: id).isEmpty ? nil : "tagged enqueues"
+        case .complete(let pick), .handOver(let pick, nil):
+            return QueueModel.result(of: pick) == nil ? nil : "results"
         default: return nil
         }
     }
@@ -72,6 +79,7 @@ enum WorkloadOp: CustomStringConvertible, Sendable {
         case .setNetwork(let available): return "network \(available ? "on" : "off")"
         case .cancelKind(let kind): return "cancel kind \(kind)"
         case .cancelKey(let key): return "cancel key \(key)"
+        case .cancelTag(let tag): return "cancel tag \(tag)"
         case .claim: return "claim"
         case .complete(let pick): return "complete #\(pick)"
         case .fail(let pick, let terminal): return "fail #\(pick)\(terminal ? " terminal" : "")"
@@ -121,7 +129,11 @@ enum WorkloadOp: CustomStringConvertible, Sendable {
                 nextID += 1
             case 36..<38: ops.append(.setNetwork(pick % 3 != 0))
             case 38..<39:
-                ops.append(pick % 2 == 0 ? .cancelKind(pick % 4 == 0 ? "k" : "m") : .cancelKey("key-\(pick % 3)"))
+                if pick % 2 == 0 {
+                    ops.append(.cancelKind(pick % 4 == 0 ? "k" : "m"))
+                } else {
+                    ops.append(pick % 3 == 0 ? .cancelTag(pick % 4 == 1 ? "t0" : "t1") : .cancelKey("key-\(pick % 3)"))
+                }
             case 39..<48: ops.append(.claim)
             case 48..<54: ops.append(.complete(pick: pick))
             case 54..<60: ops.append(.handOver(pick: pick, terminal: nil))
@@ -326,12 +338,12 @@ final class SimulationRun {
                 let payload = Array("payload of \(id)".utf8)
                 let expected = next.enqueue(
                     id: id, kind: "k", payload: payload, priority: priority, runAt: now + delay,
-                    maxAttempts: maxAttempts, uniqueKey: key, policy: policy, now: now)
+                    maxAttempts: maxAttempts, uniqueKey: key, policy: policy, now: now, tags: QueueModel.tags(of: id))
                 let returned = try queue.enqueue(
                     NewJob(
                         kind: "k", payload: Data(payload), id: JobID(id), priority: priority,
                         delay: Double(delay) / 1000, maxAttempts: maxAttempts,
-                        uniqueKey: key, uniquePolicy: policy))
+                        uniqueKey: key, uniquePolicy: policy, tags: Set(QueueModel.tags(of: id))))
                 if returned.rawValue != expected { violations.append("\(op): returned \(returned), model \(expected)") }
                 if expected == id { ids.append(id) }
                 if policy == .replace, let key, let holder = before.holder(of: key) { leases[holder] = nil }
@@ -346,13 +358,13 @@ final class SimulationRun {
                     ? next.enqueue(
                         id: id, kind: "m", payload: payload, priority: 0, runAt: now, maxAttempts: nil,
                         uniqueKey: key, policy: policy, now: now, dependencies: dependencies,
-                        needsNetwork: network, interval: interval) : nil
+                        needsNetwork: network, interval: interval, tags: QueueModel.tags(of: id)) : nil
                 let returned = try queue.enqueue(
                     NewJob(
                         kind: "m", payload: Data(payload), id: JobID(id), uniqueKey: key,
                         uniquePolicy: policy, dependencies: dependencies.map { JobID($0) },
                         constraints: JobConstraints(requiresNetwork: network),
-                        periodic: periodic ? PeriodicSchedule(interval: 900) : nil))
+                        periodic: periodic ? PeriodicSchedule(interval: 900) : nil, tags: Set(QueueModel.tags(of: id))))
                 if returned.rawValue != expected {
                     violations.append("\(op): returned \(returned), model \(expected ?? "refusal")")
                 }
@@ -369,6 +381,15 @@ final class SimulationRun {
             case .cancelKind(let kind):
                 next.cancelAll { $0.kind == kind }
                 let cancelled = try queue.cancel(kind: kind)
+                let expected = next.jobs.values.filter {
+                    $0.state == .cancelled && before.jobs[$0.id]?.state.isFinished == false
+                }
+                if Set(cancelled.map(\.id.rawValue)) != Set(expected.map(\.id)) {
+                    violations.append("\(op): cancelled \(cancelled.map(\.id)), model \(expected.map(\.id))")
+                }
+            case .cancelTag(let tag):
+                next.cancelAll { $0.tags.contains(tag) }
+                let cancelled = try queue.cancel(tagged: tag)
                 let expected = next.jobs.values.filter {
                     $0.state == .cancelled && before.jobs[$0.id]?.state.isFinished == false
                 }
@@ -393,6 +414,7 @@ final class SimulationRun {
                 }
                 if let lease { leases[lease.job.id.rawValue] = lease }
             case .complete(let pick), .fail(let pick, _):
+                let result = QueueModel.result(of: pick)
                 let held = leases.keys.sorted()
                 guard !held.isEmpty else { return [model] }
                 let id = held[pick % held.count]
@@ -403,9 +425,13 @@ final class SimulationRun {
                     leases[id] = nil
                     try queue.fail(lease, error: "e", terminal: terminal)
                 } else {
-                    if accepted { next.complete(id, now: now) }
+                    if accepted { next.complete(id, now: now, result: result) }
                     leases[id] = nil
-                    try queue.complete(lease)
+                    if let result {
+                        try queue.complete(lease, result: Data(result))
+                    } else {
+                        try queue.complete(lease)
+                    }
                 }
             case .handOver(let pick, let terminal):
                 let held = leases.keys.sorted()
@@ -420,7 +446,7 @@ final class SimulationRun {
                     if let terminal {
                         next.fail(id, error: "e", terminal: terminal, now: now)
                     } else {
-                        next.complete(id, now: now)
+                        next.complete(id, now: now, result: QueueModel.result(of: pick))
                     }
                 }
                 let expected = accepted && claimsHere ? next.claim(now: now) : nil
@@ -428,7 +454,8 @@ final class SimulationRun {
                 let handover = try queue.engine.durably {
                     try $0.handOver(
                         id: lease.job.id, token: lease.token,
-                        ending: terminal.map { .failed(error: "e", terminal: $0) } ?? .succeeded,
+                        ending: terminal.map { .failed(error: "e", terminal: $0) }
+                            ?? .succeeded(result: QueueModel.result(of: pick)),
                         nextKinds: .all, leaseDuration: nil)
                 }
                 handovers += 1
@@ -525,6 +552,12 @@ final class SimulationRun {
             }
             if !accepted { violations.append("\(op): accepted, the model refuses it") }
             if next != before, let feature = op.feature { featureChanges[feature, default: 0] += 1 }
+            // A success (or an enqueue after one) that handed a result to a dependent.
+            if next.jobs.values.contains(where: {
+                $0.prerequisiteResults.count > (before.jobs[$0.id]?.prerequisiteResults.count ?? 0)
+            }) {
+                featureChanges["results handed to dependents", default: 0] += 1
+            }
             let newlyCancelled = next.jobs.values.filter {
                 $0.state == .cancelled && before.jobs[$0.id]?.state.isFinished == false
             }.count

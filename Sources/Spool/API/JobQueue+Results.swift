@@ -1,0 +1,30 @@
+extension JobQueue {
+    // MARK: Results
+
+    /// Records that the leased job succeeded, with `result` (``Job/result``) in the same record: durable
+    /// with the success, handed to the jobs that wait for this one (their ``Job/prerequisiteResults``,
+    /// a handler's `JobContext.prerequisiteResults`), and kept with the job until retention removes it.
+    ///
+    /// ```swift
+    /// try queue.complete(lease, result: Data("https://photos.example.com/\(photoID)".utf8))
+    /// ```
+    ///
+    /// - Throws: ``SpoolError/Code/invalidArgument`` for a result over ``JobLimits/maxResultBytes``
+    ///   (nothing is written, the job stays running); otherwise as ``complete(_:)-rpzo``.
+    @discardableResult
+    public func complete(_ lease: Lease, result: Data) throws -> Job {
+        let bytes = [UInt8](result)
+        return Job(
+            try engine.durably { try $0.complete(id: lease.job.id, token: lease.token, issued: true, result: bytes) })
+    }
+
+    /// Records that the leased job succeeded, with `result`. See the blocking `complete(_:result:)`.
+    @discardableResult
+    public func complete(_ lease: Lease, result: Data) async throws -> Job {
+        let bytes = [UInt8](result)
+        return Job(
+            try await engine.durably {
+                try $0.complete(id: lease.job.id, token: lease.token, issued: true, result: bytes)
+            })
+    }
+}
