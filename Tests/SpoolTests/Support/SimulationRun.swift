@@ -651,9 +651,11 @@ final class SimulationRun {
         }
         // With ordered syncs a power loss may take back the last acknowledged changes — a suffix of
         // them, so the queue must show one of the states acknowledged before, newest first.
-        if matched == nil, durability == .ordered {
-            let earlier = acknowledged.dropLast().reversed()
-            for (back, entry) in earlier.enumerated() {
+        // Every earlier acknowledged state that recovers to what the queue shows (with ordered syncs): the
+        // disk may hold any of them under the open's own commits, which a later power loss may take back.
+        var earlierMatches: [(back: Int, beforeReclaims: QueueModel, recovered: QueueModel)] = []
+        if durability == .ordered {
+            for (back, entry) in acknowledged.dropLast().reversed().enumerated() {
                 // The migrations registered since, applied again by the open that recovered.
                 var candidate = entry.model
                 for number in (entry.migrations + 1)..<(migrations.count + 1) {
@@ -662,12 +664,16 @@ final class SimulationRun {
                 let beforeReclaims = candidate
                 candidate.recoverAtOpen(now: now)
                 guard let problems = try? candidate.differences(from: queue!), problems.isEmpty else { continue }
-                matched = candidate
-                matchedBeforeReclaims = beforeReclaims
-                orderedLosses += 1
-                lostStates += back + 1
-                break
+                earlierMatches.append((back, beforeReclaims, candidate))
             }
+        }
+        // With ordered syncs a power loss may take back the last acknowledged changes — a suffix of
+        // them, so the queue must show one of the states acknowledged before, newest first.
+        if matched == nil, let newest = earlierMatches.first {
+            matched = newest.recovered
+            matchedBeforeReclaims = newest.beforeReclaims
+            orderedLosses += 1
+            lostStates += newest.back + 1
         }
         guard let state = matched else {
             violations.append(
@@ -678,6 +684,11 @@ final class SimulationRun {
         }
         model = state
         acknowledged = []
+        // Seed 21476: a recovery that matched the state after an ingestion may have made that ingestion
+        // again (a power loss took it back, its file was still there); the state before it stays possible.
+        for earlier in earlierMatches.reversed() where earlier.beforeReclaims != matchedBeforeReclaims {
+            noteOpenSteps(from: earlier.beforeReclaims)
+        }
         if let beforeReclaims = matchedBeforeReclaims { noteOpenSteps(from: beforeReclaims) }
         if acknowledged.last?.model != state { acknowledged.append((state, migrations.count)) }
         try? queue!.updateDeviceConditions(DeviceConditions(isNetworkAvailable: model.networkAvailable))
