@@ -44,14 +44,10 @@ enum ResultsCodec {
             encode(.result(id: job.id, data: result), into: &writer)
             count += 1
         }
-        let fromPrerequisites = job.prerequisiteResults
-        if !fromPrerequisites.isEmpty {
-            for (prerequisite, data) in fromPrerequisites.sorted(by: {
-                $0.key.utf8.lexicographicallyPrecedes($1.key.utf8)
-            }) {
-                encode(.prerequisiteResult(id: job.id, prerequisite: prerequisite, data: data), into: &writer)
-                count += 1
-            }
+        let fromPrerequisites = job.prerequisiteResults.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        for (prerequisite, data) in fromPrerequisites {
+            encode(.prerequisiteResult(id: job.id, prerequisite: prerequisite, data: data), into: &writer)
+            count += 1
         }
         return count
     }
