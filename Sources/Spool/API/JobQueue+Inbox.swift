@@ -3,8 +3,8 @@ extension JobQueue {
     /// Moves the records of the producers' inbox files into the queue, durably, and returns how many
     /// jobs they added.
     ///
-    /// Open does this once, and a running ``JobRunner`` at each of its wakes (at least every
-    /// ``Configuration/inboxCheckInterval``); call it to see a producer's jobs sooner. An inbox file a
+    /// Open does this once, and a running ``JobRunner`` whenever its watcher sees a producer write
+    /// (see ``Configuration/inboxCheckInterval``); call it to see a producer's jobs sooner. An inbox file a
     /// producer is writing at that moment is left for the next call. Requests the queue's rules refuse
     /// are dropped (see ``QueueProducer``).
     ///

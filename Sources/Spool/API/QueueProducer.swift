@@ -10,8 +10,8 @@
 /// A producer never writes the log and never holds a lock between calls: each call appends one
 /// checksummed record to the producer's own *inbox file* (`inbox/<random>.inbox` in the queue
 /// directory), syncs it, and returns. The process that has the queue open as a ``JobQueue`` (the
-/// *owner*) ingests inbox files into its log at open, at each of its runner's wakes (at least every
-/// ``Configuration/inboxCheckInterval``) and on `JobQueue/ingestInbox()`, then removes them.
+/// *owner*) ingests inbox files into its log at open, when its runner's watcher sees a producer write
+/// (see ``Configuration/inboxCheckInterval``) and on `JobQueue/ingestInbox()`, then removes them.
 ///
 /// <!-- sample: skip -->
 /// ```swift

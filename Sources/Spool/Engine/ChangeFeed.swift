@@ -50,9 +50,11 @@ final class ChangeFeed: Sendable {
 
     /// Records that the jobs with `ids` changed and wakes waiting subscribers. `ids` is
     /// evaluated only when there is a subscriber: a commit with nobody listening builds nothing.
-    func publish(jobIDs ids: @autoclosure () -> [String]) {
+    /// The subscriber whose token is `madeBy`, which made the change itself and knows it, is
+    /// neither told nor woken (a runner's handover, ``QueueEngine/handOver(id:token:ending:nextKinds:leaseDuration:madeBy:)``).
+    func publish(jobIDs ids: @autoclosure () -> [String], madeBy: UInt64? = nil) {
         var evaluated: [String]?
-        deliver { changes in
+        deliver(skipping: madeBy) { changes in
             if evaluated == nil { evaluated = ids() }
             changes.jobIDs.formUnion(evaluated!)
         }
@@ -81,11 +83,11 @@ final class ChangeFeed: Sendable {
         for waiter in waiters { waiter.resume(returning: nil) }
     }
 
-    private func deliver(_ change: (inout Changes) -> Void) {
+    private func deliver(skipping skipped: UInt64? = nil, _ change: (inout Changes) -> Void) {
         let woken = registry.withLock { registry -> [(CheckedContinuation<Changes?, Never>, Changes)] in
             guard !registry.subscribers.isEmpty else { return [] }
             var woken: [(CheckedContinuation<Changes?, Never>, Changes)] = []
-            for token in registry.subscribers.keys {
+            for token in registry.subscribers.keys where token != skipped {
                 change(&registry.subscribers[token]!.pending)
                 if let waiter = registry.subscribers[token]!.waiter {
                     woken.append((waiter, registry.subscribers[token]!.pending))
@@ -137,7 +139,8 @@ final class ChangeFeed: Sendable {
 /// One subscriber's view of a ``ChangeFeed``. Read it from one task at a time.
 final class ChangeSubscription: Sendable {
     private let feed: ChangeFeed
-    private let token: UInt64
+    /// Names the subscriber to ``ChangeFeed/publish(jobIDs:madeBy:)``.
+    let token: UInt64
 
     fileprivate init(feed: ChangeFeed, token: UInt64) {
         self.feed = feed

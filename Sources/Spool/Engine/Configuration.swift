@@ -36,9 +36,11 @@ public struct Configuration: Sendable {
     /// last error (visible, never retried, never deleted; the unfinished jobs waiting for one end
     /// cancelled by the chain rule); enqueueing or retrying a job of another kind is refused.
     public var knownKinds: Set<String>?
-    /// The longest a running ``JobRunner`` waits before it looks into the queue's inbox for the jobs
-    /// of producers in other processes (``QueueProducer``), in seconds, while the queue has an inbox.
-    /// The runner also looks at each of its wakes, and open looks once.
+    /// How often a running ``JobRunner`` looks into the queue's inbox for the jobs of producers in
+    /// other processes (``QueueProducer``) without being told to, in seconds. A runner watches the
+    /// inbox and looks as soon as a producer writes; it also looks at a wake when this long has passed
+    /// since it last looked (should the watcher miss a write), and, when the system gives it no watcher,
+    /// wakes at least this often to look. Open looks once.
     public var inboxCheckInterval: TimeInterval = 1
 
     /// Whether other processes may take the queue over: ``ProcessSharing/exclusive`` (the default,

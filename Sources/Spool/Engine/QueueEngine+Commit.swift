@@ -4,10 +4,12 @@ extension QueueEngine {
     ///
     /// Every operation is judged by apply's own rules before anything is written, each in the state
     /// the ones before it leave (``QueueState/refusal(ofTransaction:)``): a refused request leaves no record.
-    func commit(_ operations: [PlannedOperation]) throws -> UInt64 {
+    /// The change feed's subscriber `madeBy` is not told of the record's changes (see
+    /// ``ChangeFeed/publish(jobIDs:madeBy:)``).
+    func commit(_ operations: [PlannedOperation], madeBy: UInt64? = nil) throws -> UInt64 {
         if let writeFailure { throw writeFailure }
         if let refusal = state.refusal(ofTransaction: operations) { throw refusal.error }
-        return try append(operations)
+        return try append(operations, madeBy: madeBy)
     }
 
     /// Records operations that an ``EnqueuePlan`` judged by the same rules, as it planned them. Call with `lock` held.
@@ -20,7 +22,7 @@ extension QueueEngine {
     /// The operations applied are the planned ones, each enqueue pointing at
     /// where the encoder put its payload: exactly what decoding the record
     /// gives, which debug builds check on every commit.
-    private func append(_ operations: [PlannedOperation]) throws -> UInt64 {
+    private func append(_ operations: [PlannedOperation], madeBy: UInt64? = nil) throws -> UInt64 {
         var payloadRanges: [Range<Int>] = []
         if let writeFailure { throw writeFailure }
         // Encoded behind room for the frame header, so that the writer does not copy the body again.
@@ -102,7 +104,7 @@ extension QueueEngine {
             "a record this build encoded does not decode to the operations it applies")
         // Jobs a cascade changed inside apply (dependents unblocked or cancelled) are published too.
         let cascaded = state.takeCascadedIDs()
-        changes.publish(jobIDs: operations.map(\.jobID).filter { !$0.isEmpty } + cascaded)
+        changes.publish(jobIDs: operations.map(\.jobID).filter { !$0.isEmpty } + cascaded, madeBy: madeBy)
         if progress.isTracking {
             // A job's progress is shown until it finishes or is removed.
             progress.forget(

@@ -43,9 +43,14 @@ extension QueueEngine {
     /// unfinished job waits for it, and no expired lease is to be reclaimed. Otherwise only the
     /// outcome is recorded (``Handover/claimedHere`` false). Either way one record: a crash
     /// leaves both the outcome and the claim, or neither.
+    ///
+    /// When the record claims a job, the change feed's subscriber `madeBy` (the runner's) is not
+    /// told of it: the record changes the finished job and the claimed one only (no job waits for
+    /// the finished one, so nothing cascades), and the runner knows both. Without a claim every
+    /// subscriber is told, as for any record: the slot is free.
     func handOver(
         id: JobID, token: LeaseToken, ending: AttemptEnd, nextKinds: KindSet?,
-        leaseDuration: TimeInterval?
+        leaseDuration: TimeInterval?, madeBy subscriber: UInt64? = nil
     ) throws -> Pending<Handover> {
         let duration = leaseDuration ?? configuration.leaseDuration
         try JobLimits.checkLeaseDuration(duration)
@@ -71,7 +76,7 @@ extension QueueEngine {
                 next = job
                 operations.append(claimOperation(of: job, at: now, duration: duration))
             }
-            let lsn = try commit(operations)
+            let lsn = try commit(operations, madeBy: next == nil ? nil : subscriber)
             return Pending(
                 Handover(
                     finished: state.jobs[id.rawValue]!, next: next.map { claimed($0.id) },

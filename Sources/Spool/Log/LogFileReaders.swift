@@ -66,7 +66,8 @@ extension PayloadLocation {
     /// here, so that bytes changed on disk since (bit rot, a latent sector error, a stray write)
     /// are a ``SpoolError/Code/corruption`` naming the file and offset, never a job's parameters.
     func checkRead(_ bytes: [UInt8], inQueue directory: String) throws(SpoolError) {
-        let path = directory + "/" + QueueDirectoryLayout.logFileName(sequence: fileSequence)
+        // The file's path is built for an error only: a read that checks out (every claim's) builds no string.
+        var path: String { directory + "/" + QueueDirectoryLayout.logFileName(sequence: fileSequence) }
         guard bytes.count == Int(length) else {
             throw SpoolError(
                 .corruption, "the payload is shorter on disk than recorded (\(bytes.count) of \(length) bytes)",

@@ -48,6 +48,10 @@ final class Lock: @unchecked Sendable {
 }
 
 /// A value guarded by a ``Lock``.
+///
+/// Keep a function inside a struct rather than as `Value` itself: `withLock` passes the value
+/// `inout` through its generic parameter, and a bare function value gains a reabstraction thunk
+/// each way, so one read at a time it grows without bound (see `InboxWake`).
 final class Locked<Value>: @unchecked Sendable {
     // @unchecked: `value` is only read or written inside `lock.withLock`.
     private let lock = Lock()

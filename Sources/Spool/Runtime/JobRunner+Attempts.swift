@@ -1,53 +1,108 @@
 /// One attempt: the handler's task, and the record of its outcome.
 extension JobRunner {
-    /// Starts the handler of a claimed job in its own task. Called through ``start(_:replacing:)`` only.
+    /// Starts the handler of a claimed job. Called through ``start(_:replacing:carryingOn:)`` only.
     /// The attempt under `previous`, if any, leaves its slot at the same moment (a handover).
-    func begin(_ lease: Lease, _ registration: Registration, replacing previous: LeaseToken? = nil) {
+    ///
+    /// The handler runs in a task of its own: a new one, or — with `carryingOn`, when called from
+    /// `previous`'s own task as it hands over — that task, which then runs this attempt next
+    /// (``runAttempts(from:)``): a steady stream of jobs in a slot starts no task and wakes no
+    /// thread per job. The task is carried on only while nothing cancelled it: every canceller marks
+    /// the attempt (``Execution/cancellation``) under the runner's lock before it cancels the task,
+    /// and the handover checks the mark under the same lock, so a cancel meant for `previous` never
+    /// reaches this attempt.
+    ///
+    /// - Returns: The attempt, when the caller's task is to run it; `nil` when a task of its own does.
+    func begin(
+        _ lease: Lease, _ registration: Registration, replacing previous: LeaseToken? = nil, carryingOn: Bool = false
+    ) -> Attempt? {
         let now = clock.now()
-        let token = lease.token
+        let attempt = Attempt(lease: lease, registration: registration)
         let timeout = registration.options.timeout
-        state.withLock { state in
+        let monotonic = clock.monotonicNanoseconds()
+        let (carriedOn, wakesLoop) = state.withLock { state -> (Bool, Bool) in
             // The claim asked for the runner's lease duration: its renewal falls half way through that.
-            state.executions[token] = Execution(
+            var execution = Execution(
                 lease: lease, term: leaseDuration, kind: lease.job.kind,
                 timeout: timeout, timeoutAt: timeout.map { now.addingTimeInterval($0) })
-            if let previous, let task = state.executions.removeValue(forKey: previous)?.task {
-                state.retiredTasks.append(task)
+            var carriedOn = false
+            if let previous, let finished = state.executions.removeValue(forKey: previous), let task = finished.task {
+                if carryingOn, finished.cancellation == nil, !task.isCancelled {
+                    execution.task = task
+                    carriedOn = true
+                } else {
+                    state.retiredTasks.append(task)
+                }
             }
+            // The loop sleeps until the earliest deadline of the attempts it last saw, at the latest
+            // (``RunnerState/loopWakeBound``): it need not be woken for an attempt whose own deadlines
+            // (lease renewal, timeout) come no earlier; it sees this one at that wake.
+            let deadline = execution.nextDeadline(now: now, monotonic: monotonic)
+            let wakesLoop = state.loopWakeBound.map { deadline < $0 } ?? true
+            state.executions[lease.token] = execution
+            return (carriedOn, wakesLoop)
         }
-        let context = JobContext(job: lease.job, token: token, runner: self)
-        let task = Task {
-            let outcome: AttemptOutcome
-            do {
-                try await registration.run(lease.payload, context)
-                outcome = .succeeded
-            } catch let failure as TerminalJobFailure {
-                outcome = .failed(failure.reason, terminal: true)
-            } catch is JobParked {
-                // Parked (JobRunner+Parking.swift): nothing to record; the slot is free.
-                await self.release(token)
-                return
-            } catch let failure as UndecodablePayload {
-                outcome = .failed(failure.description, terminal: true)
-            } catch let snooze as JobSnooze {
-                outcome = snooze.outcome(now: self.clock.now())
-            } catch {
-                outcome = .failed("\(error)", terminal: false)
-            }
-            await self.finish(token, outcome)
+        if carriedOn {
+            if wakesLoop { wakeup.post { $0.runnerChanged = true } }
+            return attempt
         }
+        let task = Task { await self.runAttempts(from: attempt) }
         state.withLock { state in
-            if state.executions[token] != nil {
-                state.executions[token]?.task = task
+            state.handlerTasks += 1
+            if state.executions[lease.token] != nil {
+                state.executions[lease.token]?.task = task
             } else {
                 state.retiredTasks.append(task)  // it finished already
             }
         }
+        return nil
+    }
+
+    /// A claimed job and the handler of its kind: what a slot's task runs.
+    struct Attempt {
+        let lease: Lease
+        let registration: Registration
+    }
+
+    /// The body of a slot's task: `first`, then each attempt a handover gives it (``begin(_:_:replacing:carryingOn:)``).
+    private func runAttempts(from first: Attempt) async {
+        var next: Attempt? = first
+        while let attempt = next {
+            next = await run(attempt)
+        }
+    }
+
+    /// Runs an attempt's handler and records its outcome.
+    ///
+    /// - Returns: The next attempt, when the outcome's record claimed it for this task to run.
+    private func run(_ attempt: Attempt) async -> Attempt? {
+        let lease = attempt.lease
+        let token = lease.token
+        let context = JobContext(job: lease.job, token: token, runner: self)
+        let outcome: AttemptOutcome
+        do {
+            try await attempt.registration.run(lease.payload, context)
+            outcome = .succeeded
+        } catch let failure as TerminalJobFailure {
+            outcome = .failed(failure.reason, terminal: true)
+        } catch is JobParked {
+            // Parked (JobRunner+Parking.swift): nothing to record; the slot is free.
+            await release(token)
+            return nil
+        } catch let failure as UndecodablePayload {
+            outcome = .failed(failure.description, terminal: true)
+        } catch let snooze as JobSnooze {
+            outcome = snooze.outcome(now: clock.now())
+        } catch {
+            outcome = .failed("\(error)", terminal: false)
+        }
+        return await finish(token, outcome)
     }
 
     /// Records a handler's outcome — unless its attempt was settled otherwise meanwhile
     /// (cancelled job, lost lease, timeout): then the result is discarded — and frees its slot.
-    private func finish(_ token: LeaseToken, _ outcome: AttemptOutcome) async {
+    ///
+    /// - Returns: The next attempt, when the outcome's record claimed it for the caller's task to run.
+    private func finish(_ token: LeaseToken, _ outcome: AttemptOutcome) async -> Attempt? {
         let settled = state.withLock { state -> (Lease, AttemptOutcome?)? in
             guard var execution = state.executions[token] else { return nil }
             defer { state.executions[token] = execution }
@@ -68,9 +123,10 @@ extension JobRunner {
             }
             return (execution.lease, outcome)
         }
+        var next: Attempt?
         if let (lease, outcome) = settled {
             if let outcome {
-                await recordAndHandOver(outcome, of: lease)
+                next = await recordAndHandOver(outcome, of: lease)
             } else {
                 events?.record(.discarded(lease.job.id))
             }
@@ -78,19 +134,23 @@ extension JobRunner {
         state.withLock { state in
             if let task = state.executions.removeValue(forKey: token)?.task { state.retiredTasks.append(task) }
         }
-        wakeup.post { $0.runnerChanged = true }
+        // The slot is free, or its next attempt was started in a task of its own: the loop looks again.
+        // A carried-on attempt woke the loop already if it had to (begin(_:_:replacing:carryingOn:)).
+        if next == nil { wakeup.post { $0.runnerChanged = true } }
+        return next
     }
 
     /// Records a handler's outcome and, in the same record, claims the next due job for the slot
-    /// it frees (``QueueEngine/handOver(id:token:ending:nextKinds:leaseDuration:)``): one sync per
+    /// it frees (``QueueEngine/handOver(id:token:ending:nextKinds:leaseDuration:madeBy:)``): one sync per
     /// job in a steady stream, not two. The next job's handler starts only once that record is
     /// durable, so its attempt is counted first, as a claim by the loop counts it; until then the
     /// finished attempt keeps the slot, so the loop cannot claim into it meanwhile, and the next
-    /// attempt takes the slot over in one step (``begin(_:_:replacing:)``). When the
+    /// attempt takes the slot over in one step (``begin(_:_:replacing:carryingOn:)``), in the
+    /// caller's task when nothing cancelled it (it returns that attempt for the caller to run). When the
     /// outcome itself may make a job due (it had dependents, or retries at once) or leases are to
     /// be reclaimed, the record holds the outcome alone and the loop claims as it always does.
     /// A lost lease discards the outcome; another error stops the runner.
-    private func recordAndHandOver(_ outcome: AttemptOutcome, of lease: Lease) async {
+    private func recordAndHandOver(_ outcome: AttemptOutcome, of lease: Lease) async -> Attempt? {
         let ending: QueueEngine.AttemptEnd
         switch outcome {
         case .succeeded: ending = .succeeded(result: nil)
@@ -98,24 +158,25 @@ extension JobRunner {
         case .ended(let end): ending = end
         }
         let kinds = claimableKinds(freeing: lease.token)
+        let subscriber = state.withLock { $0.changeSubscriber }
         let handover: QueueEngine.Handover
         do {
             handover = try await queue.engine.durably {
                 try $0.handOver(
                     id: lease.job.id, token: lease.token, ending: ending, nextKinds: kinds,
-                    leaseDuration: leaseDuration)
+                    leaseDuration: leaseDuration, madeBy: subscriber)
             }
         } catch SpoolError.Code.leaseLost {
             events?.record(.discarded(lease.job.id))
-            return
+            return nil
         } catch {
             events?.record(.recordFailed(lease.job.id, "\(error)"))
             stopByItself(error, cancelRunning: false)
             wakeup.post { $0.runnerChanged = true }
-            return
+            return nil
         }
         recordEvent(outcome, of: lease)
-        guard let next = handover.next else { return }
+        guard let next = handover.next else { return nil }
         let nextLease: Lease
         do {
             nextLease = try queue.makeLease(next)
@@ -123,12 +184,15 @@ extension JobRunner {
             // The claimed job's payload does not read back: as for a claim by the loop, the runner stops.
             stopByItself(error, cancelRunning: false)
             wakeup.post { $0.runnerChanged = true }
-            return
+            return nil
         }
-        await start(nextLease, replacing: lease.token)
-        // The loop may have taken the record's change (or a cancel of the job) before the attempt was
-        // under way, and found no attempt to settle: it looks at the job again now that there is one.
-        wakeup.post { $0.changedJobIDs.insert(next.job.id) }
+        let started = await start(nextLease, replacing: lease.token, carryingOn: true)
+        // A change to the job made by someone else (a cancel) after the record and before the attempt
+        // was under way found no attempt to settle: the job is looked at again now that there is one,
+        // by the loop's own rule, here (the record's own change was not sent to the loop).
+        await settleLostAttempts([next.job.id])
+        if case .carriesOn(let attempt) = started { return attempt }
+        return nil
     }
 
     /// Records an attempt's outcome durably. A lost lease (the job was cancelled, deleted

@@ -4,16 +4,37 @@ import Dispatch
 /// (``DirectoryWatcher``), and the ingestion each wake runs.
 final class InboxWake: Sendable {
     /// Ingests the producers' inbox files into the log and returns the jobs ingested
-    /// (`QueueEngine.ingestInbox()`, when the queue has an inbox). Every pass of the runner calls
-    /// it (the bounded fallback check), and the watcher makes a pass; tests replace it to watch the passes.
-    let ingestion: Locked<@Sendable () throws -> Int>
-    /// Called with the watcher's event time (monotonic nanoseconds) when it fires, for tests and figures.
-    let onEvent = Locked<(@Sendable (UInt64) -> Void)?>(nil)
+    /// (`QueueEngine.ingestInbox()`, when the queue has an inbox). A pass of the runner calls it
+    /// when the watcher saw the inbox change, at the first pass, and otherwise at most once per
+    /// ``Configuration/inboxCheckInterval`` (``JobRunner/ingestsInbox(at:)``); tests replace it
+    /// (``replaceIngestion(_:)``) to watch the passes.
+    ///
+    /// The function is kept inside a struct, not as the `Locked` value itself: `Locked` hands its
+    /// value to the closure `inout` through a generic parameter, and a function value passed so is
+    /// wrapped in a reabstraction thunk on the way in and another on the way back, so a bare
+    /// function read at every pass grew by two thunks a pass (a runner slowed down with every
+    /// job and would in the end overflow its stack). A struct's stored function keeps one form.
+    private let ingestion: Locked<Ingestion>
     fileprivate let watcher = Locked<DirectoryWatcher?>(nil)
     fileprivate let queue = DispatchQueue(label: "spool.inbox-watcher")
 
+    /// The ingestion, in a form `Locked` passes through unchanged (see ``ingestion``).
+    private struct Ingestion {
+        let run: @Sendable () throws -> Int
+    }
+
     init(engine: QueueEngine) {
-        ingestion = Locked({ engine.hasInbox ? try engine.ingestInbox() : 0 })
+        ingestion = Locked(Ingestion { engine.hasInbox ? try engine.ingestInbox() : 0 })
+    }
+
+    /// Runs the ingestion once and returns the jobs it ingested.
+    func ingest() throws -> Int {
+        try ingestion.withLock { $0 }.run()
+    }
+
+    /// Replaces what each pass runs (tests).
+    func replaceIngestion(_ run: @escaping @Sendable () throws -> Int) {
+        ingestion.withLock { $0 = Ingestion(run: run) }
     }
 
     /// Whether a watcher is running: without one, the runner also looks into the inbox on a timer.
@@ -22,7 +43,8 @@ final class InboxWake: Sendable {
 
 extension JobRunner {
     /// Starts watching `inbox/` (created when missing): each event wakes the scheduling loop, whose
-    /// pass ingests. Without a watcher (the system refused one) the passes still ingest.
+    /// pass ingests. Without a watcher (the system refused one) every pass ingests, and the loop
+    /// wakes at least every ``Configuration/inboxCheckInterval``.
     func startWatchingInbox() {
         let directory = queue.directory + "/" + QueueDirectoryLayout.inboxDirectoryName
         let fileSystem = queue.configuration.fileSystem
@@ -36,9 +58,7 @@ extension JobRunner {
             notificationName: QueueDirectoryLayout.inboxNotificationName(directory: queue.directory),
             queue: wake.queue
         ) { [wakeup] in
-            let now = Platform.monotonicNanoseconds()
-            wake.onEvent.withLock { $0 }?(now)
-            wakeup.post { $0.runnerChanged = true }
+            wakeup.post { $0.inboxChanged = true }
         }
         inbox.watcher.withLock { $0 = watcher }
     }
@@ -52,11 +72,20 @@ extension JobRunner {
         watcher?.cancel()
     }
 
-    /// One ingestion (each pass), off the runner's task: the jobs it ingests are claimed in the same
+    /// Whether the pass at monotonic instant `now`, woken for `reasons`, looks into the inbox: when
+    /// the watcher saw it change, when there is no watcher, and when ``Configuration/inboxCheckInterval``
+    /// has passed since the last look (the first pass included) — a bounded check should the
+    /// watcher miss a write. So a stream of jobs, a pass each, does not list the inbox per job.
+    func ingestsInbox(at now: UInt64, for reasons: Wakeup.Reasons, lastIngestion: UInt64?) -> Bool {
+        guard !reasons.inboxChanged, inbox.isWatching, let lastIngestion else { return true }
+        return now &- lastIngestion >= UInt64(max(0, queue.configuration.inboxCheckInterval) * 1e9)
+    }
+
+    /// One ingestion, off the runner's task: the jobs it ingests are claimed in the same
     /// pass. A file that cannot be ingested stays, and an explicit ``JobQueue/ingestInbox()`` reports
     /// it; the runner goes on (ingestion changes nothing it did not commit).
     func ingestInbox() async {
-        let ingestion = inbox.ingestion.withLock { $0 }
-        _ = try? await JobQueue.offload { try ingestion() }
+        let wake = inbox
+        _ = try? await JobQueue.offload { try wake.ingest() }
     }
 }

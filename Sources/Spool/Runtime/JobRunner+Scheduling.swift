@@ -24,6 +24,8 @@ extension JobRunner {
         state.withLock { state in
             state.phase = .idle
             state.loop = nil
+            state.changeSubscriber = nil
+            state.loopWakeBound = nil
         }
         events?.record(.stopped)
     }
@@ -32,6 +34,8 @@ extension JobRunner {
     private func schedule() async {
         /// The instant of the last claim that found nothing due.
         var lastEmptyClaim: Int64?
+        /// When the loop last looked into the inbox (monotonic nanoseconds).
+        var lastIngestion: UInt64?
         while true {
             let reasons = wakeup.take()
             state.withLock { $0.passes += 1 }
@@ -51,7 +55,11 @@ extension JobRunner {
             await renewDueLeases(now: now)
             renewOwnership()
             await timeOutOverdueAttempts(now: now)
-            await ingestInbox()
+            let monotonic = clock.monotonicNanoseconds()
+            if ingestsInbox(at: monotonic, for: reasons, lastIngestion: lastIngestion) {
+                lastIngestion = monotonic
+                await ingestInbox()
+            }
             if let emptyAt = await claimWhileSlotsFree() { lastEmptyClaim = emptyAt }
             let (stopping, idle) = state.withLock { ($0.phase == .stopping, $0.executions.isEmpty) }
             if stopping && idle { return }
@@ -96,9 +104,10 @@ extension JobRunner {
         let (now, monotonic) = (clock.now(), clock.monotonicNanoseconds())
         let ownTokens = state.withLock { state -> Set<UInt64> in
             for execution in state.executions.values where !execution.isSettled {
-                candidates.append(execution.renewalDue(now: now, monotonic: monotonic))
-                if let timeoutAt = execution.timeoutAt { candidates.append(timeoutAt) }
+                candidates.append(execution.nextDeadline(now: now, monotonic: monotonic))
             }
+            // The loop wakes by the earliest of these at the latest (a handover's attempt compares with it).
+            state.loopWakeBound = candidates.min()
             return Set(state.executions.keys.map(\.rawValue))
         }
         if let kinds, let due = try? queue.engine.earliestDue(kinds: kinds),
@@ -113,7 +122,7 @@ extension JobRunner {
         }
         if let renewal = ownershipRenewalDue { candidates.append(renewal) }
         // The bounded fallback of the producers' inbox, for a runner the system gave no watcher: looked into at
-        // least this often while there is one. With a watcher, each pass ingests and the watcher wakes a pass.
+        // least this often while there is one. With a watcher, the watcher wakes a pass that ingests.
         if !inbox.isWatching, queue.engine.hasInbox {
             candidates.append(now.addingTimeInterval(queue.configuration.inboxCheckInterval))
         }
@@ -159,16 +168,16 @@ extension JobRunner {
             }
             state.withLock { $0.claimAttempts += 1 }
             guard let lease else { return now }
-            guard await start(lease) else { return nil }
+            if case .stopping = await start(lease) { return nil }
         }
         return nil
     }
 
     /// Starts the handler of a job just claimed (by the loop or by a handover, which passes the
-    /// finished attempt whose slot the job takes over as `previous`), or records why it does not
-    /// run. Returns `false` when a stop that cancels came meanwhile.
+    /// finished attempt whose slot the job takes over as `previous`, and `carryingOn` when it
+    /// calls from that attempt's task), or records why it does not run.
     @discardableResult
-    func start(_ lease: Lease, replacing previous: LeaseToken? = nil) async -> Bool {
+    func start(_ lease: Lease, replacing previous: LeaseToken? = nil, carryingOn: Bool = false) async -> Start {
         events?.record(.claimed(lease.job.id, attempt: lease.attempt))
         if state.withLock({ $0.phase == .stopping && $0.cancelOnStop }) {
             // A stop asking to cancel running handlers came while the claim was syncing: start no new
@@ -183,21 +192,33 @@ extension JobRunner {
                             terminal: false)),
                     of: lease)
             }
-            return false
+            return .stopping
         }
         if let registration = state.withLock({ $0.registrations[lease.job.kind] }) {
-            begin(lease, registration, replacing: previous)
+            if let attempt = begin(lease, registration, replacing: previous, carryingOn: carryingOn) {
+                return .carriesOn(attempt)
+            }
         } else {
             await record(
                 .failed("unknown kind: no handler is registered for kind \(lease.job.kind)", terminal: true),
                 of: lease)
         }
-        return true
+        return .started
+    }
+
+    /// What ``start(_:replacing:carryingOn:)`` did with a claimed job.
+    enum Start {
+        /// A stop that cancels came meanwhile: the attempt was recorded as stopped, not run.
+        case stopping
+        /// Its handler runs in a task of its own, or its attempt was recorded as not runnable (unknown kind).
+        case started
+        /// Its handler is to run next in the caller's task (a handover carried on, ``begin(_:_:replacing:carryingOn:)``).
+        case carriesOn(Attempt)
     }
 
     /// Cancels the attempts whose job changed so that it is no longer running under
     /// their lease: cancelled, deleted, or reclaimed.
-    private func settleLostAttempts(_ changedIDs: Set<String>) async {
+    func settleLostAttempts(_ changedIDs: Set<String>) async {
         guard !changedIDs.isEmpty else { return }
         let candidates = state.withLock { state in
             state.executions.filter { !$0.value.isSettled && changedIDs.contains($0.value.lease.job.id.rawValue) }

@@ -140,6 +140,7 @@ public final class JobRunner: Sendable {
             state.failure = nil
             // Subscribed before the first look at the queue, so no change in between is missed.
             let subscription = queue.engine.changes.subscribe()
+            state.changeSubscriber = subscription.token
             state.loop = Task { await self.runLoop(subscription) }
         }
         wakeup.post { $0.runnerChanged = true }
@@ -175,9 +176,9 @@ public final class JobRunner: Sendable {
     /// stops claiming, lets its handlers finish, and stops.
     public var failure: SpoolError? { state.withLock { $0.failure } }
 
-    /// Scheduling passes and claims tried so far, for tests.
-    var statistics: (passes: Int, claimAttempts: Int) {
-        state.withLock { ($0.passes, $0.claimAttempts) }
+    /// Scheduling passes, claims tried and handler tasks started so far, for tests.
+    var statistics: (passes: Int, claimAttempts: Int, handlerTasks: Int) {
+        state.withLock { ($0.passes, $0.claimAttempts, $0.handlerTasks) }
     }
 
     // MARK: For the context

@@ -63,6 +63,12 @@ extension Execution {
         return min(byWall, now.addingTimeInterval(Double(remainingMillis) / 1000))
     }
 
+    /// The earliest instant the loop must act on this attempt: its lease renewal or its timeout.
+    func nextDeadline(now: Date, monotonic: UInt64) -> Date {
+        let renewal = renewalDue(now: now, monotonic: monotonic)
+        return timeoutAt.map { min($0, renewal) } ?? renewal
+    }
+
     /// Takes a renewed lease of `term` seconds granted by record `lsn`, unless a newer record
     /// granted the lease already held.
     mutating func adopt(_ renewed: Lease, term: TimeInterval, lsn: UInt64) {
@@ -88,6 +94,13 @@ struct RunnerState: Sendable {
     /// The attempts under way, by lease token: a job id may be here twice, when a
     /// timed-out handler still runs while its job's next attempt has started.
     var executions: [LeaseToken: Execution] = [:]
+    /// The earliest deadline (lease renewal, timeout) among the attempts the loop saw when it last
+    /// chose when to wake: it wakes by then at the latest. `nil` when it saw none (it may sleep
+    /// with no deadline). An attempt started without the loop (a handover) wakes it only when its
+    /// own deadline is earlier.
+    var loopWakeBound: Date?
+    /// The runner's subscription to the queue's change feed (``ChangeSubscription/token``), while it runs.
+    var changeSubscriber: UInt64?
     /// Handler tasks whose attempt is over, for the loop to await before it ends.
     var retiredTasks: [Task<Void, Never>] = []
     /// The scheduling loop, while the runner is started.
@@ -98,6 +111,8 @@ struct RunnerState: Sendable {
     var passes = 0
     /// Claims tried, for tests.
     var claimAttempts = 0
+    /// Tasks started to run handlers, for tests (a handover that carries its task on starts none).
+    var handlerTasks = 0
 
     /// Running handlers per kind.
     func runningCount(of kind: String) -> Int {

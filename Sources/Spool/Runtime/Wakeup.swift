@@ -15,8 +15,12 @@ final class Wakeup: Sendable {
         /// Something in the runner changed: a handler finished, a kind was registered,
         /// a stop was asked for, a lease was renewed by hand.
         var runnerChanged = false
+        /// The watcher saw the queue's `inbox/` change: a producer wrote (``InboxWake``).
+        var inboxChanged = false
 
-        var isEmpty: Bool { changedJobIDs.isEmpty && !environmentChanged && !queueClosed && !runnerChanged }
+        var isEmpty: Bool {
+            changedJobIDs.isEmpty && !environmentChanged && !queueClosed && !runnerChanged && !inboxChanged
+        }
     }
 
     private struct State {

@@ -5,7 +5,7 @@ import Testing
 @testable import Spool
 
 /// The runner wakes for a file written into the queue's `inbox/` (``DirectoryWatcher``) and runs
-/// the ingestion hook (``InboxWake/ingestion``), with no polling: the runner waits with no deadline,
+/// the ingestion hook (``InboxWake/ingest()``), with no polling: the runner waits with no deadline,
 /// so only the watcher can wake it.
 @Suite(.serialized) struct InboxWakeTests {
     /// Counts the hook's calls; ``next(after:)`` suspends (never blocks a thread) until a call
@@ -30,6 +30,61 @@ import Testing
         func next(after count: Int) async { await state.wait { $0.count > count } }
     }
 
+    /// Every pass reads the ingestion and runs it, so a read must leave it as it was: each run of a
+    /// thousand, on one thread from one call site, starts at the same stack depth. (A bare function
+    /// kept as a `Locked` value gained two reabstraction thunks a read, and each run began deeper
+    /// than the last: a runner slowed with every pass and would in the end overflow its stack.)
+    @Test func readingTheIngestionAtEveryPassLeavesItAsItWas() throws {
+        let temp = TemporaryDirectory("spool-inbox-read")
+        defer { temp.cleanup() }
+        let queue = try JobQueue(directory: temp.queue, configuration: testConfiguration())
+        let runner = try JobRunner(queue: queue)
+        let depths = Locked<[UInt]>([])
+        runner.inbox.replaceIngestion {
+            var marker = 0
+            let address = withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
+            depths.withLock { $0.append(address) }
+            return 0
+        }
+        for _ in 0..<1_000 { _ = try runner.inbox.ingest() }
+        let seen = depths.withLock { $0 }
+        #expect(seen.count == 1_000)
+        #expect(
+            Set(seen).count == 1,
+            "runs started at \(Set(seen).count) stack depths, \(seen.first.map { $0 - (seen.min() ?? $0) } ?? 0) bytes apart"
+        )
+        try closeChecked(queue)
+    }
+
+    /// A runner with a watcher looks into the inbox at its first pass, when the watcher sees a write,
+    /// and otherwise at most once per `inboxCheckInterval`: a stream of jobs, each a pass or more,
+    /// does not list the inbox per job. On a pinned clock the stream makes one ingestion; once the
+    /// interval has passed, the next pass makes another.
+    @Test(.timeLimit(.minutes(1))) func aStreamOfJobsDoesNotLookIntoTheInboxAtEveryPass() async throws {
+        let clock = ManualClock()
+        let fixture = try RuntimeFixture(options: .init(maxConcurrentJobs: 1), clock: clock)
+        let calls = Calls()
+        fixture.runner.inbox.replaceIngestion {
+            calls.record()
+            return 0
+        }
+        try fixture.runner.register(kind: "ping") { _, _ in }
+        let count = 20
+        for index in 0..<count { try await fixture.queue.enqueue(NewJob(kind: "ping", id: JobID("j\(index)"))) }
+        fixture.runner.start()
+        await fixture.events.wait(for: count) { $0.isSuccess }
+        await fixture.events.wait(until: { $0.last == .waiting(until: nil) })
+        let passes = fixture.runner.statistics.passes
+        #expect(passes > 1, "\(passes) passes")
+        #expect(calls.count == 1, "\(calls.count) ingestions in \(passes) passes")
+        clock.advance(by: fixture.queue.configuration.inboxCheckInterval)
+        try await fixture.queue.enqueue(NewJob(kind: "ping", id: "late"))
+        await calls.next(after: 1)
+        await fixture.events.wait(for: count + 1) { $0.isSuccess }
+        #expect(calls.count == 2)
+        try await fixture.tearDown()
+    }
+
     #if os(Linux)
         @Test func aFileWrittenIntoTheInboxWakesTheRunnerWhichIngests() async throws {
             let temp = TemporaryDirectory("spool-inbox-wake")
@@ -38,12 +93,12 @@ import Testing
             let events = RunnerEvents()
             let runner = try JobRunner(queue: queue, events: events)
             let calls = Calls()
-            runner.inbox.ingestion.withLock {
-                $0 = {
+            runner.inbox.replaceIngestion(
+                {
                     calls.record()
                     return 0
                 }
-            }
+            )
             runner.start()
             // The first pass ingests (the check at start), then waits with no deadline.
             await events.wait { $0.contains(.waiting(until: nil)) }
@@ -84,8 +139,8 @@ import Testing
             let calls = Calls()
             let busyAtWake = Locked(0)
             let inbox = temp.queue + "/inbox"
-            runner.inbox.ingestion.withLock {
-                $0 = {
+            runner.inbox.replaceIngestion(
+                {
                     for name in (try? FileManager.default.contentsOfDirectory(atPath: inbox)) ?? [] {
                         guard let file = try? POSIXFileSystem().openFile(at: inbox + "/" + name, mode: .readWrite)
                         else { continue }
@@ -99,7 +154,7 @@ import Testing
                     calls.record()
                     return 0
                 }
-            }
+            )
             runner.start()
             await events.wait { $0.contains(.waiting(until: nil)) }
             let producer = try QueueProducer(directory: temp.queue, configuration: testConfiguration())

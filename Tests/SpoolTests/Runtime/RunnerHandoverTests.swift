@@ -12,7 +12,9 @@ import Testing
         count: Int, retryPolicy: RetryPolicy = .default, dependents: Bool = false,
         handler: @escaping @Sendable (JobContext) throws -> Void
     )
-        async throws -> (syncs: Int, records: Int, claimed: [JobID], summaries: [LogRecordSummary])
+        async throws -> (
+            syncs: Int, records: Int, claimed: [JobID], summaries: [LogRecordSummary], handlerTasks: Int
+        )
     {
         let fixture = try RuntimeFixture(options: .init(maxConcurrentJobs: 1), retryPolicy: retryPolicy)
         for index in 0..<count {
@@ -26,13 +28,16 @@ import Testing
         await fixture.events.wait(for: count) { $0.isSuccess || $0.isFailure }
         await fixture.runner.stop(.finishRunning)
         let after = fixture.queue.logStatistics
+        let handlerTasks = fixture.runner.statistics.handlerTasks
         let claimed = fixture.events.all.compactMap { event -> JobID? in
             if case .claimed(let id, _) = event { return id } else { return nil }
         }
         try fixture.queue.close()
         let summaries = try LogInspector.records(directory: fixture.temp.queue).dropFirst(recordsBefore)
         fixture.temp.cleanup()
-        return (after.dataSyncs - before.dataSyncs, after.records - before.records, claimed, Array(summaries))
+        return (
+            after.dataSyncs - before.dataSyncs, after.records - before.records, claimed, Array(summaries), handlerTasks
+        )
     }
 
     @Test func aSteadyStreamOfSuccessesTakesOneSyncPerJob() async throws {
@@ -46,6 +51,29 @@ import Testing
         let handovers = run.summaries.filter { $0.operations.map(\.name) == ["complete", "claim"] }
         #expect(handovers.count == count - 1, "\(run.summaries.map { $0.operations.map(\.name) })")
         for record in handovers { #expect(record.operations[0].jobID != record.operations[1].jobID) }
+    }
+
+    /// A handover carries the slot's task on to the job it claimed: a steady stream starts one
+    /// task (the loop's first claim), not one per job, so no thread is woken to start a handler.
+    @Test func aSteadyStreamRunsItsHandlersInOneTask() async throws {
+        let count = 20
+        let run = try await stream(count: count) { _ in }
+        #expect(run.claimed.count == count)
+        #expect(run.handlerTasks == 1, "\(run.handlerTasks) handler tasks for \(count) jobs")
+    }
+
+    /// A task that was cancelled is not carried on (cancellation cannot be taken back): the job the
+    /// handover claimed starts in a new task and sees no cancellation. Here the first handler cancels
+    /// its own task and returns normally, so that its outcome still hands over.
+    @Test func aCancelledTaskIsNotCarriedOnToTheNextJob() async throws {
+        let cancelledAtStart = Locked<[String: Bool]>([:])
+        let run = try await stream(count: 3) { context in
+            cancelledAtStart.withLock { $0[context.job.id.rawValue] = Task.isCancelled }
+            if context.job.id == "j0" { withUnsafeCurrentTask { $0?.cancel() } }
+        }
+        #expect(cancelledAtStart.withLock { $0 } == ["j0": false, "j1": false, "j2": false])
+        #expect(run.handlerTasks == 2, "the first task, then the one started for j1 (carried on to j2)")
+        #expect(run.summaries.filter { $0.operations.map(\.name) == ["complete", "claim"] }.count == 2)
     }
 
     @Test func aSteadyStreamOfRetryableFailuresTakesOneSyncPerJob() async throws {
