@@ -80,6 +80,7 @@ func runCycle(_ context: Context) throws {
                 figures: [
                     "workers": Double(workers),
                     "acks_per_fsync": Double(2 * completed) / Double(max(1, after.dataSyncs - before.dataSyncs)),
+                    "sync_us": meanSyncMicroseconds(from: before, to: after),
                 ]))
     }
     for workers in context.options.workers {
@@ -90,7 +91,12 @@ func runCycle(_ context: Context) throws {
 /// A ``JobRunner`` with `workers` slots working a full queue with a handler that does nothing:
 /// the runtime's cost per job. The latency (one worker only) is the time from one handler's
 /// start to the next one's: recording the outcome, claiming the next job, starting its handler.
-/// `syncs_per_job` is the data syncs the run made per completed job.
+/// `syncs_per_job` is the data syncs the run made per completed job, `sync_us` the mean sync.
+///
+/// With one worker the run alternates with its own floor, as the single-producer enqueue pairs
+/// with one: ``floorRounds`` rounds of 500 raw preallocated writes + data syncs in the same
+/// directory, then the runner for a share of the duration (stopped and started again). The two
+/// series see the same minutes of the disk, whose p50 drifts by 10–20 % between workloads.
 private func runRunnerCycle(_ context: Context, workers: Int) throws {
     let duration = context.options.duration
     let queue = try JobQueue(
@@ -107,34 +113,64 @@ private func runRunnerCycle(_ context: Context, workers: Int) throws {
     try runner.register(kind: "bench") { _, _ in
         starts.withLock { $0.append(Clock.nanoseconds()) }
     }
+    let paired = workers == 1
+    let rounds = paired ? floorRounds : 1
+    let floorBytes = [UInt8](repeating: 0xAB, count: Baseline.recordSize)
+    var floorFile = try RawSyncFile(
+        path: context.freshPath("runner-cycle-floor"), preallocating: paired ? floorBytes.count * 500 * rounds : 0)
+    defer { floorFile.close() }
+    var floorLatencies = Latencies(capacity: 500 * rounds)
+    var latencies = Latencies(capacity: 1 << 16)
     let before = queue.logStatistics
-    let started = Clock.nanoseconds()
-    runner.start()
-    Thread.sleep(forTimeInterval: duration)
-    let stopped = DispatchSemaphore(value: 0)
-    Task.detached {
-        await runner.stop(.finishRunning)
-        stopped.signal()
-    }
-    stopped.wait()
-    let elapsed = Double(Clock.nanoseconds() - started) / 1e9
-    let after = queue.logStatistics
-    if let failure = runner.failure { throw BenchError("the runner failed: \(failure)") }
-    let times = starts.withLock { $0 }
-    var latencies = Latencies(capacity: times.count)
-    if workers == 1 {
-        for index in times.indices.dropFirst() {
-            latencies.record(microseconds: Double(times[index] - times[index - 1]) / 1000)
+    var elapsed = 0.0
+    for _ in 0..<rounds {
+        if paired {
+            for _ in 0..<500 { try floorLatencies.measure { try floorFile.writeAndSync(floorBytes) } }
+        }
+        starts.withLock { $0.removeAll(keepingCapacity: true) }
+        let started = Clock.nanoseconds()
+        runner.start()
+        Thread.sleep(forTimeInterval: duration / Double(rounds))
+        let stopped = DispatchSemaphore(value: 0)
+        Task.detached {
+            await runner.stop(.finishRunning)
+            stopped.signal()
+        }
+        stopped.wait()
+        elapsed += Double(Clock.nanoseconds() - started) / 1e9
+        if let failure = runner.failure { throw BenchError("the runner failed: \(failure)") }
+        let times = starts.withLock { $0 }
+        if paired {
+            for index in times.indices.dropFirst() {
+                latencies.record(microseconds: Double(times[index] - times[index - 1]) / 1000)
+            }
         }
     }
+    let after = queue.logStatistics
     let completed = try queue.counts()[.succeeded]
+    let floor = paired ? floorLatencies.percentiles : nil
+    if let floor {
+        context.add(Row(workload: "cycle", name: "cycle: runner's paired floor (pwrite + fdatasync)", latency: floor))
+    }
     context.add(
         Row(
             workload: "cycle",
             name: "cycle: runner, \(workers) worker\(workers == 1 ? "" : "s") (handler start to start)",
-            latency: workers == 1 ? latencies.percentiles : nil, rate: Double(completed) / elapsed, unit: "jobs/s",
+            latency: paired ? latencies.percentiles : nil, rate: Double(completed) / elapsed, unit: "jobs/s",
             figures: [
                 "workers": Double(workers),
                 "syncs_per_job": Double(after.dataSyncs - before.dataSyncs) / Double(max(1, completed)),
-            ]))
+                "sync_us": meanSyncMicroseconds(from: before, to: after),
+            ],
+            floor: floor))
+}
+
+/// The rounds in which the 1-worker runner alternates with its paired floor.
+private let floorRounds = 4
+
+/// The mean time of one data sync between two readings of a queue's log statistics, in µs: the part
+/// of a job's cycle the disk takes, so that the rest is the library's own.
+private func meanSyncMicroseconds(from before: LogStatistics, to after: LogStatistics) -> Double {
+    Double(after.dataSyncNanoseconds - before.dataSyncNanoseconds) / Double(max(1, after.dataSyncs - before.dataSyncs))
+        / 1000
 }

@@ -115,7 +115,8 @@ struct Report {
                 "floor: preallocated pwrite + fdatasync of \(Baseline.recordSize) bytes, p50 \(number(floor.p50)) µs "
                     + "(\(number(1e6 / floor.p50)) syncs/s back to back)")
             if context.rows.contains(where: { $0.floor != nil }) {
-                print("the single-producer enqueue's ratios are to its paired floor, sampled alternately with it")
+                print(
+                    "a row with a paired floor (the single-producer enqueue, the 1-worker runner) has its ratios to it")
             }
         }
     }
