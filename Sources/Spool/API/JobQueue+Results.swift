@@ -27,4 +27,21 @@ extension JobQueue {
                 try $0.complete(id: lease.job.id, token: lease.token, issued: true, result: bytes)
             })
     }
+
+    /// Records that job `id`, leased under `token`, succeeded, with `result` in the same record: for a
+    /// worker that kept only the id and token of its claim (another process, the `spool` tool). As
+    /// `complete(_:result:)` otherwise.
+    @discardableResult
+    public func complete(_ id: JobID, token: LeaseToken, result: Data) throws -> Job {
+        let bytes = [UInt8](result)
+        return Job(try engine.durably { try $0.complete(id: id, token: token, issued: false, result: bytes) })
+    }
+
+    /// Records that job `id`, leased under `token`, succeeded, with `result`. See the blocking
+    /// `complete(_:token:result:)`.
+    @discardableResult
+    public func complete(_ id: JobID, token: LeaseToken, result: Data) async throws -> Job {
+        let bytes = [UInt8](result)
+        return Job(try await engine.durably { try $0.complete(id: id, token: token, issued: false, result: bytes) })
+    }
 }
