@@ -38,9 +38,10 @@ public struct Configuration: Sendable {
     public var knownKinds: Set<String>?
     /// How often a running ``JobRunner`` looks into the queue's inbox for the jobs of producers in
     /// other processes (``QueueProducer``) without being told to, in seconds. A runner watches the
-    /// inbox and looks as soon as a producer writes; it also looks at a wake when this long has passed
-    /// since it last looked (should the watcher miss a write), and, when the system gives it no watcher,
-    /// wakes at least this often to look. Open looks once.
+    /// inbox and looks as soon as a producer writes; it also looks at a wake it makes for other work
+    /// once this long has passed since it last looked (should the watcher miss a write: with a watcher
+    /// it sets no timer of its own, so that an idle app is not woken), and, when the system gives it no
+    /// watcher, wakes at least this often to look. Open looks once.
     public var inboxCheckInterval: TimeInterval = 1
 
     /// Whether other processes may take the queue over: ``ProcessSharing/exclusive`` (the default,

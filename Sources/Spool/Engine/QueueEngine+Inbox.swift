@@ -129,7 +129,8 @@ extension QueueEngine {
     /// should it be lost, the recorded offset says all is in.
     private func settled(_ name: String, end: Int) -> Bool {
         let now = nowMillis
-        let interval = Int64((configuration.inboxCheckInterval * 1000).rounded(.up))
+        // Clamped before the conversion, which traps on a value past Int64 (an infinite interval).
+        let interval = Int64(min((configuration.inboxCheckInterval * 1000).rounded(.up), 1e15))
         return lock.withLock {
             guard let seen = settledInboxFiles[name], seen.end == end else {
                 settledInboxFiles[name] = (end, now)

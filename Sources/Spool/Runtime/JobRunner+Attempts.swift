@@ -25,6 +25,7 @@ extension JobRunner {
                 lease: lease, term: leaseDuration, kind: lease.job.kind,
                 timeout: timeout, timeoutAt: timeout.map { now.addingTimeInterval($0) })
             var carriedOn = false
+            let finishedKind = previous.flatMap { state.executions[$0]?.kind }
             if let previous, let finished = state.executions.removeValue(forKey: previous), let task = finished.task {
                 if carryingOn, finished.cancellation == nil, !task.isCancelled {
                     execution.task = task
@@ -33,11 +34,9 @@ extension JobRunner {
                     state.retiredTasks.append(task)
                 }
             }
-            // The loop sleeps until the earliest deadline of the attempts it last saw, at the latest
-            // (``RunnerState/loopWakeBound``): it need not be woken for an attempt whose own deadlines
-            // (lease renewal, timeout) come no earlier; it sees this one at that wake.
-            let deadline = execution.nextDeadline(now: now, monotonic: monotonic)
-            let wakesLoop = state.loopWakeBound.map { deadline < $0 } ?? true
+            let wakesLoop = Self.handoverWakesLoop(
+                finishedKind: finishedKind, nextKind: lease.job.kind,
+                deadline: execution.nextDeadline(now: now, monotonic: monotonic), loopWakeBound: state.loopWakeBound)
             state.executions[lease.token] = execution
             return (carriedOn, wakesLoop)
         }
@@ -55,6 +54,19 @@ extension JobRunner {
             }
         }
         return nil
+    }
+
+    /// Whether an attempt a handover carried on (the loop took no part) must wake the loop. The loop
+    /// sleeps until the earliest deadline of the attempts it last saw at the latest
+    /// (``RunnerState/loopWakeBound``, `nil` when it saw none): it sees an attempt whose own earliest
+    /// `deadline` (lease renewal, timeout) is no earlier at that wake. A job of another kind than the
+    /// finished one's frees a place under that kind's limit, which the loop may have found full: it
+    /// is woken to claim into it.
+    static func handoverWakesLoop(finishedKind: String?, nextKind: String, deadline: Date, loopWakeBound: Date?)
+        -> Bool
+    {
+        guard finishedKind == nextKind, let loopWakeBound else { return true }
+        return deadline < loopWakeBound
     }
 
     /// A claimed job and the handler of its kind: what a slot's task runs.

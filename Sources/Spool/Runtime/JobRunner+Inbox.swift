@@ -78,14 +78,16 @@ extension JobRunner {
     /// watcher miss a write. So a stream of jobs, a pass each, does not list the inbox per job.
     func ingestsInbox(at now: UInt64, for reasons: Wakeup.Reasons, lastIngestion: UInt64?) -> Bool {
         guard !reasons.inboxChanged, inbox.isWatching, let lastIngestion else { return true }
-        return now &- lastIngestion >= UInt64(max(0, queue.configuration.inboxCheckInterval) * 1e9)
+        // In seconds as a Double: an interval too long for nanoseconds in 64 bits (or infinite) never passes.
+        return Double(now &- lastIngestion) / 1e9 >= queue.configuration.inboxCheckInterval
     }
 
-    /// One ingestion, off the runner's task: the jobs it ingests are claimed in the same
+    /// One ingestion, off the runner's task; returns whether it went through (a failed one is tried
+    /// again at the next pass): the jobs it ingests are claimed in the same
     /// pass. A file that cannot be ingested stays, and an explicit ``JobQueue/ingestInbox()`` reports
     /// it; the runner goes on (ingestion changes nothing it did not commit).
-    func ingestInbox() async {
+    func ingestInbox() async -> Bool {
         let wake = inbox
-        _ = try? await JobQueue.offload { try wake.ingest() }
+        return (try? await JobQueue.offload { try wake.ingest() }) != nil
     }
 }

@@ -14,6 +14,9 @@ extension JobRunner {
             try await queue.park(lease, key: key, deadline: deadline)
         } catch {
             state.withLock { $0.executions[token]?.isSettled = false }
+            // The loop may have chosen its next wake while the attempt was settled, leaving out its
+            // renewal and timeout: it looks again.
+            wakeup.post { $0.runnerChanged = true }
             throw error
         }
     }

@@ -57,8 +57,7 @@ extension JobRunner {
             await timeOutOverdueAttempts(now: now)
             let monotonic = clock.monotonicNanoseconds()
             if ingestsInbox(at: monotonic, for: reasons, lastIngestion: lastIngestion) {
-                lastIngestion = monotonic
-                await ingestInbox()
+                lastIngestion = await ingestInbox() ? monotonic : nil
             }
             if let emptyAt = await claimWhileSlotsFree() { lastEmptyClaim = emptyAt }
             let (stopping, idle) = state.withLock { ($0.phase == .stopping, $0.executions.isEmpty) }

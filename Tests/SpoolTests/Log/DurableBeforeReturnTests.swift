@@ -161,6 +161,14 @@ import Testing
         ),
         ("complete(_:token:)", nil, { q, lease, _ in try q.complete(lease.job.id, token: lease.token) }),
         ("complete(_:token:) async", nil, { q, lease, _ in try await q.complete(lease.job.id, token: lease.token) }),
+        (
+            "complete(_:token:result:)", nil,
+            { q, lease, _ in try q.complete(lease.job.id, token: lease.token, result: Data([1])) }
+        ),
+        (
+            "complete(_:token:result:) async", nil,
+            { q, lease, _ in try await q.complete(lease.job.id, token: lease.token, result: Data([1])) }
+        ),
         ("fail(_:error:terminal:)", nil, { q, lease, _ in try q.fail(lease, error: "e") }),
         ("fail(_:error:terminal:) async", nil, { q, lease, _ in try await q.fail(lease, error: "e") }),
         ("release(_:reason:)", nil, { q, lease, _ in try q.release(lease, reason: .systemTimeExpired) }),

@@ -85,6 +85,35 @@ import Testing
         try await fixture.tearDown()
     }
 
+    /// An ingestion that fails is tried again at the next pass, not an interval later; and an interval
+    /// too long to count in nanoseconds (here infinite) never passes, and traps nothing.
+    @Test(.timeLimit(.minutes(1))) func aFailedIngestionIsTriedAgainAtTheNextPass() async throws {
+        let temp = TemporaryDirectory("spool-inbox-retry")
+        defer { temp.cleanup() }
+        var configuration = testConfiguration()
+        configuration.inboxCheckInterval = .infinity
+        let queue = try JobQueue(directory: temp.queue, configuration: configuration)
+        let events = RunnerEvents()
+        let runner = try JobRunner(queue: queue, events: events)
+        let calls = Calls()
+        runner.inbox.replaceIngestion {
+            calls.record()
+            if calls.count == 1 { throw SpoolError(.ioFailure, "injected") }
+            return 0
+        }
+        try runner.register(kind: "ping") { _, _ in }
+        runner.start()
+        await calls.next(after: 0)
+        // Each enqueue makes a pass: the first retries the failed ingestion; the later ones do not look.
+        for index in 0..<3 {
+            try await queue.enqueue(NewJob(kind: "ping", id: JobID("j\(index)")))
+            await events.wait(for: index + 1) { $0.isSuccess }
+        }
+        #expect(calls.count == 2, "\(calls.count) ingestions")
+        await runner.stop()
+        try closeChecked(queue)
+    }
+
     #if os(Linux)
         @Test func aFileWrittenIntoTheInboxWakesTheRunnerWhichIngests() async throws {
             let temp = TemporaryDirectory("spool-inbox-wake")

@@ -76,6 +76,23 @@ import Testing
         #expect(run.summaries.filter { $0.operations.map(\.name) == ["complete", "claim"] }.count == 2)
     }
 
+    /// A carried-on attempt wakes the loop only when the loop could miss something: its deadline comes
+    /// before the one the loop sleeps towards, the loop sleeps with none, or the job is of another kind
+    /// than the finished one (which frees a place under that kind's limit).
+    @Test func aCarriedOnAttemptWakesTheLoopOnlyWhenTheLoopCouldMissIt() {
+        let bound = Date(timeIntervalSince1970: 1_000)
+        func wakes(_ finished: String, _ next: String, at seconds: Double, bound: Date?) -> Bool {
+            JobRunner.handoverWakesLoop(
+                finishedKind: finished, nextKind: next, deadline: Date(timeIntervalSince1970: seconds),
+                loopWakeBound: bound)
+        }
+        #expect(!wakes("a", "a", at: 1_000, bound: bound))
+        #expect(!wakes("a", "a", at: 1_030, bound: bound))
+        #expect(wakes("a", "a", at: 999, bound: bound))
+        #expect(wakes("a", "a", at: 1_030, bound: nil))
+        #expect(wakes("a", "b", at: 1_030, bound: bound))
+    }
+
     @Test func aSteadyStreamOfRetryableFailuresTakesOneSyncPerJob() async throws {
         let count = 12
         // Retried a minute later on a clock that does not move: each job fails once, and the next is claimed with it.
