@@ -6,7 +6,7 @@ final class InboxWake: Sendable {
     /// Ingests the producers' inbox files into the log and returns the jobs ingested
     /// (`QueueEngine.ingestInbox()`, when the queue has an inbox). A pass of the runner calls it
     /// when the watcher saw the inbox change, at the first pass, and otherwise at most once per
-    /// ``Configuration/inboxCheckInterval`` (``JobRunner/ingestsInbox(at:)``); tests replace it
+    /// ``Configuration/inboxCheckInterval`` (``JobRunner/ingestsInbox(at:for:lastIngestion:)``); tests replace it
     /// (``replaceIngestion(_:)``) to watch the passes.
     ///
     /// The function is kept inside a struct, not as the `Locked` value itself: `Locked` hands its
@@ -73,19 +73,20 @@ extension JobRunner {
     }
 
     /// Whether the pass at monotonic instant `now`, woken for `reasons`, looks into the inbox: when
-    /// the watcher saw it change, when there is no watcher, and when ``Configuration/inboxCheckInterval``
-    /// has passed since the last look (the first pass included) — a bounded check should the
-    /// watcher miss a write. So a stream of jobs, a pass each, does not list the inbox per job.
+    /// the watcher saw it change, when there is no watcher, at the first pass (`lastIngestion` nil:
+    /// none yet, or the last one failed), and when ``Configuration/inboxCheckInterval`` has passed
+    /// since the last look, should the watcher have missed a write (no timer is set for that: only
+    /// a pass made for other work looks). So a stream of jobs, a pass each, does not list the inbox per job.
     func ingestsInbox(at now: UInt64, for reasons: Wakeup.Reasons, lastIngestion: UInt64?) -> Bool {
         guard !reasons.inboxChanged, inbox.isWatching, let lastIngestion else { return true }
         // In seconds as a Double: an interval too long for nanoseconds in 64 bits (or infinite) never passes.
         return Double(now &- lastIngestion) / 1e9 >= queue.configuration.inboxCheckInterval
     }
 
-    /// One ingestion, off the runner's task; returns whether it went through (a failed one is tried
-    /// again at the next pass): the jobs it ingests are claimed in the same
-    /// pass. A file that cannot be ingested stays, and an explicit ``JobQueue/ingestInbox()`` reports
-    /// it; the runner goes on (ingestion changes nothing it did not commit).
+    /// One ingestion, off the runner's task: the jobs it ingests are claimed in the same pass.
+    /// Returns whether it went through; the loop tries a failed one again at its next pass. A file that
+    /// cannot be ingested stays, and an explicit ``JobQueue/ingestInbox()`` reports it; the runner goes
+    /// on (ingestion changes nothing it did not commit).
     func ingestInbox() async -> Bool {
         let wake = inbox
         return (try? await JobQueue.offload { try wake.ingest() }) != nil
