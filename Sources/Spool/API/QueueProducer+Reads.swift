@@ -175,12 +175,6 @@ extension QueueProducer {
     }
 }
 
-/// Where a producer's record went: its inbox file's name and the offset after the record.
-struct InboxPlace: Sendable, Equatable {
-    var file: String
-    var end: Int64
-}
-
 /// The jobs a producer enqueued and has not yet seen ingested (guarded by the producer's `recorded` lock).
 struct RecordedJobs: Sendable {
     struct Place: Sendable {

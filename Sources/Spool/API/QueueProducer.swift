@@ -39,7 +39,7 @@ public final class QueueProducer: Sendable {
     /// The configuration: its clock, ``Configuration/durability``, ``Configuration/maximumPayloadSize``,
     /// ``Configuration/retryPolicy`` (the default attempts) and ``Configuration/knownKinds`` apply.
     public let configuration: Configuration
-    private let session: Locked<ProducerSession>
+    private let writer: Locked<InboxWriter>
     /// Where each job this producer recorded went (QueueProducer+Reads.swift).
     let recorded = Locked(RecordedJobs())
 
@@ -51,7 +51,7 @@ public final class QueueProducer: Sendable {
     /// - Throws: ``SpoolError/Code/queueNotFound`` when there is no directory,
     ///   ``SpoolError/Code/notAQueue`` when it holds no log, or an I/O error.
     public convenience init(directory: String, configuration: Configuration = Configuration()) throws {
-        try self.init(directory: directory, configuration: configuration, fileIDs: ProducerSession.randomFileID)
+        try self.init(directory: directory, configuration: configuration, fileIDs: InboxWriter.randomFileID)
     }
 
     /// A producer whose inbox files are named by `fileIDs` (each call a new ``InboxFormat/fileIDSize``-byte
@@ -78,10 +78,10 @@ public final class QueueProducer: Sendable {
         }
         self.directory = directory
         self.configuration = configuration
-        session = Locked(
-            ProducerSession(
-                inbox: inbox, fileSystem: fileSystem, durability: configuration.durability, fileIDs: fileIDs,
-                notificationName: QueueDirectoryLayout.inboxNotificationName(directory: directory)))
+        writer = Locked(
+            InboxWriter(
+                inbox: inbox, fileSystem: fileSystem, durability: configuration.durability, clock: configuration.clock,
+                fileIDs: fileIDs, notificationName: QueueDirectoryLayout.inboxNotificationName(directory: directory)))
     }
 
     // MARK: Enqueue
@@ -153,143 +153,27 @@ public final class QueueProducer: Sendable {
         try await JobQueue.offload { try self.cancel(id) }
     }
 
+    /// Records a request to cancel every unfinished job carrying `tag` (``NewJob/tags``), and returns
+    /// once it is durable.
+    ///
+    /// The owner applies it when it ingests it, as ``JobQueue/cancel(tagged:)-1gwxn`` does then: the
+    /// jobs carrying the tag that are unfinished at that point — among them every job a producer
+    /// enqueued with the tag in a call that returned before this one began — and the jobs waiting for them.
+    ///
+    /// - Throws: ``SpoolError/Code/invalidArgument`` for an empty or over-long tag; otherwise as `cancel(_:)`.
+    public func cancel(tagged tag: String) throws {
+        try QueueEngine.checkTag(tag)
+        try record([.cancelTagged(tag: tag, at: Millis.from(configuration.clock.now()))])
+    }
+
+    /// Records a request to cancel every unfinished job carrying `tag`. See `cancel(tagged:)`.
+    public func cancel(tagged tag: String) async throws {
+        try await JobQueue.offload { try self.cancel(tagged: tag) }
+    }
+
     /// Appends `requests` as one record of the producer's inbox file, durably.
     private func record(_ requests: [InboxRequest]) throws {
-        var frame = InboxCodec.encode(requests, headroom: LogFormat.frameHeaderSize)
-        guard frame.count - LogFormat.frameHeaderSize <= LogFormat.maximumBodySize else {
-            throw SpoolError.invalidArgument(
-                "the record of \(frame.count) bytes is over the limit of \(LogFormat.maximumBodySize): split the batch")
-        }
-        let place = try session.withLock { try $0.append(&frame) }
+        let place = try writer.withLock { try $0.append(requests) }
         remember(requests, at: place)
-    }
-}
-
-/// A producer's inbox file and how far it is written (guarded by the producer's lock).
-struct ProducerSession {
-    let inbox: String
-    let fileSystem: any FileSystem
-    let durability: Durability
-    /// Draws the id of each new inbox file.
-    let fileIDs: @Sendable () -> [UInt8]
-    /// The Darwin notification that wakes the owner (``DirectoryWatcher/post(_:)``).
-    let notificationName: String
-    private var file: (any StorageFile)?
-    private var id: [UInt8] = []
-    /// Bytes written to the file (0: not even its header yet).
-    private var end: Int64 = 0
-    /// The file's size: its records, then zeroes (``InboxFormat/reservation(after:needed:)``).
-    private var reserved: Int64 = 0
-    private var nextLSN: UInt64 = 1
-
-    /// Attempts at a free file before a call gives up: each busy one is left to the owner.
-    static let attempts = 8
-
-    init(
-        inbox: String, fileSystem: any FileSystem, durability: Durability, fileIDs: @escaping @Sendable () -> [UInt8],
-        notificationName: String
-    ) {
-        self.inbox = inbox
-        self.fileSystem = fileSystem
-        self.durability = durability
-        self.fileIDs = fileIDs
-        self.notificationName = notificationName
-    }
-
-    /// A new inbox file's id, from the system's secure random source.
-    @Sendable static func randomFileID() -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<InboxFormat.fileIDSize).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-    }
-
-    /// Appends one frame (`frame`: header room, then the body), under the file's lock, durably.
-    ///
-    /// The lock is tried, never waited for: a busy file is one the owner is ingesting, so the producer
-    /// leaves it to the owner and goes on in a new file. So is a file the owner removed (no link left).
-    /// After a failed write or sync the file is abandoned too: its tail is unknown, so nothing may follow it.
-    /// Returns the file the frame went to and where it ends there.
-    @discardableResult
-    mutating func append(_ frame: inout [UInt8]) throws -> InboxPlace {
-        for _ in 0..<Self.attempts {
-            let lockedAtCreation = file == nil ? try create() : false
-            let file = self.file!
-            guard try lockedAtCreation || file.tryLockFile() else {
-                abandon()
-                continue
-            }
-            var written = false
-            // Runs after the unlock below: an owner woken at once finds the file free. One of the two wakes
-            // the owner (Linux: the file's times, IN_ATTRIB; Apple platforms: the notification).
-            defer {
-                if written {
-                    file.touch()
-                    DirectoryWatcher.post(notificationName)
-                }
-            }
-            defer { file.unlockFile() }
-            guard try file.linkCount() > 0 else {
-                abandon()
-                continue
-            }
-            RecordFrame.seal(
-                &frame, type: .transaction, lsn: nextLSN, groupIndex: 0, seed: InboxFormat.checksumSeed(id: id))
-            // The header goes with the first record, in one write: an inbox file is either empty (a
-            // creation cut short), or holds a header.
-            let bytes = end == 0 ? InboxFormat.header(id: id) + frame : frame
-            let needed = end + Int64(bytes.count)
-            do {
-                if needed > reserved {
-                    // Zeroes up to a new reservation, with the record, then a full sync for the file's size:
-                    // the records that fit after it change no metadata, and their data syncs stay short.
-                    let extended = InboxFormat.reservation(after: reserved, needed: needed)
-                    try file.write(bytes + [UInt8](repeating: 0, count: Int(extended - needed)), at: end)
-                    try file.fullSync()
-                    reserved = extended
-                } else {
-                    try file.write(bytes, at: end)
-                    switch durability {
-                    case .full: try file.syncData()
-                    case .ordered: try file.orderedSync()
-                    }
-                }
-            } catch {
-                abandon()
-                throw error
-            }
-            end = needed
-            nextLSN += 1
-            written = true
-            return InboxPlace(file: InboxFormat.fileName(id: id), end: end)
-        }
-        throw SpoolError(
-            .locked, "the queue's inbox stayed busy over \(Self.attempts) attempts", path: inbox,
-            operation: "fcntl F_SETLK")
-    }
-
-    /// Makes a new inbox file (its directory entry durable before any record in it is acknowledged) and
-    /// locks it before that directory sync, so that an owner woken by the creation finds it busy, not
-    /// empty, during the sync. Returns whether the lock was taken (the owner may have taken it first, in
-    /// the moment between the creation and the lock: the caller then tries it as for any file).
-    private mutating func create() throws -> Bool {
-        let random = fileIDs()
-        precondition(random.count == InboxFormat.fileIDSize, "an inbox file id has \(InboxFormat.fileIDSize) bytes")
-        let path = inbox + "/" + InboxFormat.fileName(id: random)
-        let created = try fileSystem.openFile(at: path, mode: .createNew)
-        let locked: Bool
-        do {
-            locked = try created.tryLockFile()
-            try fileSystem.syncDirectory(at: inbox)
-        } catch {
-            // Closing the file releases a lock taken on it.
-            created.close()
-            throw error
-        }
-        (file, id, end, reserved, nextLSN) = (created, random, 0, 0, 1)
-        return locked
-    }
-
-    private mutating func abandon() {
-        file?.close()
-        file = nil
     }
 }

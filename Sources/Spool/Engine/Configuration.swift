@@ -71,6 +71,10 @@ public struct Configuration: Sendable {
     /// A migration's operations are cut into records of about this many bytes (tests use a small one).
     var migrationRecordBytes = 4 << 20
 
+    /// How the owner orders the producers' pending records: merged by their stamps, but in the process
+    /// test that shows what the merge prevents (the harness's `own --file-by-file`).
+    package var inboxOrder: InboxOrder = .merged
+
     /// The default configuration.
     public init() {}
 
@@ -130,4 +134,13 @@ public struct AutoCompaction: Sendable, Equatable {
         self.minimumLogBytes = minimumLogBytes
         self.obsoleteRatio = obsoleteRatio
     }
+}
+
+/// How an owner orders the producers' pending records when it ingests them.
+package enum InboxOrder: Sendable {
+    /// By the records' stamps across files (``InboxMerge``): what every queue does.
+    case merged
+    /// File by file in name order, as builds before the stamp did: calls of different producers may be
+    /// applied out of the order they returned in. Only to measure what the merge prevents.
+    case fileByFile
 }

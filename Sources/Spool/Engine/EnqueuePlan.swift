@@ -90,6 +90,20 @@ struct EnqueuePlan {
         }
     }
 
+    /// Adds the cancels of every job carrying `tag` that is unfinished where the plan stands, and of the
+    /// jobs waiting for them (a producer's cancel by tag, ``InboxRequest/cancelTagged(tag:at:)``), as
+    /// ``QueueState/cancels(of:at:)`` plans them for the owner's own cancel by tag.
+    mutating func addCancels(tagged tag: String, at now: Int64) {
+        do {
+            try catchUp()
+        } catch {
+            return
+        }
+        for cancel in state.cancels(of: state.unfinishedJobs(tagged: tag), at: now) {
+            _ = addIfTaken(cancel)
+        }
+    }
+
     /// The planned operations, for ``QueueEngine/commit(_:)-(CheckedOperations)``; lets go of the
     /// state, which the commit is about to change (a copy kept would make it copy the job table).
     mutating func finish() -> CheckedOperations {

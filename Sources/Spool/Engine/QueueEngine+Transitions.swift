@@ -212,10 +212,7 @@ extension QueueEngine {
     /// Cancels of the unfinished jobs `ids`, in enqueue order, leaving out those that the cascade
     /// of another one's cancel reaches (apply cancels them; an explicit cancel would not apply).
     func cancels(of ids: [String], at now: Int64) -> [PlannedOperation] {
-        let reached = state.unfinishedDependents(of: ids)
-        return ids.filter { !reached.contains($0) }
-            .sorted { state.jobs[$0]!.sequence < state.jobs[$1]!.sequence }
-            .map { .other(.cancel(id: $0, at: now)) }
+        state.cancels(of: ids, at: now).map { .other($0) }
     }
 
     /// Cancels every unfinished job `select` picks, and what the chain rule cancels with them, in one record.

@@ -53,22 +53,12 @@ final class QueueEngine: @unchecked Sendable {
     var isClosed = false
     /// Guards nothing but its own turn: one compaction at a time (taken before `lock`, never inside it).
     let compactionLock = Lock()
-    /// Held by an ingestion of the inbox: one at a time in this process. An inbox file's lock is the
-    /// process's (POSIX), so two ingestions here would both get it, and the first to close its handle
-    /// would release it under the other — which then removes a file a producer has written more into.
-    let ingestionLock = Lock()
+    /// Ingests the producers' inbox files, one ingestion at a time.
+    let inbox: InboxIngestor
     /// True until init returns: no background compaction starts while open migrates and reclaims jobs.
     var isOpening = true
     /// Set when a roll-over or a compaction failed half way; every later write fails with it until a reopen.
     var writeFailure: SpoolError?
-
-    /// Inbox files an ingestion found without a header (guarded by `lock`): each is removed by the next
-    /// ingestion that finds it so again, not by the first, whose producer may be about to write into it.
-    var headerlessInboxFiles: Set<String> = []
-    /// Inbox files an ingestion read to their end (guarded by `lock`): the end of their records and when (ms).
-    /// A later ingestion that finds nothing new in one removes it once ``inboxFileRemovalSize`` or
-    /// ``Configuration/inboxCheckInterval`` says so; a file whose producer goes on writing stays.
-    var settledInboxFiles: [String: (end: Int, since: Int64)] = [:]
 
     // Automatic compaction (see ``AutoCompaction``); guarded by `lock`.
     /// Bytes (up to the end of the last record) of each log file before the active one.
@@ -114,6 +104,7 @@ final class QueueEngine: @unchecked Sendable {
         }
         self.path = path
         self.configuration = configuration
+        inbox = InboxIngestor(order: configuration.inboxOrder)
         directory = QueueDirectory(path: path, fileSystem: configuration.fileSystem)
         logFileReaders = LogFileReaders(directory: path, fileSystem: configuration.fileSystem)
         // Migration settings need no state: invalid ones are refused before the directory is touched,

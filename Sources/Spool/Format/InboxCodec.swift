@@ -4,6 +4,8 @@ enum InboxRequest: Sendable {
     case enqueue(NewEnqueue, policy: UniquePolicy)
     /// A request to cancel a job.
     case cancel(id: String, at: Int64)
+    /// A request to cancel every unfinished job carrying a tag when the owner ingests it.
+    case cancelTagged(tag: String, at: Int64)
 }
 
 /// One request read back from an inbox file: an enqueue's payload is where it lies in that file.
@@ -12,14 +14,37 @@ enum InboxEntry: Equatable, Sendable {
     case cancel(id: String, at: Int64)
     /// The tags of the job whose enqueue is the entry before.
     case tags(id: String, tags: [String])
+    case cancelTagged(tag: String, at: Int64)
 }
 
-/// The body of an inbox record (FORMAT.md, *Producer inbox files*): a transaction body of version 8
-/// holding only `enqueue` (1), `enqueue_with_options` (14), `cancel` (6) and `unique_policy` (41) —
-/// of version 9 when it holds `tags` (38) too — each but `unique_policy` encoded exactly as in the log
-/// (``TransactionCodec/encodeOperation(_:into:payloadRanges:headroom:)``).
+/// When a producer's record was acknowledged (`acknowledged`, opcode 42): read while the producer held
+/// its file's lock, on a clock every process of the machine shares and that counts through sleep
+/// (``Platform/monotonicNanoseconds()``). The owner merges the inbox files by it (``InboxMerge``).
+struct InboxStamp: Equatable, Hashable, Sendable {
+    /// The boot the monotonic reading belongs to (``SpoolClock/bootIdentifier()``).
+    var bootID: String
+    /// Nanoseconds on the boot's monotonic clock.
+    var monotonic: UInt64
+    /// The wall-clock time, in ms: what inspection shows as "acknowledged at"; orders boots, never records of one boot.
+    var at: Int64
+}
+
+/// One inbox record's body read back: its stamp (absent in records of body versions 8 and 9, written by
+/// builds before it) and its requests.
+struct InboxBody: Equatable, Sendable {
+    var stamp: InboxStamp?
+    var entries: [InboxEntry]
+}
+
+/// The body of an inbox record (FORMAT.md, *Producer inbox files*): a transaction body of version 10
+/// starting with `acknowledged` (42), then `enqueue` (1), `enqueue_with_options` (14), `cancel` (6),
+/// `cancel_tagged` (43), `unique_policy` (41) and `tags` (38), each of the log's encoded exactly as in
+/// the log (``TransactionCodec/encodeOperation(_:into:payloadRanges:headroom:)``). Bodies of versions 8
+/// and 9 (builds before the stamp) are read too.
 ///
 /// ```
+/// acknowledged  := opcode(42) boot_id:string monotonic:varint at:svarint   (first, in version 10 only)
+/// cancel_tagged := opcode(43) tag:string at:svarint                        (version 10 only)
 /// unique_policy := opcode(41) policy:u8     (1 replace, 2 append; right after the enqueue it qualifies)
 /// tags          := as in the log            (after the enqueue it qualifies and its unique_policy)
 /// ```
@@ -40,29 +65,42 @@ enum InboxCodec {
         }
     }
 
-    /// Encodes `requests` as one body, behind `headroom` zero bytes (room for the frame header).
-    static func encode(_ requests: [InboxRequest], headroom: Int = 0) -> [UInt8] {
-        var capacity = headroom + 3
-        for request in requests {
-            if case .enqueue(let new, _) = request { capacity += 72 + new.id.utf8.count + new.payload.count }
-        }
-        var writer = ByteWriter(capacity: capacity)
-        writer.writeRaw(repeatElement(0, count: headroom))
-        var count = 0
+    /// Encodes `requests` stamped with `stamp` as one body, behind `headroom` zero bytes (room for the
+    /// frame header). Without a stamp, as builds before it wrote (version 8, or 9 with tags): the
+    /// tests write such records, this build's producers never do.
+    static func encode(_ requests: [InboxRequest], stamp: InboxStamp?, headroom: Int = 0) -> [UInt8] {
+        var capacity = headroom + 24 + (stamp?.bootID.utf8.count ?? 0)
+        var count = stamp == nil ? 0 : 1
         var tagged = false
         for request in requests {
-            if case .enqueue(let new, let policy) = request {
+            count += 1
+            switch request {
+            case .enqueue(let new, let policy):
+                capacity += 72 + new.id.utf8.count + new.payload.count
                 if policyCode(of: new, policy) != nil { count += 1 }
                 if !new.tags.isEmpty {
                     count += 1
                     tagged = true
                 }
+            case .cancel(let id, _): capacity += 16 + id.utf8.count
+            case .cancelTagged(let tag, _):
+                precondition(stamp != nil, "cancel_tagged exists in stamped records only")
+                capacity += 16 + tag.utf8.count
             }
-            count += 1
         }
-        // The lowest version that holds the body's operations: 9 only with tags.
-        writer.writeUInt8(tagged ? TransactionCodec.resultsBodyVersion : TransactionCodec.inboxBodyVersion)
-        writer.writeVarint(UInt64(count))
+        var writer = ByteWriter(capacity: capacity)
+        writer.writeRaw(repeatElement(0, count: headroom))
+        if let stamp {
+            writer.writeUInt8(TransactionCodec.producerOrderBodyVersion)
+            writer.writeVarint(UInt64(count))
+            writer.writeUInt8(TransactionCodec.Opcode.acknowledged.rawValue)
+            writer.writeString(stamp.bootID)
+            writer.writeVarint(stamp.monotonic)
+            writer.writeSignedVarint(stamp.at)
+        } else {
+            writer.writeUInt8(tagged ? TransactionCodec.resultsBodyVersion : TransactionCodec.inboxBodyVersion)
+            writer.writeVarint(UInt64(count))
+        }
         var ranges: [Range<Int>] = []
         for request in requests {
             switch request {
@@ -81,6 +119,10 @@ enum InboxCodec {
             case .cancel(let id, let at):
                 TransactionCodec.encodeOperation(
                     .other(.cancel(id: id, at: at)), into: &writer, payloadRanges: &ranges, headroom: headroom)
+            case .cancelTagged(let tag, let at):
+                writer.writeUInt8(TransactionCodec.Opcode.cancelTagged.rawValue)
+                writer.writeString(tag)
+                writer.writeSignedVarint(at)
             }
         }
         return writer.bytes
@@ -89,50 +131,83 @@ enum InboxCodec {
     /// Decodes a body that lies at `bodyOffset` in its inbox file; each enqueue's payload location
     /// names that offset in the file (file sequence 0).
     static func decode(_ body: UnsafeRawBufferPointer, bodyOffset: Int64) throws(TransactionCodec.Failure)
-        -> [InboxEntry]
+        -> InboxBody
     {
-        try TransactionCodec.failures { () throws -> [InboxEntry] in
+        try TransactionCodec.failures { () throws -> InboxBody in
             var reader = ByteReader(body)
             let version = try reader.readUInt8()
-            guard version == TransactionCodec.inboxBodyVersion || version == TransactionCodec.resultsBodyVersion else {
-                if version > TransactionCodec.resultsBodyVersion {
-                    throw TransactionCodec.Failure.newerBodyVersion(version)
-                }
+            let readable = TransactionCodec.inboxBodyVersion...TransactionCodec.producerOrderBodyVersion
+            guard readable.contains(version) else {
+                if version > readable.upperBound { throw TransactionCodec.Failure.newerBodyVersion(version) }
                 throw TransactionCodec.Failure.malformed("inbox body version \(version)")
             }
+            let stamped = version >= TransactionCodec.producerOrderBodyVersion
             let count = try reader.readCount(atMost: reader.remaining / 2)
-            var entries: [InboxEntry] = []
-            for _ in 0..<count {
+            var decoded = InboxBody(stamp: nil, entries: [])
+            for index in 0..<count {
                 var probe = reader
-                if try probe.readUInt8() == TransactionCodec.Opcode.uniquePolicy.rawValue {
+                let opcode = try probe.readUInt8()
+                let isStamp = opcode == TransactionCodec.Opcode.acknowledged.rawValue
+                guard stamped ? (index == 0) == isStamp : !isStamp else {
+                    throw TransactionCodec.Failure.malformed(
+                        stamped
+                            ? "an inbox record of version \(version) does not start with acknowledged"
+                            : "acknowledged in an inbox record of version \(version)")
+                }
+                switch opcode {
+                case TransactionCodec.Opcode.acknowledged.rawValue:
+                    reader = probe
+                    decoded.stamp = InboxStamp(
+                        bootID: try reader.readString(), monotonic: try reader.readVarint(),
+                        at: try reader.readSignedVarint())
+                case TransactionCodec.Opcode.cancelTagged.rawValue:
+                    guard stamped else {
+                        throw TransactionCodec.Failure.malformed(
+                            "cancel_tagged in an inbox record of version \(version)")
+                    }
+                    reader = probe
+                    let tag = try reader.readString()
+                    guard !tag.isEmpty, tag.utf8.count <= JobLimits.maxTagBytes else {
+                        throw TransactionCodec.Failure.malformed(
+                            "cancel_tagged with a tag of \(tag.utf8.count) bytes (1 to \(JobLimits.maxTagBytes))")
+                    }
+                    decoded.entries.append(.cancelTagged(tag: tag, at: try reader.readSignedVarint()))
+                case TransactionCodec.Opcode.uniquePolicy.rawValue:
                     reader = probe
                     let code = try reader.readUInt8()
-                    guard case .enqueue(let job, .keep)? = entries.last, job.uniqueKey != nil,
+                    guard case .enqueue(let job, .keep)? = decoded.entries.last, job.uniqueKey != nil,
                         let policy: UniquePolicy = code == 1 ? .replace : code == 2 ? .append : nil
                     else {
                         throw TransactionCodec.Failure.malformed(
                             "unique_policy \(code) not after an enqueue with a key")
                     }
-                    entries[entries.count - 1] = .enqueue(job, policy: policy)
-                    continue
-                }
-                switch try TransactionCodec.decodeOperation(&reader, fileSequence: 0, bodyOffset: bodyOffset) {
-                case .enqueue(let job): entries.append(.enqueue(job, policy: .keep))
-                case .cancel(let id, let at): entries.append(.cancel(id: id, at: at))
-                case .tags(let id, let tags):
-                    guard version >= TransactionCodec.resultsBodyVersion, case .enqueue(let job, _)? = entries.last,
-                        job.id == id
-                    else {
-                        throw TransactionCodec.Failure.malformed("tags not after the enqueue of their job")
-                    }
-                    entries.append(.tags(id: id, tags: tags))
-                default: throw TransactionCodec.Failure.malformed("an operation a producer does not write")
+                    decoded.entries[decoded.entries.count - 1] = .enqueue(job, policy: policy)
+                default:
+                    try decodeShared(&reader, version: version, bodyOffset: bodyOffset, into: &decoded.entries)
                 }
             }
             guard reader.isAtEnd else {
                 throw TransactionCodec.Failure.malformed("\(reader.remaining) bytes after the last operation")
             }
-            return entries
+            return decoded
+        }
+    }
+
+    /// Decodes one of the operations an inbox record shares with the log (1, 14, 6, 38).
+    private static func decodeShared(
+        _ reader: inout ByteReader, version: UInt8, bodyOffset: Int64, into entries: inout [InboxEntry]
+    ) throws {
+        switch try TransactionCodec.decodeOperation(&reader, fileSequence: 0, bodyOffset: bodyOffset) {
+        case .enqueue(let job): entries.append(.enqueue(job, policy: .keep))
+        case .cancel(let id, let at): entries.append(.cancel(id: id, at: at))
+        case .tags(let id, let tags):
+            guard version >= TransactionCodec.resultsBodyVersion, case .enqueue(let job, _)? = entries.last,
+                job.id == id
+            else {
+                throw TransactionCodec.Failure.malformed("tags not after the enqueue of their job")
+            }
+            entries.append(.tags(id: id, tags: tags))
+        default: throw TransactionCodec.Failure.malformed("an operation a producer does not write")
         }
     }
 }

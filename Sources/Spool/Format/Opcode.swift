@@ -27,6 +27,8 @@ extension TransactionCodec {
         case result
         case inboxIngested = 40
         case uniquePolicy
+        case acknowledged = 42
+        case cancelTagged
 
         /// One row of the opcode table.
         struct Facts: Sendable {
@@ -49,6 +51,7 @@ extension TransactionCodec {
             let tags = tagsBodyVersion
             let inbox = inboxBodyVersion
             let results = resultsBodyVersion
+            let order = producerOrderBodyVersion
             switch self {
             case .enqueue: return Facts(name: "enqueue", minimumBodyVersion: base, startsWithJobID: true)
             case .claim: return Facts(name: "claim", minimumBodyVersion: base, startsWithJobID: true)
@@ -101,6 +104,10 @@ extension TransactionCodec {
                 return Facts(name: "inbox_ingested", minimumBodyVersion: inbox, startsWithJobID: false)
             // In inbox files only, after the enqueue it qualifies (InboxCodec).
             case .uniquePolicy: return Facts(name: "unique_policy", minimumBodyVersion: inbox, startsWithJobID: false)
+            // In inbox files only: first in every record of version 10 (InboxCodec).
+            case .acknowledged: return Facts(name: "acknowledged", minimumBodyVersion: order, startsWithJobID: false)
+            // In inbox files only: a producer's cancel by tag, resolved by the owner when it ingests it.
+            case .cancelTagged: return Facts(name: "cancel_tagged", minimumBodyVersion: order, startsWithJobID: false)
             }
         }
 

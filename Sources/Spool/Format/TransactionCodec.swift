@@ -33,6 +33,10 @@ enum TransactionCodec {
     /// The body version of records holding a job's result or tags (opcodes 33, 38 and 39: a result, a
     /// prerequisite's result kept by its dependent, a job's tags; see `ResultsCodec`).
     static let resultsBodyVersion: UInt8 = 9
+    /// The body version of every inbox record this build writes: it starts with `acknowledged` (42, the
+    /// producer's boot and monotonic time, by which the owner merges the inbox files) and may hold
+    /// `cancel_tagged` (43), both in inbox files only (FORMAT.md, *Producer inbox files*).
+    static let producerOrderBodyVersion: UInt8 = 10
     // Which opcodes need which version, and the newest version read (`bodyVersion`): the opcode
     // table (Opcode.swift).
 
@@ -390,9 +394,9 @@ enum TransactionCodec {
             let offset = try reader.readVarint()
             guard offset <= UInt64(Int64.max) else { throw Failure.malformed("inbox offset \(offset) out of range") }
             return .inboxIngested(file: file, offset: Int64(offset))
-        case .uniquePolicy:
+        case .uniquePolicy, .acknowledged, .cancelTagged:
             // Read by the inbox decoder (InboxCodec) only: a log record never holds one.
-            throw Failure.malformed("a unique_policy operation outside an inbox file")
+            throw Failure.malformed("an operation of inbox files only (opcode \(rawOpcode)) outside one")
         }
     }
 }

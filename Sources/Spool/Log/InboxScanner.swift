@@ -6,8 +6,10 @@
 /// abandons the file after any failure, so nothing is ever appended after one). An intact frame after
 /// bytes that are not one is *corruption*: a typed error naming the file and the offset of the damage.
 struct InboxScanner {
-    /// One record: its requests and where it ends in the file.
+    /// One record: its stamp, its requests and where it ends in the file.
     struct Record {
+        /// When its producer acknowledged it (absent in records of builds before the stamp).
+        var stamp: InboxStamp?
         var entries: [InboxEntry]
         /// The offset after the record's frame.
         var end: Int
@@ -69,9 +71,9 @@ struct InboxScanner {
                         .corruption, "inbox record with group index \(found.header.groupIndex)", path: path,
                         offset: Int64(offset))
                 }
-                let entries: [InboxEntry]
+                let body: InboxBody
                 do {
-                    entries = try InboxCodec.decode(
+                    body = try InboxCodec.decode(
                         UnsafeRawBufferPointer(rebasing: bytes[found.bodyRange]),
                         bodyOffset: Int64(found.bodyRange.lowerBound))
                 } catch .newerBodyVersion(let version) {
@@ -82,7 +84,8 @@ struct InboxScanner {
                     throw SpoolError(
                         .corruption, "inbox record does not decode: \(reason)", path: path, offset: Int64(offset))
                 }
-                outcome.records.append(Record(entries: entries, end: found.end, bodyBytes: found.bodyRange.count))
+                outcome.records.append(
+                    Record(stamp: body.stamp, entries: body.entries, end: found.end, bodyBytes: found.bodyRange.count))
                 offset = found.end
                 outcome.end = offset
             case .failure:
@@ -95,6 +98,28 @@ struct InboxScanner {
                 outcome.hasTornTail = true
                 return outcome
             }
+        }
+        return outcome
+    }
+
+    /// The complete records of a file its producer is writing (it holds the lock), read without the
+    /// lock: those before the producer's current call do not change, and that call's own record may be
+    /// complete, partly written or absent. So the records are taken up to the first bytes that are not an
+    /// intact, decodable record, and nothing after is judged: no torn tail, no error (the next read under
+    /// the lock judges the file). `nil` when the header is not complete yet.
+    static func scanWhileWritten(_ bytes: UnsafeRawBufferPointer, id: [UInt8], from start: Int) -> Outcome? {
+        guard InboxFormat.checkHeader(bytes, id: id) == nil else { return nil }
+        let seed = InboxFormat.checksumSeed(id: id)
+        var offset = max(start, InboxFormat.headerSize)
+        var outcome = Outcome(end: offset, hasTornTail: false)
+        while case .success(let found) = RecordFrame.parse(bytes, at: offset, seed: seed), found.header.groupIndex == 0,
+            let body = try? InboxCodec.decode(
+                UnsafeRawBufferPointer(rebasing: bytes[found.bodyRange]), bodyOffset: Int64(found.bodyRange.lowerBound))
+        {
+            outcome.records.append(
+                Record(stamp: body.stamp, entries: body.entries, end: found.end, bodyBytes: found.bodyRange.count))
+            offset = found.end
+            outcome.end = offset
         }
         return outcome
     }

@@ -54,4 +54,19 @@ extension QueueState {
         }
         return found
     }
+
+    /// The cancels of the unfinished jobs `ids` — and by the chain rule of the jobs waiting for them —
+    /// in one record: one per id that no other of them reaches, in enqueue order (apply refuses a cancel
+    /// of a job an earlier cancel already cancelled).
+    func cancels(of ids: [String], at now: Int64) -> [LogOperation] {
+        let reached = unfinishedDependents(of: ids)
+        return ids.filter { !reached.contains($0) }
+            .sorted { jobs[$0]!.sequence < jobs[$1]!.sequence }
+            .map { .cancel(id: $0, at: now) }
+    }
+
+    /// The unfinished jobs carrying `tag`.
+    func unfinishedJobs(tagged tag: String) -> [String] {
+        jobs.values.filter { !$0.state.isFinished && $0.tags.contains(tag) }.map(\.id)
+    }
 }

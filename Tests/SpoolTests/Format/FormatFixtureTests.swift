@@ -42,6 +42,7 @@ import Testing
         #expect(names.contains("format-2-tags"))
         #expect(names.contains("format-2-inbox"))
         #expect(names.contains("format-2-results"))
+        #expect(names.contains("format-2-order"))
     }
 
     /// The fixture of file format version 2 pins its header: every file is of version 2, and names the LSN of its
@@ -160,6 +161,9 @@ import Testing
         // Body version 9: a snapshot whose restores are followed by `tags`, `result` and `prerequisite_result`, then
         // `tags` after an enqueue with prerequisites and a `result` before its `complete`.
         "format-2-results": [2, 4, 11, 12, 14, 16, 33, 38, 39],
+        // Producer order (body version 10, in inbox files only, checked by InboxFixtureTests): the log holds
+        // the owner's tagged enqueue.
+        "format-2-order": [1, 38],
     ]
 
     /// The opcode an operation is written with (FORMAT.md, *Operations*).
@@ -309,6 +313,8 @@ import Testing
             try FormatFixture.generateOwner(into: directory)
         } else if name.hasSuffix("-inbox") {
             try FormatFixture.generateInbox(into: directory)
+        } else if name.hasSuffix("-order") {
+            try FormatFixture.generateOrder(into: directory)
         } else {
             try FormatFixture.generate(into: directory)
         }

@@ -46,3 +46,61 @@ import Testing
         try closeChecked(queue)
     }
 }
+
+/// The checked-in fixture of producer order (`format-2-order`): two inbox files of body version 10 records,
+/// each starting with `acknowledged`, one a `cancel_tagged`, whose names sort against the order of their calls.
+@Suite struct OrderFixtureTests {
+    /// Each inbox file's records, decoded.
+    private func records(of queue: String) throws -> [String: [InboxScanner.Record]] {
+        let inbox = InboxFormat.directory(ofQueue: queue)
+        var found: [String: [InboxScanner.Record]] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: inbox) {
+            let id = try #require(InboxFormat.fileID(fromName: name))
+            let bytes = try readFile(inbox + "/" + name)
+            found[name] = try bytes.withUnsafeBytes { raw in
+                #expect(try InboxScanner.checkHeader(raw, id: id, path: name))
+                return try InboxScanner.scan(raw, id: id, path: name, from: 0).records
+            }
+        }
+        return found
+    }
+
+    @Test func theFixtureHoldsStampedRecordsWhoseFileNamesSortAgainstTheirOrder() throws {
+        let temporary = TemporaryDirectory("order-fixture")
+        defer { temporary.cleanup() }
+        let copy = temporary.path + "/queue"
+        try FileManager.default.copyItem(
+            atPath: FormatFixture.fixturesDirectory + "/format-2-order/queue", toPath: copy)
+        let files = try records(of: copy)
+        let x = try #require(files["eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee.inbox"])
+        let y = try #require(files["11111111111111111111111111111111.inbox"])
+        #expect(x.count == 3 && y.count == 2)
+        let stamps = (x + y).compactMap(\.stamp).sorted { $0.monotonic < $1.monotonic }
+        #expect(stamps.count == 5 && Set(stamps.map(\.bootID)) == ["boot-0"])
+        // The calls alternate x, y, x, y, x: each reading is above the one before it, across the two files.
+        #expect(stamps.map(\.monotonic) == [x[0], y[0], x[1], y[1], x[2]].map { $0.stamp!.monotonic })
+        #expect(y[1].entries == [.cancelTagged(tag: "trip", at: Millis.from(FormatFixture.start) + 4000)])
+        // The raw bytes: version 10, then `acknowledged` first.
+        let bytes = try readFile(InboxFormat.directory(ofQueue: copy) + "/11111111111111111111111111111111.inbox")
+        let body = InboxFormat.headerSize + LogFormat.frameHeaderSize
+        #expect(bytes[body] == 10 && bytes[body + 2] == 42)
+    }
+
+    /// Opened file by file (as builds before producer order ingested), the same bytes give another state:
+    /// the fixture pins the merge.
+    @Test func fileByFileTheFixtureWouldOpenToAnotherState() throws {
+        let temporary = TemporaryDirectory("order-fixture-unmerged")
+        defer { temporary.cleanup() }
+        let copy = temporary.path + "/queue"
+        try FileManager.default.copyItem(
+            atPath: FormatFixture.fixturesDirectory + "/format-2-order/queue", toPath: copy)
+        let clock = ManualClock(start: FormatFixture.start)
+        clock.advance(by: 5)
+        var configuration = FormatFixture.configuration(clock: clock)
+        configuration.inboxOrder = .fileByFile
+        let queue = try JobQueue(directory: copy, configuration: configuration)
+        #expect(try queue.job("order-1") == nil, "dropped: order-2, ingested first, held the key")
+        #expect(try queue.job("order-3")?.state == .enqueued, "its cancel by tag came first")
+        try closeChecked(queue)
+    }
+}

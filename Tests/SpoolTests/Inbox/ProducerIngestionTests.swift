@@ -179,7 +179,8 @@ import Testing
         let path = InboxFormat.directory(ofQueue: Self.directory) + "/" + name
         var bytes = try #require(disk.contents(of: path))
         // A third record's write cut short: its first 30 bytes of a frame.
-        let third = InboxCodec.encode([.cancel(id: ids[0].rawValue, at: 0)], headroom: LogFormat.frameHeaderSize)
+        let third = InboxCodec.encode(
+            [.cancel(id: ids[0].rawValue, at: 0)], stamp: nil, headroom: LogFormat.frameHeaderSize)
         bytes += third.prefix(30)
         disk.setContents(of: path, bytes)
         let queue = try JobQueue(directory: Self.directory, configuration: Self.configuration(disk))
@@ -215,7 +216,9 @@ import Testing
         try closeChecked(queue)
     }
 
-    @Test func aBusyInboxFileIsLeftForTheNextIngestionAndTheProducerMovesOn() throws {
+    /// A file whose lock is held (its producer is writing, or stopped mid-call) is read without the lock:
+    /// its complete records are ingested, nothing else of it is judged, and it is not removed.
+    @Test func aBusyInboxFilesCompleteRecordsAreIngestedAndTheProducerMovesOn() throws {
         let disk = SimulatedDisk()
         try Self.makeQueue(disk)
         let queue = try JobQueue(directory: Self.directory, configuration: Self.configuration(disk))
@@ -224,18 +227,21 @@ import Testing
         let name = try #require(try Self.inboxFiles(disk).first)
         let held = try disk.openFile(at: InboxFormat.directory(ofQueue: Self.directory) + "/" + name, mode: .readWrite)
         #expect(try held.tryLockFile())
-        #expect(try queue.ingestInbox() == 0, "a file whose lock is held is not read")
+        #expect(try queue.ingestInbox() == 1, "a busy file's complete record is read without its lock")
+        #expect(try queue.ingestInbox() == 0, "and only once")
         let second = try producer.enqueue(NewJob(kind: "k", payload: Data()))
         #expect(try Self.inboxFiles(disk).count == 2, "the producer left the busy file and made a new one")
+        #expect(try queue.ingestInbox() == 1)
+        #expect(try Self.inboxFiles(disk).count == 2, "a busy file is not removed")
         held.unlockFile()
-        #expect(try queue.ingestInbox() == 2)
+        #expect(try queue.ingestInbox() == 0)
         #expect(try queue.job(first) != nil && queue.job(second) != nil)
         try closeChecked(queue)
     }
 
     /// A producer that goes on writing keeps its one file: each ingestion reads from where the last one
     /// stopped, and the file goes only once it has settled (``Configuration/inboxCheckInterval`` without
-    /// growing) or reached ``QueueEngine/inboxFileRemovalSize``.
+    /// growing) or reached ``InboxIngestor.removalSize``.
     @Test func aFileItsProducerGoesOnWritingIntoStaysUntilItSettles() throws {
         let disk = SimulatedDisk()
         try Self.makeQueue(disk)
@@ -260,7 +266,7 @@ import Testing
         #expect(try queue.jobs().count == 4)
         // A file of 4 MiB or more goes at the first ingestion that finds nothing new in it, settled or not.
         let payload = Data(count: queue.configuration.maximumPayloadSize - 1024)
-        let big = QueueEngine.inboxFileRemovalSize / payload.count + 1
+        let big = InboxIngestor.removalSize / payload.count + 1
         for _ in 0..<big { try producer.enqueue(NewJob(kind: "big", payload: payload)) }
         #expect(try queue.ingestInbox() == big)
         #expect(try Self.inboxFiles(disk).count == 1)

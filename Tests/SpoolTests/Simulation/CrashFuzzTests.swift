@@ -115,7 +115,8 @@ import Testing
         if fixedSeed == nil && Self.targetStates >= 10_000 {
             let features = [
                 "parks", "checkpoints", "parked completions", "parked failures", "reconciles", "releases", "snoozes",
-                "producer enqueues", "producer cancels", "ingestions", "tagged enqueues", "results", "tag cancels",
+                "producer enqueues", "producer cancels", "producer tag cancels", "ingestions", "tagged enqueues",
+                "results", "tag cancels",
                 "results handed to dependents",
             ]
             for feature in features {
@@ -171,7 +172,8 @@ import Testing
                     for (file, choice) in combination.enumerated() {
                         survival[pending[file].path] = patterns[file][choice]
                     }
-                    let replay = SimulationRun(disk: probe.disk)
+                    // The recovery's clock goes on from the crash's (the producers' readings are behind it).
+                    let replay = SimulationRun(disk: probe.disk, clock: probe.clock)
                     replay.adopt(model: probe.model)
                     replay.crashAndRecover(
                         candidates: candidates, survival: survival,

@@ -48,6 +48,8 @@ enum FieldGrammar {
         39: "id:string data:bytes",
         40: "file:string offset:varint",
         41: "policy:u8",
+        42: "boot_id:string monotonic:varint at:svarint",
+        43: "tag:string at:svarint",
     ]
 
     /// The fields of `restore` up to `lease` (which `restore_with_options` shares).

@@ -10,27 +10,39 @@ enum ModelInboxRequest: Equatable {
         policy: UniquePolicy, dependencies: [String], createdAt: Int64)
     /// A request to cancel a job, dropped if the job is finished or unknown when it is ingested.
     case cancel(id: String)
+    /// A request to cancel the jobs carrying a tag that are unfinished when it is ingested.
+    case cancelTagged(tag: String)
 
     /// The payload the simulations give a producer's job.
     static func payload(of id: String) -> [UInt8] { Array("produced \(id)".utf8) }
 }
 
+/// One producer record, acknowledged and waiting for the owner: its requests and the inbox file they went to.
+struct ModelInboxRecord: Equatable {
+    var file: String
+    var requests: [ModelInboxRequest]
+}
+
 extension QueueModel {
-    /// A producer's record, acknowledged: its requests wait in inbox file `file` for the owner.
+    /// A producer's record, acknowledged: its requests wait in inbox file `file` for the owner, after
+    /// every record acknowledged before it (the simulation's calls run one after another, each on a
+    /// clock reading of its own).
     mutating func record(_ requests: [ModelInboxRequest], inFile file: String) {
-        inbox[file, default: []].append(contentsOf: requests)
+        inbox.append(ModelInboxRecord(file: file, requests: requests))
     }
 
     /// Whether any producer request waits for ingestion.
     var hasInbox: Bool { !inbox.isEmpty }
 
-    /// The owner ingests inbox file `file` (FORMAT.md, *Producer inbox files*): each request judged where
-    /// it comes, a refused one dropped. Returns the jobs enqueued.
+    /// The owner ingests every waiting record (FORMAT.md, *Producer inbox files*) in the order their calls
+    /// returned — the order of the producers' acknowledgements, whatever files they went to — each request
+    /// judged where it comes, a refused one dropped. Returns the jobs enqueued.
     @discardableResult
-    mutating func ingest(file: String) -> Int {
-        guard let requests = inbox.removeValue(forKey: file) else { return 0 }
+    mutating func ingestAll() -> Int {
+        let records = inbox
+        inbox = []
         var enqueued = 0
-        for request in requests {
+        for request in records.flatMap(\.requests) {
             switch request {
             case .enqueue(
                 let id, let kind, let priority, let runAt, let maxAttempts, let key, let policy, let after,
@@ -45,33 +57,24 @@ extension QueueModel {
                 if taken == id { enqueued += 1 }
             case .cancel(let id):
                 if canCancel(id) { cancel(id) }
+            case .cancelTagged(let tag):
+                cancelAll { $0.tags.contains(tag) }
             }
         }
         return enqueued
     }
 
-    /// Every inbox file in the order the owner takes them (by name), as an open or
-    /// ``JobQueue/ingestInbox()`` does. Returns the jobs enqueued.
-    @discardableResult
-    mutating func ingestAll() -> Int {
-        inbox.keys.sorted().reduce(0) { $0 + ingest(file: $1) }
-    }
-
-    /// The states an ingestion interrupted by a crash may leave: none of the files, the first, the
-    /// first two, … all of them (each file is one transaction).
+    /// The states an ingestion interrupted by a crash may leave: none of the records, or all of them (one
+    /// transaction).
     func ingestionPrefixes() -> [QueueModel] {
-        var states = [self]
         var next = self
-        for file in inbox.keys.sorted() {
-            next.ingest(file: file)
-            states.append(next)
-        }
-        return states
+        next.ingestAll()
+        return [self, next]
     }
 
     /// The states an open makes durable one after the other: this one, then after the reclaims of parked
-    /// jobs past their deadline, then after each inbox file ingested, in name order (each its own commit:
-    /// with ordered syncs a power loss may keep any prefix of them). The last is ``recoverAtOpen(now:)``'s.
+    /// jobs past their deadline, then after its ingestion (each its own commit: with ordered syncs a power
+    /// loss may keep any prefix of them). The last is ``recoverAtOpen(now:)``'s.
     func openPrefixes(now: Int64) -> [QueueModel] {
         var reclaimed = self
         reclaimed.reclaimExpiredParks(now: now)

@@ -56,9 +56,9 @@ struct QueueModel: Equatable {
     private var nextSequence = 0
     /// Paused kinds, rate limits and windows (QueueModel+KindControls.swift).
     var kindControls = ModelKindControls()
-    /// The producers' acknowledged requests not yet ingested, by inbox file name, in the order written
+    /// The producers' acknowledged records not yet ingested, in the order their calls returned
     /// (QueueModel+Inbox.swift).
-    var inbox: [String: [ModelInboxRequest]] = [:]
+    var inbox: [ModelInboxRecord] = []
 
     /// The unfinished job holding `key`: the last enqueued of those carrying it (a chain built by append).
     func holder(of key: String) -> String? {

@@ -11,6 +11,8 @@ enum ProduceOp: CustomStringConvertible, Sendable {
         dependencyPick: Int?)
     /// Producer `producer` records a request to cancel a picked job.
     case cancel(producer: Int, pick: Int)
+    /// Producer `producer` records a request to cancel the jobs carrying `tag`.
+    case cancelTagged(producer: Int, tag: String)
 
     /// The producers a workload uses.
     static let producerCount = 2
@@ -21,11 +23,12 @@ enum ProduceOp: CustomStringConvertible, Sendable {
             return
                 "producer \(producer) enqueues \(ids.joined(separator: ",")) p\(priority) +\(delay)ms after #\(pick.map(String.init) ?? "-") key \(key ?? "-") \(policy)"
         case .cancel(let producer, let pick): return "producer \(producer) cancels #\(pick)"
+        case .cancelTagged(let producer, let tag): return "producer \(producer) cancels tag \(tag)"
         }
     }
 
     /// The workload's producer operations for `roll` in 0..<8: five enqueues (one in three a batch of
-    /// two), a cancel request, two ingestions.
+    /// two), a cancel request (one in four by tag), two ingestions.
     static func random(roll: Int, pick: Int, nextID: inout Int) -> WorkloadOp {
         let producer = pick % producerCount
         switch roll {
@@ -39,6 +42,7 @@ enum ProduceOp: CustomStringConvertible, Sendable {
                 .enqueue(
                     producer: producer, ids: ids, priority: pick % 3 - 1, delay: Int64(pick % 3) * 500, key: key,
                     policy: policies[(pick / 4) % policies.count], dependencyPick: pick % 5 == 0 ? pick / 5 : nil))
+        case 5 where pick % 4 == 3: return .produce(.cancelTagged(producer: producer, tag: pick % 8 == 3 ? "t0" : "t1"))
         case 5: return .produce(.cancel(producer: producer, pick: pick / 2))
         default: return .ingest
         }
@@ -94,7 +98,11 @@ extension SimulationRun {
 
     /// Runs a producer's operation; `next` gets its requests in the inbox file they went to — also when
     /// the call fails, as the candidate state in which its record reached the disk.
+    ///
+    /// Each call first moves the clock on by a microsecond: the calls run one after another, as calls of
+    /// different processes that each returned before the next began, and each takes a reading of its own.
     func perform(_ op: ProduceOp, next: inout QueueModel) throws {
+        clock.advance(by: 1e-6)
         let now = Millis.from(clock.now())
         switch op {
         case .enqueue(let index, let ids, let priority, let delay, let key, let policy, let pick):
@@ -121,6 +129,12 @@ extension SimulationRun {
             let producer = try producer(index)
             defer { if let file = inboxFileIDs.lastFile(of: index) { next.record([.cancel(id: id)], inFile: file) } }
             try producer.cancel(JobID(id))
+        case .cancelTagged(let index, let tag):
+            let producer = try producer(index)
+            defer {
+                if let file = inboxFileIDs.lastFile(of: index) { next.record([.cancelTagged(tag: tag)], inFile: file) }
+            }
+            try producer.cancel(tagged: tag)
         }
     }
 }

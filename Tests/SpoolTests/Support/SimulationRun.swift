@@ -58,6 +58,7 @@ enum WorkloadOp: CustomStringConvertible, Sendable {
         case .kindControl: return "kind controls"
         case .produce(.enqueue): return "producer enqueues"
         case .produce(.cancel): return "producer cancels"
+        case .produce(.cancelTagged): return "producer tag cancels"
         case .ingest: return "ingestions"
         case .cancelTag: return "tag cancels"
         case .enqueue(let id, _, _, _, _, _), .enqueueWithOptions(let id, _, _, _, _, _):
@@ -161,7 +162,7 @@ enum WorkloadOp: CustomStringConvertible, Sendable {
 final class SimulationRun {
     static let directory = "/queue"
     private(set) var disk: SimulatedDisk
-    let clock = ManualClock()
+    let clock: ManualClock
     private(set) var queue: JobQueue?
     private(set) var model = QueueModel()
     /// The leases this run holds, by job id.
@@ -214,7 +215,11 @@ final class SimulationRun {
     /// Set when the last operation was a producer's, failed by an injected fault: the queue is not poisoned.
     private(set) var producerFaulted = false
 
-    init(disk: SimulatedDisk = SimulatedDisk()) { self.disk = disk }
+    /// A run on `disk`, with `clock` (a recovery of another run's crash goes on with that run's clock).
+    init(disk: SimulatedDisk = SimulatedDisk(), clock: ManualClock = ManualClock()) {
+        self.disk = disk
+        self.clock = clock
+    }
 
     /// Starts from another run's acknowledged state (for replaying its crash).
     func adopt(model: QueueModel) { self.model = model }
@@ -614,7 +619,8 @@ final class SimulationRun {
     ) {
         queue = nil
         faultInjected = false
-        // A power loss ends the producers' processes too.
+        // A power loss ends the producers' processes too. The clock goes on in the same boot: leases are
+        // the simulation's to keep (a lease of another boot would be expired at open).
         producers = [:]
         disk = disk.crashImage(survival, cut: cut)
         if let step = crashDuringOpenAt { disk.crash(atStep: step) }
