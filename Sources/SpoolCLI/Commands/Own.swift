@@ -23,7 +23,8 @@ enum OwnCommand {
     /// The command's description and entry point.
     static let command = Command(
         name: "own",
-        synopsis: "DIR [--lease SECONDS] [--clock-offset SECONDS] [--wait-for-go] [--run WITNESS]",
+        synopsis:
+            "DIR [--lease SECONDS] [--clock-offset SECONDS] [--wait-for-go] [--run WITNESS] [--ingest-every MS] [--file-by-file]",
         summary: "Hold a queue as its .shared owner, writing what standard input asks (for process tests).",
         help: """
               --lease SECONDS          the ownership lease (default 30)
@@ -32,12 +33,17 @@ enum OwnCommand {
               --run WITNESS            run the jobs (kinds produced and owned) with a JobRunner whose handler
                                        leaves evidence in the directory WITNESS: a marker per running job in
                                        markers/, and the lines of completions, takeovers and violations
+              --ingest-every MS        ingest the inbox in a loop of its own, pausing MS milliseconds between
+                                       ingestions (a failed one is tried again at the next)
+              --file-by-file           ingest the inbox file by file in name order, as builds before producer
+                                       order did (to measure what the merge prevents)
 
             Prints `owner` or `refused CODE`, then reads commands: `enqueue ID`, `renew`, `ingest`, `close`;
             with --run also `drain` (`drained N`), `wait-stopped` and `stop` (`stopped [CODE]`).
             """,
         spec: ArgumentSpec(
-            positionals: ["DIR"], valueOptions: ["lease", "clock-offset", "run"], flags: ["wait-for-go"]),
+            positionals: ["DIR"], valueOptions: ["lease", "clock-offset", "run", "ingest-every"],
+            flags: ["wait-for-go", "file-by-file"]),
         run: run)
 
     private static func run(_ arguments: ParsedArguments, _ console: Console) throws -> Int32 {
@@ -50,6 +56,7 @@ enum OwnCommand {
             let seconds = try TimeInterval(offset).orUsage("--clock-offset takes a number of seconds")
             configuration.clock = OffsetClock(offset: seconds)
         }
+        if arguments.flags.contains("file-by-file") { configuration.inboxOrder = .fileByFile }
         let witness = try arguments.values["run"].map { try RunWitness(directory: $0) }
         if witness != nil {
             // An attempt a killed or stopped owner left is retried at once, and no finished job is dropped.
@@ -67,6 +74,20 @@ enum OwnCommand {
             return ExitStatus.success
         }
         let running = try witness.map { try OwnedRunner(queue: queue, witness: $0) }
+        if let every = arguments.values["ingest-every"] {
+            let pause = try UInt32(every).orUsage("--ingest-every takes a number of milliseconds")
+            Thread.detachNewThread {
+                // Until the queue closes (or another owner takes it over): each ingestion's error ends nothing.
+                while true {
+                    do {
+                        _ = try queue.ingestInbox()
+                    } catch let error as SpoolError where error.code == .closed || error.code == .ownershipLost {
+                        return
+                    } catch {}
+                    usleep(pause * 1000)
+                }
+            }
+        }
         say("owner")
         while let line = readLine() {
             let words = line.split(separator: " ").map(String.init)
