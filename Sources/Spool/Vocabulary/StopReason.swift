@@ -63,9 +63,15 @@ public enum SnoozeAttempt: Sendable, Hashable, CaseIterable {
     /// The attempt is given back: it does not count against ``Job/maxAttempts`` (the default,
     /// River's snooze).
     case giveBack
-    /// The attempt stays counted, but the snooze never ends the job: it runs again at the time. On
-    /// its last attempt the count cannot grow past ``Job/maxAttempts``: the next run is that last
-    /// attempt again (a failure then ends the job).
+    /// The attempt stays counted, but the snooze never ends the job: it runs again at the time.
+    ///
+    /// Except on the job's last attempt (``Job/attempts`` equal to ``Job/maxAttempts``): a claim
+    /// counts its attempt before the work starts, and never past the budget, so the snooze gives that
+    /// attempt back — ``Job/attempts`` reads one less — and the claim that runs the job again counts
+    /// it once more: the next run is that last attempt again, and a failure then ends the job. With
+    /// `maxAttempts: 2`: claim (1), snooze, claim (2), snooze → 1, claim (2), fail → failed. (Keeping
+    /// the count at 2 would make the next claim count a third attempt of two; ending the job is what
+    /// ``count`` does.)
     case keep
     /// The attempt stays counted and is judged like a failure's: when it was the job's last, the
     /// job ends ``JobState/failed`` ("snoozed with no attempt left") instead of running again.

@@ -68,6 +68,28 @@ import Testing
         temp.cleanup()
     }
 
+    /// `SnoozeAttempt.keep` on the last attempt gives it back (issue #32 item 3, the rule its documentation
+    /// states): the claim that runs the job again counts it once more, and a failure then ends the job.
+    @Test func keepOnTheLastAttemptGivesItBackAndTheNextClaimCountsItAgain() throws {
+        let temp = TemporaryDirectory("spool-snooze")
+        defer { temp.cleanup() }
+        let clock = ManualClock()
+        let queue = try JobQueue(directory: temp.queue, configuration: testConfiguration(clock: clock))
+        _ = try queue.enqueue(NewJob(kind: "kept", maxAttempts: 2))
+        var counts: [Int] = []
+        for _ in 0..<2 {
+            let lease = try #require(try queue.claim(kind: "kept"))
+            counts.append(lease.attempt)
+            counts.append(try queue.snooze(lease, until: clock.now(), attempt: .keep).attempts)
+        }
+        let last = try #require(try queue.claim(kind: "kept"))
+        counts.append(last.attempt)
+        let failed = try queue.fail(last, error: "still down")
+        #expect(counts == [1, 1, 2, 1, 2])
+        #expect(failed.state == .failed && failed.attempts == 2)
+        try closeChecked(queue)
+    }
+
     @Test func aSnoozeSurvivesAReopenAndACompaction() throws {
         let temp = TemporaryDirectory("spool-snooze")
         let clock = ManualClock()
