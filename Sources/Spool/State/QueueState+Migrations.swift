@@ -5,13 +5,17 @@ extension QueueState {
         pendingMigration = nil
     }
 
-    /// One step of a committed migration.
-    mutating func applyMigrationStep(_ step: LogOperation) throws(Refusal) {
+    /// One step of a committed migration. Returns the id of a finished job the step gave an unfinished image
+    /// while it carries a unique key (``MigratedKeyEffect/leaves(key:)``): the commit drops that key if the
+    /// job is still unfinished once the chain rule holds again (``dropKeysOfRevivedJobs(_:)``).
+    @discardableResult
+    mutating func applyMigrationStep(_ step: LogOperation) throws(Refusal) -> String? {
         switch step {
         case .migrationRemove(let id):
             guard let job = jobs[id] else { throw .noSuchJob(id: id, action: .migrationRemove) }
             try checkNotAwaited(id, for: .migrationRemove)
             remove(job)
+            return nil
         case .migrateJob(let image):
             let previous = jobs[image.id]
             guard let payload = image.payload ?? previous?.payload else {
@@ -41,7 +45,8 @@ extension QueueState {
                 job.payload = payload
                 job.lease = image.lease
                 store(job)
-                return
+                if case .leaves = keyEffect { return job.id }
+                return nil
             }
             let job = StoredJob(
                 id: image.id, kind: image.kind, state: image.state, attempts: image.attempts,
@@ -56,8 +61,24 @@ extension QueueState {
             if job.state == .running { runningIDs.insert(job.id) }
             jobs[job.id] = job
             if job.state == .enqueued { ready.insert(job) }
+            return nil
         default:
             throw .notAMigrationStep(id: step.jobID)
+        }
+    }
+
+    /// The rule for a finished carrier of a unique key that a migration revives (FORMAT.md, `migrate_job`):
+    /// a migration never moves a key, so the revived job does not take its key back, and one still
+    /// unfinished once the commit restored the chain rule carries no key from then on (its `unique_key` is
+    /// dropped). Otherwise it would carry a key it neither holds nor waits behind — a key no rule could
+    /// ever give it, which the unique-key index cannot express. (The engine writes such an image only for a
+    /// job an earlier step's cascade cancelled, which the commit cancels again, keeping its key as every
+    /// finished job does.)
+    mutating func dropKeysOfRevivedJobs(_ revived: [String]) {
+        for id in revived {
+            guard var job = jobs[id], !job.state.isFinished, job.uniqueKey != nil else { continue }
+            job.uniqueKey = nil
+            store(job)
         }
     }
 }

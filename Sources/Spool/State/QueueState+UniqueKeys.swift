@@ -31,9 +31,10 @@ extension QueueState {
         case none
         /// A new unfinished job takes its key, which no job holds.
         case takes(key: String)
-        /// A finished job given an unfinished image carries its key without taking it, free or held:
-        /// a migration never moves a key. The engine writes this only for a job that an earlier
-        /// step's cascade cancelled, which the commit's chain rule cancels again.
+        /// A finished job given an unfinished image does not take its key back, free or held: a
+        /// migration never moves a key. The engine writes this only for a job that an earlier step's
+        /// cascade cancelled, which the commit's chain rule cancels again; one the commit leaves
+        /// unfinished loses its key (``QueueState/dropKeysOfRevivedJobs(_:)``).
         case leaves(key: String)
     }
 
@@ -42,7 +43,7 @@ extension QueueState {
     /// check reports its refusal. A new unfinished job takes its key when it is free and is refused
     /// when another unfinished job holds it; an existing job's image takes no key (its key must stay the
     /// same; an image that ends the job frees it, as any end does): finished to unfinished, the job
-    /// carries its key without holding it.
+    /// does not take it back (and loses it if the commit leaves it unfinished).
     /// That is how every earlier build applied these records, so every log they wrote still opens.
     func uniqueKeyEffect(ofMigrated image: MigratedJob) throws(Refusal) -> MigratedKeyEffect {
         guard let key = image.uniqueKey, !image.state.isFinished else { return .none }

@@ -191,7 +191,10 @@ struct QueueState: Sendable {
             // All or nothing: the steps go to a copy, which replaces the state once every one applied.
             var next = self
             next.pendingMigration = nil
-            for step in pending.steps { try next.applyMigrationStep(step) }
+            var revived: [String] = []
+            for step in pending.steps {
+                if let id = try next.applyMigrationStep(step) { revived.append(id) }
+            }
             // A step may have given back an unfinished image to a job that an earlier step's cascade
             // cancelled: the chain rule holds again once every step applied.
             // In the order of the prerequisite ids' UTF-8 bytes (FORMAT.md), not Swift's String order, which
@@ -200,6 +203,7 @@ struct QueueState: Sendable {
             for id in prerequisites where [.failed, .cancelled].contains(next.jobs[id]?.state) {
                 next.propagate(from: id)
             }
+            next.dropKeysOfRevivedJobs(revived)
             next.appliedMigration = number
             self = next
         case .park(let id, let token, let key, let deadline):
@@ -287,6 +291,13 @@ struct QueueState: Sendable {
         guard !jobs.contains(job.id, hash: idHash) else { throw .idExists(id: job.id, action: .restore) }
         guard (job.state == .running) == (job.lease != nil) else {
             throw .restoredLeaseMismatch(id: job.id)
+        }
+        // An unfinished job waits only for unfinished jobs (the chain rule), restored before it: a
+        // prerequisite is always enqueued before its dependents, so a snapshot in enqueue order has it.
+        if !job.state.isFinished {
+            for prerequisite in job.waitingFor where jobs[prerequisite]?.state.isFinished != false {
+                throw .restoredWaitingForFinished(id: job.id, prerequisite: prerequisite)
+            }
         }
         if let key = job.uniqueKey, !job.state.isFinished {
             // Jobs are restored in enqueue order, so the last unfinished carrier of a key

@@ -5,27 +5,12 @@ import Testing
 
 /// Job migrations and unique keys: a migration never moves a key. A new job of a migration takes a
 /// free key and is refused when another unfinished job holds it; a finished job given an unfinished
-/// image carries its key without taking it (as every earlier build read such a record, so their logs
-/// open); the engine, replay and the command line agree on who holds the key.
+/// image does not take its key back, and one still unfinished after the commit's chain rule drops it
+/// (issue #32 item 4: every log earlier builds wrote still opens, and the unique-key index holds); the
+/// engine, replay and the command line agree on who holds the key.
 @Suite struct MigrationKeyTests {
     private func configuration(_ clock: ManualClock, _ migrations: [JobMigration] = []) -> Configuration {
         migrationTestConfiguration(clock, migrations)
-    }
-
-    /// ``closeChecked(_:sourceLocation:)`` for a queue whose log revives a finished carrier of a unique key
-    /// (``writeRevival(of:in:number:)``). Such a state breaks the unique-key index invariant: the revived job
-    /// carries the key unfinished but is neither its holder nor one of its `earlierKeyCarriers`, so `spool
-    /// verify` reports it. A real disagreement between replay and the invariant check, found by the teardown
-    /// check and left open (issue #14 item 6): recorded here as a known issue, matched to that invariant
-    /// only, so that the rest of the check (the replay comparison) still counts and a fix shows up.
-    private func closeCheckedWithRevivedCarrier(_ queue: JobQueue, sourceLocation: SourceLocation = #_sourceLocation)
-        throws
-    {
-        try withKnownIssue("a revived carrier of a unique key breaks the unique-key index invariant") {
-            try closeChecked(queue, sourceLocation: sourceLocation)
-        } matching: { issue in
-            String(describing: issue).contains("uniqueKeyIndex")
-        }
     }
 
     /// Records, in `queue`, a migration giving finished job `id` an enqueued image: a record the planner
@@ -112,8 +97,8 @@ import Testing
     }
 
     /// Replay of a log holding a revival while another job holds the key (as an older build accepted
-    /// it): it opens, the holder keeps the key, and a `keep` enqueue returns the holder, before and
-    /// after reopen.
+    /// it): it opens, the holder keeps the key, the revived job carries none, and a `keep` enqueue
+    /// returns the holder, before and after reopen; every invariant holds (the teardown check).
     @Test func aLogRevivingAJobWhileAnotherHoldsItsKeyOpensAndTheHolderKeepsIt() throws {
         let temporary = TemporaryDirectory("migration-keys")
         defer { temporary.cleanup() }
@@ -124,17 +109,17 @@ import Testing
         _ = try queue.enqueue(NewJob(kind: "k", id: "x", uniqueKey: "k"))
         try writeRevival(of: "y", in: queue, number: 1)
         #expect(queue.engine.stateSnapshot.uniqueKeys["k"] == "x")
-        try closeCheckedWithRevivedCarrier(queue)
+        try closeChecked(queue)
         queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
-        #expect(try queue.job("y")?.state == .enqueued)
+        #expect(try queue.job("y")?.state == .enqueued && queue.job("y")?.uniqueKey == nil)
         #expect(queue.engine.stateSnapshot.uniqueKeys["k"] == "x")
         #expect(try queue.enqueue(NewJob(kind: "k", uniqueKey: "k")) == "x")
-        try closeCheckedWithRevivedCarrier(queue)
+        try closeChecked(queue)
     }
 
     /// Replay of a log holding a revival of a job whose key is free: it opens, the revived job does not
-    /// hold the key (a later enqueue an older build wrote with that key still applies), and an enqueue
-    /// with the key enqueues.
+    /// take the key back and carries none (a later enqueue an older build wrote with that key still
+    /// applies), and an enqueue with the key enqueues.
     @Test func aLogRevivingAJobWithAFreeKeyOpensAndTheKeyStaysFree() throws {
         let temporary = TemporaryDirectory("migration-keys")
         defer { temporary.cleanup() }
@@ -144,12 +129,12 @@ import Testing
         _ = try queue.cancel("y")
         try writeRevival(of: "y", in: queue, number: 1)
         _ = try queue.enqueue(NewJob(kind: "k", id: "z", uniqueKey: "k"))
-        try closeCheckedWithRevivedCarrier(queue)
+        try closeChecked(queue)
         queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock))
-        #expect(try queue.job("y")?.state == .enqueued)
+        #expect(try queue.job("y")?.state == .enqueued && queue.job("y")?.uniqueKey == nil)
         #expect(try queue.job("z")?.state == .enqueued)
         #expect(queue.engine.stateSnapshot.uniqueKeys["k"] == "z")
-        try closeCheckedWithRevivedCarrier(queue)
+        try closeChecked(queue)
     }
 
     // MARK: The command line
@@ -202,13 +187,13 @@ import Testing
         _ = try queue.enqueue(NewJob(kind: "k", id: "y", uniqueKey: "k"))
         _ = try queue.cancel("y")
         try writeRevival(of: "y", in: queue, number: 1)
-        try closeCheckedWithRevivedCarrier(queue)
+        try closeChecked(queue)
         let result = try spool(["enqueue", temporary.queue, "--kind", "k", "--id", "new", "--unique-key", "k"])
         #expect(result.status == 0 && result.out == "new\n", "\(result)")
         #expect(!result.err.contains("kept it"), "\(result.err)")
         queue = try JobQueue(directory: temporary.queue, configuration: testConfiguration())
         #expect(try queue.job("new")?.state == .enqueued)
-        try closeCheckedWithRevivedCarrier(queue)
+        try closeChecked(queue)
     }
 
     /// After a log revived a job while another holds its key, `spool enqueue --unique-key` names the holder
@@ -221,7 +206,7 @@ import Testing
         _ = try queue.cancel("y")
         _ = try queue.enqueue(NewJob(kind: "k", id: "x", uniqueKey: "k"))
         try writeRevival(of: "y", in: queue, number: 1)
-        try closeCheckedWithRevivedCarrier(queue)
+        try closeChecked(queue)
         let result = try spool(["enqueue", temporary.queue, "--kind", "k", "--unique-key", "k"])
         #expect(result.status == 0 && result.out == "x\n", "\(result)")
         #expect(result.err.contains("held by unfinished job x "), "\(result.err)")
