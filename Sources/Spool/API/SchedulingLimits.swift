@@ -67,8 +67,10 @@ extension JobQueue {
     /// The one processing request the README's recipe submits: for the unfinished job that could run
     /// first (by ``schedulingHints()``'s reading of each job's earliest moment; among equals, the one
     /// needing less), begin at that moment and require what that job requires (a network, external
-    /// power). `nil` when no job is unfinished. Submit it at every launch and again after the queue
-    /// changes (an enqueue, a job finishing), so that it follows the earliest due job.
+    /// power). `nil` when no job is unfinished, and when every unfinished job is of a paused kind
+    /// (`pause(kind:)`: nothing of it can run until a resume, which is a change of the
+    /// queue to submit again after). Submit it at every launch and again after the queue changes (an
+    /// enqueue, a job finishing, a resume), so that it follows the earliest due job.
     public func nextProcessingHint() throws -> SchedulingHint? {
         let all = try schedulingHints(within: SchedulingLimits(refreshRequests: 0, processingRequests: .max))
         guard

@@ -48,6 +48,8 @@ enum Refusal: Error, Equatable, Sendable, CustomStringConvertible {
     case notPeriodic(id: String)
     /// A restored job whose lease does not match its state.
     case restoredLeaseMismatch(id: String)
+    /// A restore of an unfinished job waiting for a job that is not an unfinished job restored before it.
+    case restoredWaitingForFinished(id: String, prerequisite: String)
     /// A snapshot record after other records.
     case snapshotNotFirst
     /// A migration begun with a number not above the last one applied.
@@ -92,7 +94,8 @@ enum Refusal: Error, Equatable, Sendable, CustomStringConvertible {
             .leaseOfRemovedJob(let id), .idExists(let id, _), .uniqueKeyHeld(let id, _, _, _),
             .prerequisiteMissing(let id, _), .prerequisiteNamedTwice(let id, _),
             .periodicInChain(let id, _), .prerequisiteNotPending(let id, _), .awaitedByUnfinished(let id, _, _),
-            .notPeriodic(let id), .restoredLeaseMismatch(let id), .stepOutsideMigration(let id),
+            .notPeriodic(let id), .restoredLeaseMismatch(let id), .restoredWaitingForFinished(let id, _),
+            .stepOutsideMigration(let id),
             .migratedWithoutPayload(let id), .migratedInconsistent(let id), .migratedKeyChanged(let id),
             .notAMigrationStep(let id), .alreadyParked(let id), .parkKeyHeld(let id, _, _),
             .parkDeadlineHolds(let id), .kindPaused(let id, _), .rateLimited(let id, _, _):
@@ -143,6 +146,11 @@ enum Refusal: Error, Equatable, Sendable, CustomStringConvertible {
             return (.invalidState, "next occurrence: the job is not periodic")
         case .restoredLeaseMismatch:
             return (.corruption, "restore: a lease without running, or running without a lease")
+        case .restoredWaitingForFinished(_, let prerequisite):
+            return (
+                .corruption,
+                "restore: an unfinished job waits for \(prerequisite), which is not an unfinished job restored before it"
+            )
         case .snapshotNotFirst:
             return (.corruption, "snapshot: the state is not empty (a snapshot starts a replay)")
         case .migrationNotNewer(let number, let applied):

@@ -58,6 +58,23 @@ import Testing
         try closeChecked(queue)
     }
 
+    /// `nextProcessingHint()` is nil when every unfinished job is of a paused kind (its documentation, issue
+    /// #32 item 5), and asks again once the kind is resumed.
+    @Test func theNextProcessingHintIsNilWhenEveryUnfinishedJobIsOfAPausedKind() throws {
+        let temp = TemporaryDirectory("spool-hints-controls")
+        defer { temp.cleanup() }
+        let clock = ManualClock()
+        let queue = try Self.queue(temp, clock: clock)
+        try queue.enqueue(NewJob(kind: "upload", id: "u1"))
+        try queue.enqueue(NewJob(kind: "upload", id: "u2", delay: 60))
+        #expect(try queue.nextProcessingHint()?.earliestBeginDate == clock.now())
+        try queue.pause(kind: "upload")
+        #expect(try queue.nextProcessingHint() == nil)
+        try queue.resume(kind: "upload")
+        #expect(try queue.nextProcessingHint()?.earliestBeginDate == clock.now())
+        try closeChecked(queue)
+    }
+
     @Test func schedulingHintsLeaveOutPausedKindsAndWaitForAFullWindow() throws {
         let temp = TemporaryDirectory("spool-hints-controls")
         defer { temp.cleanup() }
