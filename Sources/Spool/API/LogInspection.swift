@@ -18,10 +18,11 @@
 /// print("\(summary.records) records, last LSN \(summary.lastLSN)")
 /// ```
 public enum LogInspector {
-    /// Replays the whole log in strict mode and summarises it.
+    /// Replays the whole log in strict mode, checks the producers' inbox files from where the log
+    /// says their ingestion stopped, and summarises both.
     ///
     /// - Throws: ``SpoolError`` with ``SpoolError/Code/corruption`` naming the file
-    ///   and offset of the first damaged record that is not a torn tail;
+    ///   and offset of the first damaged record that is not a torn tail, in the log or in an inbox file;
     ///   ``SpoolError/Code/queueNotFound``, ``SpoolError/Code/notAQueue``,
     ///   ``SpoolError/Code/newerFormat``, ``SpoolError/Code/locked``, or an I/O error.
     public static func verify(directory: String) throws -> VerificationSummary {
@@ -60,8 +61,17 @@ public enum LogInspector {
         directory: String,
         visit: ((LogRecordSummary) -> Void)?
     ) throws -> VerificationSummary {
-        let queueDirectory = QueueDirectory(path: directory, fileSystem: POSIXFileSystem())
-        guard let visit else { return try queueDirectory.inspectWithoutLock { VerificationSummary($0) } }
+        let fileSystem = POSIXFileSystem()
+        let queueDirectory = QueueDirectory(path: directory, fileSystem: fileSystem)
+        guard let visit else {
+            return try queueDirectory.inspectWithoutLock { result in
+                var summary = VerificationSummary(result)
+                let pending = try InboxInspection.pending(
+                    queue: directory, fileSystem: fileSystem, offsets: result.state.inboxOffsets)
+                summary.recordsAwaitingIngestion = pending.reduce(0) { $0 + $1.records.count }
+                return summary
+            }
+        }
         // The records of the current attempt only: a read that starts again starts them again.
         var records: [LogRecordSummary] = []
         do {
@@ -185,6 +195,10 @@ public struct VerificationSummary: Sendable, Equatable {
     public var appliedMigration: Int
     /// Migrations begun in the log that a crash cut short (never applied; the app's next open runs them again).
     public var abandonedMigrations: Int
+    /// Records producers acknowledged in the queue's inbox files that the owner has not ingested yet
+    /// (each a producer call: an enqueue of one job or a batch, or a cancel); counted by
+    /// ``LogInspector/verify(directory:)``, which also checks those files, 0 elsewhere.
+    public var recordsAwaitingIngestion = 0
 
     /// The file format versions this build reads.
     public static let readableFileVersions = Int(LogFormat.oldestReadableVersion)...Int(LogFormat.currentVersion)

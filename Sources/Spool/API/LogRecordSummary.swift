@@ -108,6 +108,9 @@ public struct LogOperationSummary: Sendable, Equatable {
                 .init("createdAtMs", .integer(summary.createdAt)),
                 .init("expiredJobs", .integer(Int64(clamping: summary.expiredJobs))),
             ]
+        case .snapshotExtent(let records):
+            name = "snapshotExtent"
+            fields = [.init("records", .integer(Int64(clamping: records)))]
         case .expire:
             name = "expire"
             fields = []

@@ -46,30 +46,37 @@ final class InboxIngestor: Sendable {
         var record: InboxScanner.Record
     }
 
-    /// Ingests the inbox of `engine`'s queue; see ``QueueEngine/ingestInbox()``. Returns the jobs ingested.
-    func ingest(into engine: QueueEngine) throws -> Int {
+    /// What one ingestion did: the jobs it ingested, and the error of each file it could not read (those
+    /// files left as they are).
+    struct Outcome {
+        var ingested = 0
+        var unreadable: [any Error] = []
+    }
+
+    /// Ingests the inbox of `engine`'s queue; see ``QueueEngine/ingestInbox()``. Throws only what ends the
+    /// whole ingestion (the queue closed, a failed commit); a file's own error is in the outcome.
+    func ingest(into engine: QueueEngine) throws -> Outcome {
         try memory.withLock { memory in try ingest(into: engine, remembering: &memory) }
     }
 
-    private func ingest(into engine: QueueEngine, remembering memory: inout Memory) throws -> Int {
+    private func ingest(into engine: QueueEngine, remembering memory: inout Memory) throws -> Outcome {
         try engine.withOpenState {}
         let fileSystem = engine.configuration.fileSystem
-        guard try fileSystem.entryKind(at: engine.inboxPath) == .directory else { return 0 }
+        guard try fileSystem.entryKind(at: engine.inboxPath) == .directory else { return Outcome() }
         // Read before the listing: a file created after it holds only later readings.
         let clock = engine.configuration.clock
         let cutoff = InboxMerge.Cutoff(boot: clock.bootIdentifier(), now: clock.monotonicNanoseconds())
         var files: [ReadFile] = []
-        var firstFailure: (any Error)?
+        var outcome = Outcome()
         for name in try fileSystem.contentsOfDirectory(at: engine.inboxPath).sorted() {
             guard let id = InboxFormat.fileID(fromName: name) else { continue }
             do {
                 if let file = try look(at: name, id: id, engine: engine, memory: &memory) { files.append(file) }
             } catch {
                 if let spool = error as? SpoolError, spool.code == .closed || spool.code == .needsReopen { throw spool }
-                firstFailure = firstFailure ?? error
+                outcome.unreadable.append(error)
             }
         }
-        var ingested = 0
         var items = taken(from: files, cutoff: cutoff)[...]
         while !items.isEmpty {
             var count = 0
@@ -82,15 +89,14 @@ final class InboxIngestor: Sendable {
             }
             let chunk = Array(items.prefix(count))
             items = items.dropFirst(count)
-            ingested += try engine.durably { try $0.commitIngestion(of: chunk) }
+            outcome.ingested += try engine.durably { try $0.commitIngestion(of: chunk) }
         }
         // The files taken to their end (a torn tail is a producer's last write, cut short: nothing follows it).
         let now = engine.nowMillis
         for file in files where file.readUnderLock && taken(file, cutoff: cutoff) {
             memory.settled[file.name] = (file.outcome.end, now)
         }
-        if let firstFailure { throw firstFailure }
-        return ingested
+        return outcome
     }
 
     /// The pending records of `files` to apply now, in order.

@@ -21,7 +21,9 @@ extension QueueEngine {
     /// - Throws: The first file's error (``SpoolError/Code/corruption`` naming its path and offset,
     ///   ``SpoolError/Code/newerFormat``, an I/O error), after every other file was ingested.
     func ingestInbox() throws -> Int {
-        try inbox.ingest(into: self)
+        let outcome = try inbox.ingest(into: self)
+        if let first = outcome.unreadable.first { throw first }
+        return outcome.ingested
     }
 
     /// Commits the requests of `items` in order, each judged by the rules where it comes, then

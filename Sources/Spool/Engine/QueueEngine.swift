@@ -145,10 +145,17 @@ final class QueueEngine: @unchecked Sendable {
             recoveryReport.unrunnableJobs = try durably { try $0.abandonUnrunnableJobs() }
             recoveryReport.reclaimedJobs = try durably { try $0.reclaimRunningJobsAtOpen() }
             // The producers' records waiting in the inbox (the bounded fallback's first check). A file that
-            // cannot be ingested (damage, a newer format) stays where it is: every ingestInbox() reports it.
-            // A failed write or sync of the log is the open's own failure: the queue it would hand out
-            // refuses every change.
-            _ = try? ingestInbox()
+            // cannot be read (damage, a newer format) stays where it is: the report names it, and every
+            // ingestInbox() throws its error. A failed write or sync of the log is the open's own failure:
+            // the queue it would hand out refuses every change.
+            if let outcome = try? inbox.ingest(into: self) {
+                recoveryReport.inboxFilesNotIngested = outcome.unreadable.map { error in
+                    let spool = error as? SpoolError
+                    return RecoveryReport.Skipped(
+                        path: spool?.path ?? inboxPath, offset: spool?.offset ?? 0, length: 0,
+                        reason: spool.map { "\($0.code): \($0.message)" } ?? "\(error)")
+                }
+            }
             if let failure = lock.withLock({ writeFailure }) { throw failure }
             lock.withLock { isOpening = false }
         } catch {

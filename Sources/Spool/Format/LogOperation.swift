@@ -22,6 +22,8 @@ enum LogOperation: Equatable, Sendable {
     case restore(StoredJob)
     /// The first operation of a snapshot file: the queue's summary and where the log goes on.
     case snapshot(SnapshotSummary)
+    /// Right after `snapshot`, in the snapshot's first record: the number of records the snapshot holds.
+    case snapshotExtent(records: UInt64)
     /// Compaction drops a finished job past the retention period and counts it in the summary.
     case expire(id: String)
     /// Starts job migration `number`: the migration operations up to its commit apply together, or not at all.
@@ -120,7 +122,7 @@ enum LogOperation: Equatable, Sendable {
             return id
         case .restore(let job): return job.id
         case .migrateJob(let job): return job.id
-        case .snapshot, .migrationBegin, .migrationCommit, .migrationsApplied: return ""
+        case .snapshot, .snapshotExtent, .migrationBegin, .migrationCommit, .migrationsApplied: return ""
         case .pauseKind, .resumeKind, .setRateLimit, .rateWindow, .inboxIngested: return ""
         }
     }

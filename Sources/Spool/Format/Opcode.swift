@@ -29,6 +29,7 @@ extension TransactionCodec {
         case uniquePolicy
         case acknowledged = 42
         case cancelTagged
+        case snapshotExtent = 44
 
         /// One row of the opcode table.
         struct Facts: Sendable {
@@ -52,6 +53,7 @@ extension TransactionCodec {
             let inbox = inboxBodyVersion
             let results = resultsBodyVersion
             let order = producerOrderBodyVersion
+            let extent = snapshotExtentBodyVersion
             switch self {
             case .enqueue: return Facts(name: "enqueue", minimumBodyVersion: base, startsWithJobID: true)
             case .claim: return Facts(name: "claim", minimumBodyVersion: base, startsWithJobID: true)
@@ -108,6 +110,9 @@ extension TransactionCodec {
             case .acknowledged: return Facts(name: "acknowledged", minimumBodyVersion: order, startsWithJobID: false)
             // In inbox files only: a producer's cancel by tag, resolved by the owner when it ingests it.
             case .cancelTagged: return Facts(name: "cancel_tagged", minimumBodyVersion: order, startsWithJobID: false)
+            // Only in a snapshot's first record, after `snapshot`: how many records the snapshot holds.
+            case .snapshotExtent:
+                return Facts(name: "snapshot_extent", minimumBodyVersion: extent, startsWithJobID: false)
             }
         }
 
@@ -140,6 +145,7 @@ extension TransactionCodec {
         case .reclaim: return .reclaim
         case .restore(let job): return job.hasOptions ? .restoreWithOptions : .restore
         case .snapshot: return .snapshot
+        case .snapshotExtent: return .snapshotExtent
         case .expire: return .expire
         case .migrationBegin: return .migrationBegin
         case .migrateJob: return .migrateJob

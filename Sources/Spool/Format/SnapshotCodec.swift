@@ -37,6 +37,14 @@ enum SnapshotCodec {
         writer.writeVarint(summary.expiredJobs)
     }
 
+    /// Appends `snapshot_extent` (44): the number of records the snapshot holds, its first included. A
+    /// fixed 8 bytes, so that the writer can write the first record before it knows the count and write
+    /// it again, the same size, once it does.
+    static func encodeExtent(records: UInt64, into writer: inout ByteWriter) {
+        writer.writeUInt8(TransactionCodec.Opcode.snapshotExtent.rawValue)
+        writer.writeUInt64(records)
+    }
+
     /// Appends a restore of `job` carrying `payload`.
     /// - Returns: Where the payload bytes lie in the writer's bytes.
     @discardableResult

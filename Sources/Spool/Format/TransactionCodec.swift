@@ -37,6 +37,9 @@ enum TransactionCodec {
     /// producer's boot and monotonic time, by which the owner merges the inbox files) and may hold
     /// `cancel_tagged` (43), both in inbox files only (FORMAT.md, *Producer inbox files*).
     static let producerOrderBodyVersion: UInt8 = 10
+    /// The body version of a snapshot's first record when it says how many records the snapshot holds
+    /// (`snapshot_extent`, 44), so that a snapshot cut short is corruption, not a smaller queue.
+    static let snapshotExtentBodyVersion: UInt8 = 11
     // Which opcodes need which version, and the newest version read (`bodyVersion`): the opcode
     // table (Opcode.swift).
 
@@ -191,6 +194,8 @@ enum TransactionCodec {
             preconditionFailure("a restore is encoded from its payload bytes, with SnapshotCodec")
         case .snapshot(let summary):
             SnapshotCodec.encode(summary, into: &writer)
+        case .snapshotExtent(let records):
+            SnapshotCodec.encodeExtent(records: records, into: &writer)
         case .expire(let id):
             writer.writeUInt8(Opcode.expire.rawValue)
             writer.writeString(id)
@@ -373,6 +378,8 @@ enum TransactionCodec {
                     fileSequence: fileSequence, bodyOffset: bodyOffset))
         case .snapshot:
             return .snapshot(try SnapshotCodec.decodeSummary(&reader))
+        case .snapshotExtent:
+            return .snapshotExtent(records: try reader.readUInt64())
         case .expire:
             return .expire(id: try reader.readString())
         case .migrationBegin, .migrateJob, .migrationRemove, .migrationCommit, .migrationsApplied, .abandon:

@@ -115,6 +115,8 @@ struct LogReplay {
         // Without a snapshot the log starts at file 1: files are only ever removed once a snapshot replaces them.
         let lowest = files.first ?? result.tornCreation?.file
         if result.snapshotSequence == nil, let lowest, lowest.sequence != 1 {
+            // The lowest file may be a snapshot whose header or first record is damaged: say so, where.
+            if let damage = try firstRecordDamage(lowest) { throw damage }
             throw SpoolError(
                 .corruption, "log files 1 to \(lowest.sequence - 1) are missing (no snapshot replaces them)",
                 path: lowest.path)
@@ -141,6 +143,19 @@ struct LogReplay {
                 snapshotRecords = result.transitionRecords
                 guard let summary = result.state.summary else {
                     throw SpoolError(.corruption, "the snapshot holds no summary", path: logFile.path)
+                }
+                // Its records are numbered from 1: the last one read is how many it holds.
+                if let extent = result.state.snapshotExtent, extent != result.lastLSN {
+                    let end = result.previousFile?.validEnd ?? 0
+                    let damage = LogDamage(
+                        offset: Int(end),
+                        kind: .snapshotCut(
+                            .init(
+                                path: logFile.path, offset: end, length: 0,
+                                reason:
+                                    "the snapshot holds \(result.lastLSN) of the \(extent) records its first record "
+                                    + "announces: it ends early, and the jobs of the missing records are lost")))
+                    try carryOut(RecoveryPlan.decide(damage, mode: mode), file: logFile, into: &result)
                 }
                 // The snapshot's own records are numbered from 1; the log goes on after the last LSN it includes.
                 result.lastLSN = summary.lastLSN
@@ -244,8 +259,40 @@ struct LogReplay {
             } catch {
                 return false
             }
-            guard operations.count == 1, case .snapshot = operations[0] else { return false }
+            // `snapshot`, alone or followed by `snapshot_extent` (FORMAT.md, *Snapshots and compaction*).
+            guard case .snapshot = operations.first else { return false }
+            if operations.count == 1 { return true }
+            guard operations.count == 2, case .snapshotExtent = operations[1] else { return false }
             return true
+        }
+    }
+
+    /// Why the first record of `logFile` cannot be read, if it cannot: a damaged header (offset 0) or a
+    /// damaged first frame (at its offset). Asked of the lowest file when files before it are missing
+    /// and it is not a snapshot: most likely it is one, damaged where it says so.
+    private func firstRecordDamage(_ logFile: LogFile) throws -> SpoolError? {
+        let file = try fileSystem.openFile(at: logFile.path, mode: .readOnly)
+        defer { file.close() }
+        let bytes = try file.read(at: 0, count: Int(try file.size()))
+        return bytes.withUnsafeBytes { raw -> SpoolError? in
+            let header: FileHeader
+            switch FileHeader.decode(raw) {
+            case .success(let decoded): header = decoded
+            case .failure(.newerVersion): return nil
+            case .failure(let problem):
+                return SpoolError(
+                    .corruption,
+                    "the header of the lowest log file is damaged (\(problem)); the files before it are missing: it "
+                        + "was a snapshot, or records are lost", path: logFile.path, offset: 0)
+            }
+            guard
+                case .failure(let damage) = RecordFrame.parse(
+                    raw, at: header.size, seed: RecordFrame.checksumSeed(instanceID: header.instanceID))
+            else { return nil }
+            return SpoolError(
+                .corruption,
+                "the first record of the lowest log file is damaged (\(damage)); the files before it are missing: it "
+                    + "was a snapshot, or records are lost", path: logFile.path, offset: Int64(header.size))
         }
     }
 

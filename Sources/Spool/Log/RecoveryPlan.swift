@@ -45,6 +45,9 @@ struct LogDamage: Equatable {
         /// A file header names a first LSN that is not where the log before it ends: the skipped
         /// range is where the report puts it (the end of the file before, or the header's field).
         case headerLSNMismatch(Skip)
+        /// A snapshot holding fewer records than its first record announces (`snapshot_extent`): its end
+        /// was cut off, outside the crash model (a snapshot is complete and synced before it has its name).
+        case snapshotCut(Skip)
         /// An intact record (checksum right) whose body does not decode.
         case undecodableRecord(lsn: UInt64, end: Int, reason: String)
         /// An operation of an intact, decoded record that the state refuses.
@@ -126,7 +129,7 @@ enum RecoveryPlan: Equatable {
                 guard mode == .salvage else { return .refuse(offset: offset, reason: why) }
                 return .skip(offset: offset, length: fileEnd - offset, reason: why, then: .stop)
             }
-        case .headerLSNMismatch(let skip):
+        case .headerLSNMismatch(let skip), .snapshotCut(let skip):
             guard mode == .salvage else { return .refuseAt(skip) }
             return .skipAt(skip)
         case .undecodableRecord(let lsn, let end, let reason):

@@ -74,9 +74,16 @@ struct SnapshotWriter {
                 outcome.records += 1
                 return bodyOffset
             }
-            var first = ByteWriter()
-            SnapshotCodec.encode(summary, into: &first)
-            _ = appendRecord(first, count: 1, version: TransactionCodec.compactionBodyVersion)
+            // The first record says how many records the snapshot holds (`snapshot_extent`), so that one cut
+            // short reads as damage: written with 0 here, and again, the same size, once the count is known.
+            func firstRecord(records: UInt64) -> ByteWriter {
+                var first = ByteWriter()
+                SnapshotCodec.encode(summary, into: &first)
+                SnapshotCodec.encodeExtent(records: records, into: &first)
+                return first
+            }
+            let firstRecordOffset = written + Int64(pending.count)
+            _ = appendRecord(firstRecord(records: 0), count: 2, version: TransactionCodec.snapshotExtentBodyVersion)
             if appliedMigration > 0 {
                 var applied = ByteWriter()
                 MigrationCodec.encode(.migrationsApplied(number: appliedMigration), into: &applied)
@@ -153,6 +160,15 @@ struct SnapshotWriter {
             }
             try sealBatch()
             try flush()
+            var counted: [UInt8] = []
+            var body = ByteWriter()
+            body.writeUInt8(TransactionCodec.snapshotExtentBodyVersion)
+            body.writeVarint(2)
+            body.writeRaw(firstRecord(records: UInt64(outcome.records)).bytes)
+            body.bytes.withUnsafeBytes { raw in
+                _ = RecordFrame.append(body: raw, type: .transaction, lsn: 1, groupIndex: 0, seed: seed, to: &counted)
+            }
+            try file.write(counted, at: firstRecordOffset)
             try file.fullSync()
             outcome.bytes = written
             try beforeRename()

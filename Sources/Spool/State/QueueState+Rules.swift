@@ -209,7 +209,7 @@ extension QueueState {
         case .inboxIngested:
             // Bookkeeping of the owner's ingestion: it fits any state.
             break
-        case .restore, .snapshot, .migrationsApplied, .restoreCheckpoint:
+        case .restore, .snapshot, .snapshotExtent, .migrationsApplied, .restoreCheckpoint:
             // Written by compaction into a new snapshot file only, judged by apply there.
             break
         case .release(let id, let token, _, _): _ = try leased(id, token: token, for: .release)

@@ -37,6 +37,9 @@ struct QueueState: Sendable {
     var nextSequence: UInt64 = 1
     /// What the last snapshot said about the queue's past (`nil` before the first compaction).
     var summary: SnapshotSummary?
+    /// How many records the snapshot replay started from says it holds (`snapshot_extent`); `nil` for a
+    /// snapshot written before it, or none.
+    var snapshotExtent: UInt64?
     /// Jobs expired since that snapshot.
     var expiredSinceSnapshot: UInt64 = 0
     /// Jobs expired in all compactions.
@@ -153,6 +156,11 @@ struct QueueState: Sendable {
             }
             self.summary = summary
             nextSequence = summary.nextSequence
+        case .snapshotExtent(let records):
+            guard summary != nil, snapshotExtent == nil, jobs.isEmpty, appliedMigration == 0, records >= 1 else {
+                throw .snapshotExtentMisplaced
+            }
+            snapshotExtent = records
         case .expire(let id):
             let job = try checkExpire(id)
             forgetPrerequisites(of: job)

@@ -60,6 +60,8 @@ enum Refusal: Error, Equatable, Sendable, CustomStringConvertible {
     case commitNotBegun(number: UInt64)
     /// `migrations_applied` anywhere but at the start of a snapshot.
     case migrationsAppliedMisplaced
+    /// A snapshot extent outside a snapshot's first record (or of no record).
+    case snapshotExtentMisplaced
     /// A migrated image that makes a new job without a payload.
     case migratedWithoutPayload(id: String)
     /// A migrated image whose state, lease and deadline do not agree.
@@ -101,6 +103,7 @@ enum Refusal: Error, Equatable, Sendable, CustomStringConvertible {
             .parkDeadlineHolds(let id), .kindPaused(let id, _), .rateLimited(let id, _, _):
             return id
         case .snapshotNotFirst, .migrationNotNewer, .commitNotBegun, .migrationsAppliedMisplaced,
+            .snapshotExtentMisplaced,
             .kindAlreadyPaused, .kindNotPaused, .noRateLimit, .rateWindowWithoutLimit:
             return ""
         }
@@ -161,6 +164,8 @@ enum Refusal: Error, Equatable, Sendable, CustomStringConvertible {
             return (.corruption, "commit of migration \(number), which is not the one begun")
         case .migrationsAppliedMisplaced:
             return (.corruption, "migrations applied: only at the start of a snapshot")
+        case .snapshotExtentMisplaced:
+            return (.corruption, "snapshot extent: only right after the snapshot record, and at least 1")
         case .migratedWithoutPayload:
             return (.invalidArgument, "migrated job: a new job without a payload")
         case .migratedInconsistent:

@@ -51,6 +51,11 @@ public struct RecoveryReport: Sendable, Equatable {
     /// Jobs of a kind the build cannot run (``Configuration/knownKinds``) that this open ended failed
     /// (jobs waiting for one of them end cancelled by the chain rule and are not listed).
     public var unrunnableJobs: [JobID] = []
+    /// Producer inbox files the open's ingestion could not read — damage or a newer format — each with
+    /// the file, the offset and why (the ``SpoolError`` ``JobQueue/ingestInbox()`` throws for it). Such a
+    /// file is left as it is: its records from the offset on are not ingested (the other files' are), and
+    /// every later ingestion reports it again. Empty when every inbox file was read.
+    public var inboxFilesNotIngested: [Skipped] = []
 
     /// Creates an empty report.
     public init() {}

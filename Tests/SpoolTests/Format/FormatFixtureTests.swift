@@ -43,6 +43,7 @@ import Testing
         #expect(names.contains("format-2-inbox"))
         #expect(names.contains("format-2-results"))
         #expect(names.contains("format-2-order"))
+        #expect(names.contains("format-2-extent"))
     }
 
     /// The fixture of file format version 2 pins its header: every file is of version 2, and names the LSN of its
@@ -164,6 +165,10 @@ import Testing
         // Producer order (body version 10, in inbox files only, checked by InboxFixtureTests): the log holds
         // the owner's tagged enqueue.
         "format-2-order": [1, 38],
+        // Body version 11: the whole workload written again by a build whose snapshots say how many records
+        // they hold (`snapshot_extent` in each snapshot's first record); the log is its last snapshot, with
+        // every annex, and the records after it.
+        "format-2-extent": [2, 4, 11, 12, 16, 24, 26, 28, 32, 33, 34, 36, 37, 38, 39, 44],
     ]
 
     /// The opcode an operation is written with (FORMAT.md, *Operations*).
@@ -181,6 +186,7 @@ import Testing
         case .reclaim: return 10
         case .restore(let job): return job.hasOptions ? 16 : 11
         case .snapshot: return 12
+        case .snapshotExtent: return 44
         case .expire: return 13
         case .nextOccurrence: return 15
         case .migrationBegin: return 20

@@ -459,3 +459,50 @@ final class InboxOpenHook: SimulatedDiskWrapper, @unchecked Sendable {
         return file
     }
 }
+
+/// A damaged inbox file is loud everywhere (issue #32 item 6): an open names it in its report (and opens:
+/// the other files are ingested), every ingestion throws its error, and `spool verify` refuses it —
+/// each naming the file and the offset of the damage.
+@Suite struct DamagedInboxTests {
+    @Test func openReportsItIngestionThrowsItAndVerifyRefusesIt() throws {
+        let temporary = TemporaryDirectory("damaged-inbox")
+        defer { temporary.cleanup() }
+        try JobQueue(directory: temporary.queue, configuration: testConfiguration()).close()
+        let damaged = try QueueProducer(directory: temporary.queue, configuration: testConfiguration())
+        for _ in 0..<3 { try damaged.enqueue(NewJob(kind: "k", payload: Data(count: 50))) }
+        let inbox = InboxFormat.directory(ofQueue: temporary.queue)
+        let name = try #require(try FileManager.default.contentsOfDirectory(atPath: inbox).first)
+        let path = inbox + "/" + name
+        var bytes = try readFile(path)
+        // The second record's first bytes changed: damage before an intact record.
+        let second = try bytes.withUnsafeBytes { raw in
+            try InboxScanner.scan(raw, id: InboxFormat.fileID(fromName: name)!, path: path, from: 0).records[0].end
+        }
+        bytes[second + 2] ^= 0xFF
+        try writeFile(path, bytes)
+        let sound = try QueueProducer(directory: temporary.queue, configuration: testConfiguration())
+        let ingested = try sound.enqueue(NewJob(kind: "k", payload: Data()))
+
+        func expectNamed(_ error: SpoolError, _ what: String) {
+            #expect(
+                error.code == .corruption && error.path == path && error.offset == Int64(second), "\(what): \(error)")
+        }
+        do {
+            _ = try LogInspector.verify(directory: temporary.queue)
+            Issue.record("verify accepted a damaged inbox file")
+        } catch let error as SpoolError {
+            expectNamed(error, "verify")
+        }
+        let queue = try JobQueue(directory: temporary.queue, configuration: testConfiguration())
+        let report = try #require(queue.recoveryReport.inboxFilesNotIngested.first)
+        #expect(report.path == path && report.offset == Int64(second) && report.reason.contains("corruption"))
+        #expect(try queue.job(ingested) != nil, "the other files are ingested")
+        do {
+            try queue.ingestInbox()
+            Issue.record("an ingestion passed over the damaged file")
+        } catch let error as SpoolError {
+            expectNamed(error, "ingestInbox")
+        }
+        try queue.close()
+    }
+}

@@ -50,6 +50,7 @@ enum FieldGrammar {
         41: "policy:u8",
         42: "boot_id:string monotonic:varint at:svarint",
         43: "tag:string at:svarint",
+        44: "records:u64",
     ]
 
     /// The fields of `restore` up to `lease` (which `restore_with_options` shares).
