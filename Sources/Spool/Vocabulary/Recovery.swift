@@ -52,7 +52,7 @@ public struct RecoveryReport: Sendable, Equatable {
     /// (jobs waiting for one of them end cancelled by the chain rule and are not listed).
     public var unrunnableJobs: [JobID] = []
     /// Producer inbox files the open's ingestion could not read — damage or a newer format — each with
-    /// the file, the offset and why (the ``SpoolError`` ``JobQueue/ingestInbox()`` throws for it). Such a
+    /// the file, the offset and why (the ``SpoolError`` ``JobQueue/ingestInbox()-2diog`` throws for it). Such a
     /// file is left as it is: its records from the offset on are not ingested (the other files' are), and
     /// every later ingestion reports it again. Empty when every inbox file was read.
     public var inboxFilesNotIngested: [Skipped] = []
