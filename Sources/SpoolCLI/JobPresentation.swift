@@ -42,6 +42,55 @@ enum JobPresentation {
         ])
     }
 
+    /// A job a producer enqueued that awaits ingestion: the fields it has, `state` `awaitingIngestion`,
+    /// and when its producer's call was acknowledged.
+    static func json(_ job: AwaitingJob) -> JSONValue {
+        .object([
+            ("id", .string(job.id.rawValue)),
+            ("kind", .string(job.kind)),
+            ("state", .string("awaitingIngestion")),
+            ("acknowledgedAt", .optional(job.acknowledgedAt.map(ISO8601.string(from:)))),
+            ("inboxFile", .string(job.inboxFile)),
+            ("maxAttempts", .integer(job.maxAttempts)),
+            ("priority", .integer(job.priority)),
+            ("createdAt", .string(ISO8601.string(from: job.createdAt))),
+            ("runAt", .string(ISO8601.string(from: job.runAt))),
+            ("uniqueKey", .optional(job.uniqueKey)),
+            ("constraints", json(job.constraints)),
+            ("dependencies", .array(job.dependencies.map { .string($0.rawValue) })),
+            ("tags", .array(job.tags.sorted().map { .string($0) })),
+            utf8Text(job.payload).map { ("payload", JSONValue.string($0)) }
+                ?? ("payloadBase64", .string(job.payload.base64EncodedString())),
+        ])
+    }
+
+    /// A job awaiting ingestion, field by field for a person.
+    static func details(_ job: AwaitingJob, now: Date) -> [String] {
+        var rows: [(String, String)] = [
+            ("id", job.id.rawValue.escapingControlCharacters),
+            ("kind", job.kind.escapingControlCharacters),
+            ("state", "awaiting ingestion (a producer's request the owner has not taken in yet)"),
+            ("acknowledged", job.acknowledgedAt.map { Formatting.instant($0, relativeTo: now) } ?? "-"),
+            ("inbox file", job.inboxFile),
+            ("attempts", "0 of \(job.maxAttempts)"),
+            ("priority", String(job.priority)),
+            ("created", Formatting.instant(job.createdAt, relativeTo: now)),
+            ("run at", Formatting.instant(job.runAt, relativeTo: now)),
+        ]
+        if let key = job.uniqueKey {
+            rows.append(("unique key", "\(key.escapingControlCharacters) (\(job.uniquePolicy))"))
+        }
+        if !job.dependencies.isEmpty {
+            rows.append(("after", job.dependencies.map(\.rawValue.escapingControlCharacters).joined(separator: ", ")))
+        }
+        if !job.tags.isEmpty {
+            rows.append(("tags", job.tags.sorted().joined(separator: ", ").escapingControlCharacters))
+        }
+        rows.append(("payload", describeBytes(job.payload)))
+        let width = rows.map(\.0.count).max() ?? 0
+        return rows.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }
+    }
+
     /// A job's result as `result` (UTF-8 text, or `null` for none) or `resultBase64` (bytes that are not UTF-8).
     static func resultMember(_ result: Data?) -> (key: String, value: JSONValue) {
         guard let result else { return ("result", .null) }

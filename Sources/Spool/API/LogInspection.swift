@@ -64,13 +64,7 @@ public enum LogInspector {
         let fileSystem = POSIXFileSystem()
         let queueDirectory = QueueDirectory(path: directory, fileSystem: fileSystem)
         guard let visit else {
-            return try queueDirectory.inspectWithoutLock { result in
-                var summary = VerificationSummary(result)
-                let pending = try InboxInspection.pending(
-                    queue: directory, fileSystem: fileSystem, offsets: result.state.inboxOffsets)
-                summary.recordsAwaitingIngestion = pending.reduce(0) { $0 + $1.records.count }
-                return summary
-            }
+            return try queueDirectory.inspectWithoutLock { try summary(of: $0, directory: directory) }
         }
         // The records of the current attempt only: a read that starts again starts them again.
         var records: [LogRecordSummary] = []
@@ -122,12 +116,14 @@ public struct InspectedQueue {
     private let state: QueueState
     /// Reads payloads from the queue's log files (opened once each, read-only).
     private let files: LogFileReaders
+    private let fileSystem: any FileSystem
     private let directory: String
     /// What the replay found: files, records, versions, a torn tail.
     public let summary: VerificationSummary
 
     init(directory: String, fileSystem: any FileSystem, result: LogReplay.Outcome) {
         self.directory = directory
+        self.fileSystem = fileSystem
         self.files = LogFileReaders(directory: directory, fileSystem: fileSystem)
         self.state = result.state
         self.summary = VerificationSummary(result)
@@ -151,6 +147,20 @@ public struct InspectedQueue {
             createdAt: state.summary.map { Millis.date($0.createdAt) },
             expiredJobs: Int(clamping: state.expiredJobs))
     }
+
+    /// The jobs producers enqueued whose records are acknowledged but not ingested yet, in the order
+    /// the owner will apply them: read from the queue's inbox files, from where the log says their
+    /// ingestion stopped, without a lock (a producer's record being written is not one of them yet).
+    ///
+    /// - Throws: A damaged inbox file (``SpoolError/Code/corruption`` naming it and the offset), one of a
+    ///   newer format, or an I/O error.
+    public func awaitingIngestion() throws -> [AwaitingJob] {
+        let files = try InboxInspection.pending(queue: directory, fileSystem: fileSystem, offsets: state.inboxOffsets)
+        return AwaitingJob.list(in: files, boot: Self.boot)
+    }
+
+    /// This machine's boot, whose producers' records are ordered by their monotonic readings.
+    private static let boot = SystemClock().bootIdentifier()
 
     /// A job's payload, read from the log.
     ///
@@ -238,7 +248,17 @@ extension LogInspector {
     ) {
         let queueDirectory = QueueDirectory(path: directory, fileSystem: POSIXFileSystem())
         return try queueDirectory.inspectWithoutLock { result in
-            (VerificationSummary(result), result.state.brokenInvariants())
+            (try summary(of: result, directory: directory), result.state.brokenInvariants())
         }
+    }
+
+    /// The summary of a replay, with the producers' inbox files checked from where the log says their
+    /// ingestion stopped (their damage thrown as the owner's ingestion throws it) and their pending records counted.
+    static func summary(of result: LogReplay.Outcome, directory: String) throws -> VerificationSummary {
+        var summary = VerificationSummary(result)
+        let pending = try InboxInspection.pending(
+            queue: directory, fileSystem: POSIXFileSystem(), offsets: result.state.inboxOffsets)
+        summary.recordsAwaitingIngestion = pending.reduce(0) { $0 + $1.records.count }
+        return summary
     }
 }

@@ -14,7 +14,10 @@ enum ListCommand {
               --json               print one JSON array of job objects (payload included)
 
             The table shows each job's attempts used of its maximum, when it is due (or its
-            next retry, or when its lease ends) relative to now, and its last error.
+            next retry, or when its lease ends) relative to now, and its last error. Jobs that
+            producers enqueued and that the queue's owner has not ingested yet follow, marked
+            awaiting ingestion, with when each producer's call was acknowledged (in JSON:
+            state "awaitingIngestion" and "acknowledgedAt"); --state leaves them out.
             """,
         spec: ArgumentSpec(positionals: ["DIR"], valueOptions: ["state", "tag"], flags: ["json"]),
         run: run)
@@ -33,16 +36,39 @@ enum ListCommand {
         let lines = try QueueAccess.inspecting(arguments.positionals[0]) { queue -> [String] in
             let tag = arguments.value("tag")
             let jobs = queue.jobs(state: state).filter { job in tag.map { job.tags.contains($0) } ?? true }
+            let awaiting =
+                state != nil
+                ? [] : try queue.awaitingIngestion().filter { job in tag.map { job.tags.contains($0) } ?? true }
             if arguments.flag("json") {
                 return [
-                    JSONValue.array(try jobs.map { JobPresentation.json($0, payload: try queue.payload(of: $0.id)) })
-                        .renderedOneElementPerLine
+                    JSONValue.array(
+                        try jobs.map { JobPresentation.json($0, payload: try queue.payload(of: $0.id)) }
+                            + awaiting.map(JobPresentation.json)
+                    ).renderedOneElementPerLine
                 ]
             }
-            return table(jobs, now: Date(), state: state)
+            let now = Date()
+            return (jobs.isEmpty && !awaiting.isEmpty ? [] : table(jobs, now: now, state: state))
+                + awaitingTable(awaiting, now: now)
         }
         for line in lines { console.out(line) }
         return ExitStatus.success
+    }
+
+    /// The jobs awaiting ingestion as a table of their own, after a line that says what they are; nothing
+    /// when there are none.
+    static func awaitingTable(_ jobs: [AwaitingJob], now: Date) -> [String] {
+        guard !jobs.isEmpty else { return [] }
+        let rows = jobs.map { job in
+            [
+                job.id.rawValue.escapingControlCharacters, job.kind.escapingControlCharacters,
+                job.acknowledgedAt.map { Formatting.instant($0, relativeTo: now) } ?? "-",
+                Formatting.instant(job.runAt, relativeTo: now), job.uniqueKey?.escapingControlCharacters ?? "-",
+            ]
+        }
+        return ["awaiting ingestion (acknowledged by producers, not taken in by the owner yet):"]
+            + Formatting.table(header: ["ID", "KIND", "ACKNOWLEDGED", "DUE", "UNIQUE KEY"], rows: rows)
+            + ["\(jobs.count) job\(jobs.count == 1 ? "" : "s") awaiting ingestion"]
     }
 
     /// The jobs as an aligned table with a closing count line.

@@ -21,6 +21,11 @@ enum ShowCommand {
         // Read-only: not an open, which would cut a torn tail or reclaim an expired lease.
         let lines = try QueueAccess.inspecting(directory) { queue -> [String] in
             guard let job = queue.job(id) else {
+                // A producer's job the owner has not taken in yet.
+                if let awaiting = try queue.awaitingIngestion().first(where: { $0.id == id }) {
+                    if arguments.flag("json") { return [JobPresentation.json(awaiting).rendered] }
+                    return JobPresentation.details(awaiting, now: Date())
+                }
                 throw SpoolError(.jobNotFound, "no such job", path: directory, jobID: id)
             }
             let payload = try queue.payload(of: id)

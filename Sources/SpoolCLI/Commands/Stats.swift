@@ -10,7 +10,8 @@ enum StatsCommand {
         summary: "Print the jobs per state, the log files and their total size, and what compaction dropped.",
         help: """
             Reads the queue without changing it (without a lock, as `verify` does) and
-            prints one line per fact: jobs in each state, the number of log files and their
+            prints one line per fact: jobs in each state, the jobs producers enqueued that the
+            owner has not ingested yet (awaiting ingestion), the number of log files and their
             bytes, and, once the queue has been compacted, when it was created and how many
             finished jobs retention dropped; the file format and record body versions in the
             log, and the number of the last job migration applied.
@@ -22,8 +23,8 @@ enum StatsCommand {
     private static func run(_ arguments: ParsedArguments, _ console: Console) throws -> Int32 {
         let directory = arguments.positionals[0]
         // Read-only: not an open, which would cut a torn tail or reclaim an expired lease.
-        let (counts, history, versions) = try QueueAccess.inspecting(directory) { queue in
-            (queue.counts, queue.history, queue.summary)
+        let (counts, history, versions, awaiting) = try QueueAccess.inspecting(directory) { queue in
+            (queue.counts, queue.history, queue.summary, try queue.awaitingIngestion())
         }
         let migration = versions.appliedMigration
         let logs = try FileManager.default.contentsOfDirectory(atPath: directory)
@@ -35,6 +36,7 @@ enum StatsCommand {
         }
         for state in JobState.allCases { console.out("\(state.rawValue): \(counts[state])") }
         console.out("total: \(counts.total)")
+        console.out("awaiting ingestion: \(awaiting.count)")
         console.out("log files: \(logs.count), \(bytes) bytes")
         if let created = history.createdAt {
             console.out("created: \(ISO8601.string(from: created))")

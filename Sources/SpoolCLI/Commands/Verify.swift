@@ -39,6 +39,12 @@ enum VerifyCommand {
         console.out(
             "ok: \(directory.escapingControlCharacters): \(files), \(records) sound, last LSN \(summary.lastLSN); \(jobText)"
         )
+        if summary.recordsAwaitingIngestion > 0 {
+            let count = summary.recordsAwaitingIngestion
+            console.out(
+                "inbox: \(count) producer record\(count == 1 ? "" : "s") sound, awaiting ingestion by the queue's owner"
+            )
+        }
         console.out(FormatVersionsText.found(summary))
         console.out("applied job migration: \(summary.appliedMigration)")
         if summary.abandonedMigrations > 0 {

@@ -22,6 +22,8 @@ struct QueueReport {
     var generatedAt: Date
     var counts: QueueCounts
     var jobs: [Job]
+    /// Jobs producers enqueued that the owner has not ingested yet.
+    var awaiting: [AwaitingJob]
     var timelines: [JobID: JobTimeline]
     var logFiles: [LogFile]
     var compaction: CompactionEstimate
@@ -46,6 +48,7 @@ struct QueueReport {
             let timelines = JobTimeline.build(from: records, now: now).filter { known.contains($0.key) }
             return QueueReport(
                 directory: directory, generatedAt: now, counts: queue.counts, jobs: jobs,
+                awaiting: try queue.awaitingIngestion(),
                 timelines: timelines, logFiles: files,
                 compaction: estimateCompaction(of: directory, files: names, configuration: configuration),
                 retention: configuration.retention)

@@ -50,7 +50,9 @@ enum ReportPage {
         for state in JobState.allCases {
             html += "<div class=\"count \(state.rawValue)\"><b>\(report.counts[state])</b>\(state.rawValue)</div>\n"
         }
-        html += "<div class=\"count\"><b>\(report.counts.total)</b>total</div>\n</div>\n</section>\n"
+        html += "<div class=\"count\"><b>\(report.counts.total)</b>total</div>\n"
+        html +=
+            "<div class=\"count awaiting\"><b>\(report.awaiting.count)</b>awaiting ingestion</div>\n</div>\n</section>\n"
         return html
     }
 
