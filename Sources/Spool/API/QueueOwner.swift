@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 /// Who owns a queue, as its `OWNER` file records it (FORMAT.md, *Ownership*): what a tool reads to
 /// tell a person which process has the queue, and whether opening it would take a `.shared` owner's
 /// role over.

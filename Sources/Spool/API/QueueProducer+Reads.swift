@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 /// Reads of the queue's jobs from a producer: what an app extension shows ("uploading 3 photos")
 /// without becoming the queue's owner.
 ///

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 /// Enqueues and cancels jobs of a queue that another process runs — an app extension, a widget, an
 /// intent or the `spool` CLI beside the app that owns the queue — without opening it.
 ///

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 /// What a mutator of the engine returns: the change is applied and its record appended, but the
 /// record may not be durable yet. Its value is reachable only through ``QueueEngine/durably(_:)``
 /// (blocking or async), which waits for the record first: a mutator of the public API that skips

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 /// Pause, resume and rate limits per kind: each a record of its own, judged by the state's rules
 /// (QueueState+KindControls.swift) in the commit's trial. Subscribers are told of each change as of an
 /// environment change, so that a runner claims again (or sleeps until the next window) at once.

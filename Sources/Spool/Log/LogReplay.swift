@@ -218,87 +218,6 @@ struct LogReplay {
             path: path, offset: 8)
     }
 
-    /// Whether the file is a snapshot: its first record holds the single operation `snapshot`.
-    /// A file that cannot be read as one is not one (replay then judges it as a log file).
-    ///
-    /// - Throws: `newerFormat` when the first record is intact but its body has a newer version:
-    ///   a newer build may have written a snapshot this build cannot recognise, and judging the file
-    ///   as a plain log file would take it for corruption (strict) or skip its records (salvage).
-    func isSnapshot(_ logFile: LogFile) throws -> Bool {
-        guard let file = try? fileSystem.openFile(at: logFile.path, mode: .readOnly) else { return false }
-        defer { file.close() }
-        guard let head = try? file.read(at: 0, count: LogFormat.longestFileHeaderSize + LogFormat.frameHeaderSize),
-            case .success(let header) = head.withUnsafeBytes({ FileHeader.decode($0) }),
-            head.count >= header.size + LogFormat.frameHeaderSize
-        else { return false }
-        let start = header.size
-        let length = head.withUnsafeBytes { RecordFrame.declaredBodyLength($0, frameAt: start) }
-        // This build's snapshot record is a few dozen bytes; a newer one may be longer, and its
-        // version is only trusted from an intact frame, so a bounded first frame is read whole.
-        guard length <= Self.firstFrameReadLimit,
-            let whole = try? file.read(at: 0, count: RecordFrame.end(ofFrameAt: start, bodyLength: length))
-        else {
-            return false
-        }
-        return try whole.withUnsafeBytes { raw throws -> Bool in
-            guard
-                case .success(let found) = RecordFrame.parse(
-                    raw, at: start, seed: RecordFrame.checksumSeed(instanceID: header.instanceID))
-            else {
-                return false
-            }
-            let operations: [LogOperation]
-            do {
-                operations = try TransactionCodec.decode(
-                    UnsafeRawBufferPointer(rebasing: raw[found.bodyRange]),
-                    fileSequence: logFile.sequence,
-                    bodyOffset: Int64(found.bodyRange.lowerBound))
-            } catch TransactionCodec.Failure.newerBodyVersion(let version) {
-                throw Self.newerRecordError(
-                    lsn: found.header.lsn, version: version, path: logFile.path, offset: found.offset)
-            } catch {
-                return false
-            }
-            // `snapshot`, alone or followed by `snapshot_extent` (FORMAT.md, *Snapshots and compaction*).
-            guard case .snapshot = operations.first else { return false }
-            if operations.count == 1 { return true }
-            guard operations.count == 2, case .snapshotExtent = operations[1] else { return false }
-            return true
-        }
-    }
-
-    /// Why the first record of `logFile` cannot be read, if it cannot: a damaged header (offset 0) or a
-    /// damaged first frame (at its offset). Asked of the lowest file when files before it are missing
-    /// and it is not a snapshot: most likely it is one, damaged where it says so.
-    private func firstRecordDamage(_ logFile: LogFile) throws -> SpoolError? {
-        let file = try fileSystem.openFile(at: logFile.path, mode: .readOnly)
-        defer { file.close() }
-        let bytes = try file.read(at: 0, count: Int(try file.size()))
-        return bytes.withUnsafeBytes { raw -> SpoolError? in
-            let header: FileHeader
-            switch FileHeader.decode(raw) {
-            case .success(let decoded): header = decoded
-            case .failure(.newerVersion): return nil
-            case .failure(let problem):
-                return SpoolError(
-                    .corruption,
-                    "the header of the lowest log file is damaged (\(problem)); the files before it are missing: it "
-                        + "was a snapshot, or records are lost", path: logFile.path, offset: 0)
-            }
-            guard
-                case .failure(let damage) = RecordFrame.parse(
-                    raw, at: header.size, seed: RecordFrame.checksumSeed(instanceID: header.instanceID))
-            else { return nil }
-            return SpoolError(
-                .corruption,
-                "the first record of the lowest log file is damaged (\(damage)); the files before it are missing: it "
-                    + "was a snapshot, or records are lost", path: logFile.path, offset: Int64(header.size))
-        }
-    }
-
-    /// The longest first record ``isSnapshot(_:)`` reads to check it.
-    static let firstFrameReadLimit = 1 << 16
-
     static func newerRecordError(lsn: UInt64, version: UInt8, path: String, offset: Int) -> SpoolError {
         SpoolError(
             .newerFormat,
@@ -398,43 +317,6 @@ struct LogReplay {
         }
     }
 
-    /// A version 2 file's header names the LSN of its first record, `firstLSN`, and the log before it
-    /// ends at `expected - 1`. Strict replay refuses a difference as corruption; salvage reports it
-    /// and goes on. Above: records are missing at the end of the file before (cut at a record
-    /// boundary, say), named with its end; the log goes on at `firstLSN`. Below: the header
-    /// disagrees with the records before it; the records up to `expected - 1` are passed over as stale.
-    private func checkContinuity(
-        _ logFile: LogFile, firstLSN: UInt64, expected: UInt64,
-        into result: inout Outcome
-    ) throws {
-        let skipped: RecoveryReport.Skipped
-        if firstLSN > expected {
-            let reason =
-                "records \(expected) to \(firstLSN - 1) are missing: file \(logFile.sequence) starts at LSN \(firstLSN)"
-                + (result.previousFile.map { ", file \($0.file.sequence) ends at LSN \(expected - 1)" } ?? "")
-            // The records lie at the end of the file before (or before the log's first file).
-            let place =
-                result.previousFile.map { ($0.file.path, $0.validEnd) } ?? (
-                    logFile.path, Int64(FileHeader.firstLSNOffset)
-                )
-            skipped = .init(path: place.0, offset: place.1, length: 0, reason: reason)
-        } else {
-            skipped = .init(
-                path: logFile.path, offset: Int64(FileHeader.firstLSNOffset), length: 0,
-                reason:
-                    "the header says the file's first record is LSN \(firstLSN), but the log before it ends at LSN \(expected - 1)"
-            )
-        }
-        let damage = LogDamage(
-            offset: Int(skipped.offset),
-            kind: .headerLSNMismatch(
-                .init(
-                    path: skipped.path, offset: skipped.offset,
-                    length: skipped.length, reason: skipped.reason)))
-        try carryOut(RecoveryPlan.decide(damage, mode: mode), file: logFile, into: &result)
-        if firstLSN > expected { result.lastLSN = firstLSN - 1 }
-    }
-
     private func applyRecord(
         _ found: RecordFrame.Found, in raw: UnsafeRawBufferPointer, file: LogFile,
         into result: inout Outcome,
@@ -505,30 +387,4 @@ struct LogReplay {
         }
     }
 
-    /// Carries out what ``RecoveryPlan/decide(_:mode:)`` decided about damage in an intact record
-    /// or a header: a refusal is thrown as corruption, a skip is reported.
-    private func carryOut(_ plan: RecoveryPlan, file: LogFile, into result: inout Outcome) throws(SpoolError) {
-        switch plan {
-        case .refuse(let offset, let reason):
-            throw SpoolError(.corruption, reason, path: file.path, offset: Int64(offset))
-        case .refuseAt(let skip):
-            throw SpoolError(.corruption, skip.reason, path: skip.path, offset: skip.offset)
-        case .skip(let offset, let length, let reason, _):
-            Self.skip(
-                .init(path: file.path, offset: Int64(offset), length: Int64(length), reason: reason), into: &result)
-        case .skipAt(let skip):
-            Self.skip(
-                .init(path: skip.path, offset: skip.offset, length: skip.length, reason: skip.reason), into: &result)
-        case .cutTornTail:
-            // Only damage in a file's record stream may be a torn tail (``LogScanner``).
-            break
-        }
-    }
-
-    /// Salvage's one rule for anything it skips: the range goes into the report, and a migration
-    /// begun before it is discarded (a migration missing a record or an operation cannot apply whole).
-    static func skip(_ skipped: RecoveryReport.Skipped, into result: inout Outcome) {
-        result.state.abandonPendingMigration()
-        result.report.skipped.append(skipped)
-    }
 }

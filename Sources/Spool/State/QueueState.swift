@@ -291,39 +291,6 @@ struct QueueState: Sendable {
         jobs.insertNew(job, hash: idHash)
     }
 
-    /// Recreates a job exactly as a snapshot recorded it.
-    private mutating func applyRestore(_ restored: consuming StoredJob) throws(Refusal) {
-        var job = restored
-        job.scheduleVersion = 0
-        let idHash = JobTable.hash(of: job.id)
-        guard !jobs.contains(job.id, hash: idHash) else { throw .idExists(id: job.id, action: .restore) }
-        guard (job.state == .running) == (job.lease != nil) else {
-            throw .restoredLeaseMismatch(id: job.id)
-        }
-        // An unfinished job waits only for unfinished jobs (the chain rule), restored before it: a
-        // prerequisite is always enqueued before its dependents, so a snapshot in enqueue order has it.
-        if !job.state.isFinished {
-            for prerequisite in job.waitingFor where jobs[prerequisite]?.state.isFinished != false {
-                throw .restoredWaitingForFinished(id: job.id, prerequisite: prerequisite)
-            }
-        }
-        if let key = job.uniqueKey, !job.state.isFinished {
-            // Jobs are restored in enqueue order, so the last unfinished carrier of a key
-            // takes it last; an earlier one still holding it must be its prerequisite (policy append).
-            if let holder = uniqueKeys[key], !job.waitingFor.contains(holder) {
-                throw .uniqueKeyHeld(id: job.id, action: .restore, key: key, holder: holder)
-            }
-            takeUniqueKey(key, for: job.id)
-        }
-        nextSequence = max(nextSequence, job.sequence + 1)
-        count(job.state, by: 1)
-        if job.state == .running { runningIDs.insert(job.id) }
-        for prerequisite in job.waitingFor { dependents[prerequisite, default: []].append(job.id) }
-        if job.state == .enqueued && !job.isBlocked { ready.insert(job) }
-        // Last: the job moves into the table rather than being copied there.
-        jobs.insertNew(job, hash: idHash)
-    }
-
     /// Ends a running attempt: back to enqueued with a deadline, or failed when there is none.
     private func endAttempt(_ job: inout StoredJob, nextRetryAt: Int64?, at: Int64) {
         job.lease = nil

@@ -1,9 +1,3 @@
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 /// At most ``starts`` claims of a kind's jobs per ``interval``: a durable per-kind limit, set by
 /// ``JobQueue/setRateLimit(_:kind:)-dc4r`` and kept in the log (it survives a restart and
 /// a compaction, and so does the count of the starts already made in the current window).
