@@ -27,6 +27,13 @@
 ///
 /// One producer may be used from several threads and tasks; its calls take turns. Several producers,
 /// in any processes, write into one queue at once.
+///
+/// **Order.** The owner applies producers' calls in the order they returned: a call that returned before
+/// another began — in this producer or any other, in any process of the machine — is applied first (each
+/// record carries a reading of the machine's monotonic clock, taken under its file's lock; FORMAT.md,
+/// *Producer inbox files*). Calls that overlap may be applied in either order. Against the owner's own
+/// calls, a producer's call is applied when the owner ingests it: after every change the owner made before
+/// that ingestion, even one made after the producer's call returned.
 public final class QueueProducer: Sendable {
     /// The queue's directory.
     public let directory: String
