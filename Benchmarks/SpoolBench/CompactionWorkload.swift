@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Benchmarks) import Spool
+import Spool
 
 /// Automatic compaction under churn: disk use, open time after the churn, and
 /// enqueue latency while a compaction runs.

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Benchmarks) import Spool
+import Spool
 
 /// N producers enqueueing durably for a fixed time: acknowledged enqueues per
 /// second and acknowledgements per data sync (group commit), measured twice:

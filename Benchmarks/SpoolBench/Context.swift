@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Benchmarks) import Spool
+import Spool
 
 /// The state of one benchmark run: the directory under test and the rows so far.
 final class Context {

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Benchmarks) import Spool
+import Spool
 
 /// Workers claiming and completing jobs from a full queue: two durable
 /// transitions per job (the app's own `claim` and `complete`, each its own

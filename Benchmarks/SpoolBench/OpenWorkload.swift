@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Benchmarks) import Spool
+import Spool
 
 /// Opening a queue whose log holds N records (one enqueue each, every job
 /// live): replay time, records per second, and resident memory per live job

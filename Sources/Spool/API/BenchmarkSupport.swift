@@ -1,23 +1,22 @@
-// Hooks for `spool-bench`, outside the public API: `@_spi(Benchmarks) import Spool`.
+// Hooks for `spool-bench` and the tests, outside the public API: `package` access, which the package's
+// own modules see and an app does not.
 
 /// What the log writers of an open queue have done since the queue was opened.
-@_spi(Benchmarks)
-public struct LogStatistics: Sendable, Equatable {
+package struct LogStatistics: Sendable, Equatable {
     /// Data syncs (`fdatasync`, `F_FULLFSYNC`): one per commit group.
-    public var dataSyncs: Int
+    package var dataSyncs: Int
     /// Full syncs (`fsync`): one per preallocated chunk of the log file.
-    public var fullSyncs: Int
+    package var fullSyncs: Int
     /// Records made durable.
-    public var records: Int
+    package var records: Int
     /// Nanoseconds spent in the data syncs counted by `dataSyncs`.
-    public var dataSyncNanoseconds: UInt64
+    package var dataSyncNanoseconds: UInt64
 }
 
 extension JobQueue {
     /// Counts of syncs and records since the queue was opened, across every log file
     /// written since (a roll-over or a compaction starts a new one).
-    @_spi(Benchmarks)
-    public var logStatistics: LogStatistics {
+    package var logStatistics: LogStatistics {
         let counts = engine.writerStatistics
         return LogStatistics(
             dataSyncs: counts.dataSyncs, fullSyncs: counts.fullSyncs, records: counts.records,
@@ -26,31 +25,26 @@ extension JobQueue {
 
     /// Enqueues a job *without* waiting for it to be durable: only for building
     /// large logs quickly. ``waitUntilDurable()`` makes everything durable.
-    @_spi(Benchmarks)
     @discardableResult
-    public func enqueueWithoutWaiting(_ job: NewJob) throws -> JobID {
+    package func enqueueWithoutWaiting(_ job: NewJob) throws -> JobID {
         try engine.enqueue(job).valueBeforeDurable
     }
 
     /// Waits until every record appended so far is durable.
-    @_spi(Benchmarks)
-    public func waitUntilDurable() throws {
+    package func waitUntilDurable() throws {
         try engine.durably { Pending((), $0.writer.lastAppendedLSN) }
     }
 
     /// Waits until no background compaction is scheduled or running; throws the
     /// error of the last one that failed, if any.
-    @_spi(Benchmarks)
-    public func waitForBackgroundCompaction() throws {
+    package func waitForBackgroundCompaction() throws {
         if let error = engine.waitForBackgroundCompaction() { throw error }
     }
 
     /// Background compactions that wrote a snapshot since the queue was opened.
-    @_spi(Benchmarks)
-    public var backgroundCompactionCount: Int { engine.backgroundCompactionCount }
+    package var backgroundCompactionCount: Int { engine.backgroundCompactionCount }
 
     /// How many more bytes the log may take before automatic compaction starts
     /// (`nil` when it is off or a compaction is under way).
-    @_spi(Benchmarks)
-    public var bytesBeforeAutoCompaction: Int64? { engine.bytesBeforeAutoCompaction }
+    package var bytesBeforeAutoCompaction: Int64? { engine.bytesBeforeAutoCompaction }
 }

@@ -49,7 +49,8 @@ public final class QueueProducer: Sendable {
     /// Creates the queue's `inbox/` folder if it is missing; the producer's inbox file is created by
     /// its first call.
     ///
-    /// - Throws: ``SpoolError/Code/queueNotFound`` when there is no directory,
+    /// - Throws: ``SpoolError/Code/invalidArgument`` for a configuration setting out of range (as a
+    ///   queue's open refuses it), ``SpoolError/Code/queueNotFound`` when there is no directory,
     ///   ``SpoolError/Code/notAQueue`` when it holds no log, or an I/O error.
     public convenience init(directory: String, configuration: Configuration = Configuration()) throws {
         try self.init(directory: directory, configuration: configuration, fileIDs: InboxWriter.randomFileID)
@@ -58,6 +59,7 @@ public final class QueueProducer: Sendable {
     /// A producer whose inbox files are named by `fileIDs` (each call a new ``InboxFormat/fileIDSize``-byte
     /// id): the simulations draw them from their seed, so that a run is repeatable.
     init(directory: String, configuration: Configuration, fileIDs: @escaping @Sendable () -> [UInt8]) throws {
+        try configuration.validate()
         let fileSystem = configuration.fileSystem
         guard try fileSystem.entryKind(at: directory) == .directory else {
             throw SpoolError(.queueNotFound, "no queue directory", path: directory)

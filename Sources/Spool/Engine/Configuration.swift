@@ -60,13 +60,11 @@ public struct Configuration: Sendable {
     var fileSystem: any FileSystem = POSIXFileSystem()
     /// Bytes the log file grows by at a time; 0 turns preallocation off (every
     /// write then extends the file, and every sync flushes its new size too).
-    @_spi(Benchmarks)
-    public var preallocationChunk: Int64 = LogWriter.defaultPreallocationChunk
+    package var preallocationChunk: Int64 = LogWriter.defaultPreallocationChunk
 
     /// The size past which the log rolls over to a new file (`wal-<n+1>.log`),
     /// between two records; a record is never split. Tests and benchmarks use a small one.
-    @_spi(Benchmarks)
-    public var logFileSize: Int64 = 64 << 20
+    package var logFileSize: Int64 = 64 << 20
 
     /// A migration's operations are cut into records of about this many bytes (tests use a small one).
     var migrationRecordBytes = 4 << 20
@@ -77,6 +75,29 @@ public struct Configuration: Sendable {
 
     /// The default configuration.
     public init() {}
+
+    /// Refuses a setting out of its range, before anything is opened or written: the one check of a
+    /// configuration, for a queue's open and a producer's.
+    ///
+    /// - Throws: ``SpoolError/Code/invalidArgument`` naming the setting.
+    func validate() throws {
+        guard (1...JobLimits.maxPayloadBytes).contains(maximumPayloadSize) else {
+            throw SpoolError.invalidArgument("maximumPayloadSize must be from 1 to \(JobLimits.maxPayloadBytes)")
+        }
+        try JobLimits.checkLeaseDuration(leaseDuration)
+        guard ownershipLease > 0, ownershipLease < JobLimits.maxLeaseDuration else {
+            throw SpoolError.invalidArgument(
+                "ownershipLease must be positive and under \(Int64(JobLimits.maxLeaseDuration)) s, not \(ownershipLease)"
+            )
+        }
+        guard logFileSize > Int64(LogFormat.fileHeaderSize) else {
+            throw SpoolError.invalidArgument("logFileSize must be larger than a file header")
+        }
+        try retryPolicy.validate()
+        guard retention >= 0 else {
+            throw SpoolError.invalidArgument("retention must be a number of seconds, not negative")
+        }
+    }
 
     /// What to do at open with jobs whose state is `running`.
     public enum RunningJobsAtOpen: Sendable {

@@ -86,22 +86,7 @@ final class QueueEngine: @unchecked Sendable {
     var clock: any SpoolClock { configuration.clock }
 
     init(path: String, configuration: Configuration) throws {
-        guard (1...JobLimits.maxPayloadBytes).contains(configuration.maximumPayloadSize) else {
-            throw SpoolError.invalidArgument("maximumPayloadSize must be from 1 to \(JobLimits.maxPayloadBytes)")
-        }
-        try JobLimits.checkLeaseDuration(configuration.leaseDuration)
-        guard configuration.ownershipLease > 0, configuration.ownershipLease < JobLimits.maxLeaseDuration else {
-            throw SpoolError.invalidArgument(
-                "ownershipLease must be positive and under \(Int64(JobLimits.maxLeaseDuration)) s, "
-                    + "not \(configuration.ownershipLease)")
-        }
-        guard configuration.logFileSize > Int64(LogFormat.fileHeaderSize) else {
-            throw SpoolError.invalidArgument("logFileSize must be larger than a file header")
-        }
-        try configuration.retryPolicy.validate()
-        guard configuration.retention >= 0 else {
-            throw SpoolError.invalidArgument("retention must be a number of seconds, not negative")
-        }
+        try configuration.validate()
         self.path = path
         self.configuration = configuration
         inbox = InboxIngestor(order: configuration.inboxOrder)

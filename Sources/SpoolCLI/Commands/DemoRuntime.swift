@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-@_spi(RunnerEvents) import Spool
+import Spool
 
 /// The demo's typed job: a photo to resize, stored as JSON.
 struct ResizePhoto: JobKind {

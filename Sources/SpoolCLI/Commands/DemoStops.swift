@@ -1,5 +1,5 @@
 import Foundation
-@_spi(RunnerEvents) import Spool
+import Spool
 
 extension DemoScript {
     /// Step 11: an attempt that reports progress and checkpoints, interrupted, resumed and snoozed;

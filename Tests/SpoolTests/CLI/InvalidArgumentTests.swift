@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(RunnerEvents) @testable import Spool
+@testable import Spool
 
 /// Bad arguments never trap the process: each is a typed `invalidArgument` — retry policies (refused by
 /// the open that uses them), configuration values, a runner's options and its registrations.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(Benchmarks) @testable import Spool
+@testable import Spool
 
 /// `spool stats` and `spool verify` report the format versions and the applied job migration, run
 /// as the built executable.

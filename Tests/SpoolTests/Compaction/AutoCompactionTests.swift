@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(Benchmarks) @testable import Spool
+@testable import Spool
 
 /// `Configuration.autoCompaction`: the queue compacts itself in the background
 /// when obsolete records pile up, never twice at once, and recovers from a failed one.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(Benchmarks) @testable import Spool
+@testable import Spool
 
 /// A compaction that expires jobs, crashed at every I/O step: the recovered
 /// queue is exactly the state before it or the state after it.

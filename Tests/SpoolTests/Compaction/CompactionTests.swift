@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(Benchmarks) @testable import Spool
+@testable import Spool
 
 /// `compact()` rewrites the log as a snapshot that recreates every job exactly.
 @Suite struct CompactionTests {

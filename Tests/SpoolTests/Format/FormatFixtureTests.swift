@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(Benchmarks) @testable import Spool
+@testable import Spool
 
 /// The compatibility promise: every checked-in queue directory (``FormatFixture``) opens, in this
 /// build, to exactly the state the version that wrote it held.

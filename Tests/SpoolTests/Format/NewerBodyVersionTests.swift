@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(Benchmarks) @testable import Spool
+@testable import Spool
 
 /// A record of a newer body version is refused as newer wherever replay meets it (a snapshot's
 /// first record, a stale record salvage passes over), and the refusal changes nothing.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(Benchmarks) @testable import Spool
+@testable import Spool
 
 /// A queue holding a file or a record from a newer version is refused with `newerFormat`, naming
 /// both versions and where, and nothing in its directory changes: no torn tail is cut, no leftover

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(Benchmarks) @testable import Spool
+@testable import Spool
 
 /// A refused open changes nothing in the directory: newer migrations than the build knows, invalid
 /// migration settings.

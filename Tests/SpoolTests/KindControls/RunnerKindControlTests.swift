@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(RunnerEvents) @testable import Spool
+@testable import Spool
 
 /// The runner honours pause and rate limits: it runs no job of a paused kind, runs it as soon as the
 /// kind is resumed, and sleeps until the end of a full rate-limit window.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(Benchmarks) @testable import Spool
+@testable import Spool
 
 /// ``Configuration/durability`` (issue 19 item 5): which sync the log's commit groups get, and
 /// what a power loss may take back with ``Durability/ordered``.

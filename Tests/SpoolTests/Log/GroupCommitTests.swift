@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import Testing
 
-@_spi(Benchmarks) @testable import Spool
+@testable import Spool
 
 /// Group commit with a sync held open: who writes which group, and what every
 /// waiting caller learns. Each test body blocks (on semaphores, on threads), so

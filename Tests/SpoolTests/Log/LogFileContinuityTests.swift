@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(Benchmarks) @testable import Spool
+@testable import Spool
 
 /// The boundaries between log files (FORMAT.md, *File numbers*, *Continuity across files*, and the file
 /// after a snapshot): what a reader can tell is missing there, judged alike by read-only inspection and by open.

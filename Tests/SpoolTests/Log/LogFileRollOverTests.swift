@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(Benchmarks) @testable import Spool
+@testable import Spool
 
 /// The log rolls over to new files past the log file size; a reopen reads them all.
 @Suite struct LogFileRollOverTests {

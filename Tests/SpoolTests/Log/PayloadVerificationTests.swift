@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(Benchmarks) @_spi(RunnerEvents) @testable import Spool
+@testable import Spool
 
 /// Payloads stay on disk after open and are read when a job is claimed or fetched: every such
 /// read is checked against the CRC-32C replay (or the write) computed of the bytes, so bytes

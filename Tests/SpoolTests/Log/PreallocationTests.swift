@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(Benchmarks) @testable import Spool
+@testable import Spool
 
 /// The log file grows in preallocated chunks; zeroes after the last record are its end.
 @Suite struct PreallocationTests {

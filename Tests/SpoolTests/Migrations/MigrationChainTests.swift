@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(RunnerEvents) @testable import Spool
+@testable import Spool
 
 /// Migrations over chains and key carriers: compaction and replay of the chain and key indexes.
 @Suite struct MigrationChainTests {

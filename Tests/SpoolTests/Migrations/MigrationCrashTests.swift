@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(Benchmarks) @testable import Spool
+@testable import Spool
 
 /// A job migration spanning several records and log files, crashed at every I/O step of the open
 /// that runs it: the recovered queue holds exactly the jobs before it or after it, never a mix.

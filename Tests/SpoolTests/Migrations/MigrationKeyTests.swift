@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(Benchmarks) @testable import Spool
+@testable import Spool
 
 /// Job migrations and unique keys: a migration never moves a key. A new job of a migration takes a
 /// free key and is refused when another unfinished job holds it; a finished job given an unfinished

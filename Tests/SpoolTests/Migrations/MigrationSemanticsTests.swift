@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(Benchmarks) @testable import Spool
+@testable import Spool
 
 /// Job migrations and known kinds as an app uses them: chains of unknown kinds, splits of running jobs,
 /// rewrites inside a migration that ends a prerequisite.

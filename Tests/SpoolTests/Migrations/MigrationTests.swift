@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(Benchmarks) @testable import Spool
+@testable import Spool
 
 /// The configuration of the migration suites: running jobs kept at open (their leases are what a
 /// migration sees), no automatic compaction, and `migrations`.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(RunnerEvents) @testable import Spool
+@testable import Spool
 
 /// A handler parks its job and records checkpoints through its `JobContext`.
 @Suite struct ParkingRunnerTests {

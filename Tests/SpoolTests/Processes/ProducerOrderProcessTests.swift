@@ -76,16 +76,7 @@ import Testing
             try process.run()
             let reader = output.fileHandleForReading
             Thread.detachNewThread {
-                var buffer = Data()
-                while true {
-                    let chunk = reader.availableData
-                    if chunk.isEmpty { break }
-                    buffer.append(chunk)
-                    while let end = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                        events.post(tag, String(decoding: buffer[buffer.startIndex..<end], as: UTF8.self))
-                        buffer = Data(buffer[(end + 1)...])
-                    }
-                }
+                ChildProcess.readLines(reader) { events.post(tag, $0) }
                 events.post(tag, nil)
             }
         }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(Benchmarks) @testable import Spool
+@testable import Spool
 
 /// A producer's reads (issue #16, item 5): the state of its jobs, read from the log without becoming the
 /// owner and without any lock, while the owner writes, rolls over and compacts.

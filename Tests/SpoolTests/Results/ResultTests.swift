@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(RunnerEvents) @testable import Spool
+@testable import Spool
 
 /// Job results (#19 item 1): recorded with the success, bounded, handed to the dependents, kept
 /// through reopen and compaction until retention removes the job.

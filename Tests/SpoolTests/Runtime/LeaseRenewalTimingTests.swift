@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(RunnerEvents) @testable import Spool
+@testable import Spool
 
 /// The runner renews a lease half way through its current term, measured from the lease's own
 /// recorded times — not from when the renewal returned — so a clock moving while a renewal is in

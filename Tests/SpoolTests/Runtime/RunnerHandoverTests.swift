@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(RunnerEvents) @_spi(Benchmarks) @testable import Spool
+@testable import Spool
 
 /// The runner's handover (issue 19 item 4): when a worker finishes a job, the outcome and the
 /// claim of the next due job for the same slot go into one record with one sync.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(RunnerEvents) @testable import Spool
+@testable import Spool
 
 /// The runner meeting a change it did not make: a lease it does not hold expiring, a running job's
 /// unique key replaced by an enqueue.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(RunnerEvents) @testable import Spool
+@testable import Spool
 
 /// The runner's loop at the moment another change lands: a running job deleted as its handler
 /// returns, a stop asked while the loop's claim is in flight.

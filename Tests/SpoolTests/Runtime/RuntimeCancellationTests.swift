@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(RunnerEvents) @testable import Spool
+@testable import Spool
 
 /// Cancelling a running job, and stopping the runner: handlers are cancelled or finish as
 /// asked, and every attempt ends recorded once, or — for a cancelled job — not at all.

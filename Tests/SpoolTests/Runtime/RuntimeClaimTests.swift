@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(RunnerEvents) @testable import Spool
+@testable import Spool
 
 /// The runtime's building blocks below the runner: a claim across a set of kinds,
 /// and sleeping on the injected clock.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(RunnerEvents) @testable import Spool
+@testable import Spool
 
 /// The runtime with the engine's constraints and chains: a job runs only once its
 /// prerequisites succeeded and while the device conditions satisfy its constraints.

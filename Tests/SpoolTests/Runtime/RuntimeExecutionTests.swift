@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(RunnerEvents) @testable import Spool
+@testable import Spool
 
 /// The worker runtime runs handlers and records what they return: once per claimed job,
 /// within its concurrency limits, typed parameters decoded, failures classified.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(RunnerEvents) @testable import Spool
+@testable import Spool
 
 /// When the runtime runs things: at each deadline exactly, never before, renewing leases
 /// and timing attempts out on the injected clock, and otherwise only when the queue changes.

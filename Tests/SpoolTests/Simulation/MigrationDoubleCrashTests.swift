@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(Benchmarks) @testable import Spool
+@testable import Spool
 
 /// A crash during a migration, then a second crash during its re-run, then opens:
 /// the jobs are as before or as after the migration, and live equals replay.

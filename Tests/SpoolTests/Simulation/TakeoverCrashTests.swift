@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(Benchmarks) @testable import Spool
+@testable import Spool
 
 /// Ownership on the simulated disk: power loss at every I/O step of a takeover, and owners racing
 /// (two openers at once; a stale owner writing on several threads while another takes over).

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(RunnerEvents) @testable import Spool
+@testable import Spool
 
 /// A handler's progress: observable per job and per kind, coalesced, memory only, gone once the job finishes.
 @Suite struct ProgressTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(RunnerEvents) @testable import Spool
+@testable import Spool
 
 /// The runner records why each attempt ended, and gives back the attempts the app or the system interrupts.
 @Suite struct RunnerStopReasonTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(RunnerEvents) @testable import Spool
+@testable import Spool
 
 /// A handler, or app code holding a lease, runs a job again later without failing it.
 @Suite struct SnoozeTests {

@@ -15,6 +15,21 @@ enum ChildProcess {
         return nil
     }
 
+    /// Reads `handle` to its end, calling `line` with each complete line, in order. A last line without its
+    /// newline (cut by a kill) is not one.
+    static func readLines(_ handle: FileHandle, _ line: (String) -> Void) {
+        var buffer = Data()
+        while true {
+            let chunk = handle.availableData
+            if chunk.isEmpty { return }
+            buffer.append(chunk)
+            while let end = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                line(String(decoding: buffer[buffer.startIndex..<end], as: UTF8.self))
+                buffer = Data(buffer[(end + 1)...])
+            }
+        }
+    }
+
     /// Starts `binary` with its standard output on a pipe and its standard error discarded.
     private static func launch(_ binary: String, _ arguments: [String]) throws -> (Process, Pipe) {
         let process = Process()

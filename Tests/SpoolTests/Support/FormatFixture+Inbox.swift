@@ -14,7 +14,7 @@ extension FormatFixture {
         let clock = ManualClock(start: start)
         let queuePath = directory + "/queue"
         let configuration = configuration(clock: clock)
-        var queue = try JobQueue(directory: queuePath, configuration: configuration)
+        let queue = try JobQueue(directory: queuePath, configuration: configuration)
         _ = try queue.enqueue(NewJob(kind: "sync", payload: Data("local".utf8), id: "local-1", uniqueKey: "sync:a"))
         _ = try queue.enqueue(NewJob(kind: "sync", id: "local-2"))
         clock.advance(by: 1)
@@ -48,12 +48,20 @@ extension FormatFixture {
         try queue.close()
         try? FileManager.default.removeItem(atPath: queuePath + "/" + QueueDirectoryLayout.lockFileName)
 
-        // The state the next open holds: a copy opened (it ingests the second record).
-        let scratch = directory + "/../.inbox-fixture-scratch"
+        // The state the next open holds (it ingests the second record).
+        try writeStateOfNextOpen(of: queuePath, into: directory, configuration: configuration, clock: clock)
+    }
+
+    /// Writes `directory/expected.json`: the state a copy of the queue at `queuePath` holds once opened (an
+    /// open that ingests what the inbox holds), the copy removed again.
+    static func writeStateOfNextOpen(
+        of queuePath: String, into directory: String, configuration: Configuration, clock: ManualClock
+    ) throws {
+        let scratch = directory + "/../.fixture-next-open-scratch"
         try? FileManager.default.removeItem(atPath: scratch)
         try FileManager.default.copyItem(atPath: queuePath, toPath: scratch)
         defer { try? FileManager.default.removeItem(atPath: scratch) }
-        queue = try JobQueue(directory: scratch, configuration: configuration)
+        let queue = try JobQueue(directory: scratch, configuration: configuration)
         let expected = try FixtureState(queue: queue, clockAdvance: clock.now().timeIntervalSince(start))
         try closeChecked(queue)
         let encoder = JSONEncoder()

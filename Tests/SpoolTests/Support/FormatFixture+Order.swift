@@ -15,7 +15,7 @@ extension FormatFixture {
         let clock = ManualClock(start: start)
         let queuePath = directory + "/queue"
         let configuration = configuration(clock: clock)
-        var queue = try JobQueue(directory: queuePath, configuration: configuration)
+        let queue = try JobQueue(directory: queuePath, configuration: configuration)
         // A large payload first: the log rolls over, as in every fixture.
         _ = try queue.enqueue(NewJob(kind: "archive", payload: Data(count: 1100), id: "local-0"))
         _ = try queue.enqueue(NewJob(kind: "trip", payload: Data("local".utf8), id: "local-1", tags: ["trip"]))
@@ -38,16 +38,7 @@ extension FormatFixture {
         clock.advance(by: 1)
         try x.enqueue(NewJob(kind: "trip", payload: Data([4]), id: "order-4", tags: ["trip"]))
 
-        // The state the next open holds: a copy opened (it ingests the inbox).
-        let scratch = directory + "/../.order-fixture-scratch"
-        try? FileManager.default.removeItem(atPath: scratch)
-        try FileManager.default.copyItem(atPath: queuePath, toPath: scratch)
-        defer { try? FileManager.default.removeItem(atPath: scratch) }
-        queue = try JobQueue(directory: scratch, configuration: configuration)
-        let expected = try FixtureState(queue: queue, clockAdvance: clock.now().timeIntervalSince(start))
-        try closeChecked(queue)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try encoder.encode(expected).write(to: URL(fileURLWithPath: directory + "/expected.json"))
+        // The state the next open holds (it ingests the inbox).
+        try writeStateOfNextOpen(of: queuePath, into: directory, configuration: configuration, clock: clock)
     }
 }

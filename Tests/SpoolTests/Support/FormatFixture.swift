@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(Benchmarks) @testable import Spool
+@testable import Spool
 
 /// Checked-in queue directories: the compatibility promise of `FORMAT.md`.
 ///

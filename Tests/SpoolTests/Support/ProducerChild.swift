@@ -20,17 +20,9 @@ final class ProducerChild: @unchecked Sendable {
         try process.run()
         let reader = output.fileHandleForReading
         Thread.detachNewThread { [self] in
-            var buffer = Data()
-            while true {
-                let chunk = reader.availableData
-                if chunk.isEmpty { break }
-                buffer.append(chunk)
-                while let end = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                    let line = String(decoding: buffer[buffer.startIndex..<end], as: UTF8.self)
-                    buffer = Data(buffer[(end + 1)...])
-                    lock.withLock { lines.append(line) }
-                    event.signal()
-                }
+            ChildProcess.readLines(reader) { line in
+                lock.withLock { lines.append(line) }
+                event.signal()
             }
             // A line without its newline was cut by a kill: not an acknowledgement.
             lock.withLock { ended = true }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(RunnerEvents) @testable import Spool
+@testable import Spool
 
 /// A typed job for the runtime tests.
 struct UploadPhoto: JobKind, Equatable {

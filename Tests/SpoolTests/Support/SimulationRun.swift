@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(Benchmarks) @testable import Spool
+@testable import Spool
 
 /// One operation of a simulated workload.
 enum WorkloadOp: CustomStringConvertible, Sendable {
