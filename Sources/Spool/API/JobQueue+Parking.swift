@@ -12,14 +12,15 @@ extension JobQueue {
     /// ```swift
     /// // The system's transfer task is started; its key names it in any later launch.
     /// let key = "uploads:\(photoID)"
-    /// try queue.park(lease, key: key, deadline: Date().addingTimeInterval(24 * 3600))
+    /// try queue.park(lease, key: key, for: 24 * 3600)  // a day, on the queue's clock
     /// // Later, in this process or another, when the system reports the transfer finished:
     /// try queue.completeParked(key: key)
     /// ```
     ///
     /// - Throws: ``SpoolError/Code/parkKeyConflict`` when another parked job holds `key`;
     ///   ``SpoolError/Code/invalidState`` when the job is parked already; ``SpoolError/Code/invalidArgument``
-    ///   for an empty key or one over ``JobLimits/maxParkKeyBytes``; ``SpoolError/Code/leaseLost`` as
+    ///   for an empty key or one over ``JobLimits/maxParkKeyBytes``, or a `deadline` not after now by the
+    ///   queue's clock (nothing is written: the attempt is not spent); ``SpoolError/Code/leaseLost`` as
     ///   `complete(_:)` does.
     @discardableResult
     public func park(_ lease: Lease, key: String, deadline: Date) throws -> Job {
@@ -28,6 +29,19 @@ extension JobQueue {
                 try $0.park(
                     id: lease.job.id, token: lease.token, issued: true, key: key, deadline: Millis.from(deadline))
             })
+    }
+
+    /// Parks the leased job for `duration` seconds from now, by the queue's clock
+    /// (``Configuration/clock``, which a test pins): see `park(_:key:deadline:)`.
+    @discardableResult
+    public func park(_ lease: Lease, key: String, for duration: TimeInterval) throws -> Job {
+        try park(lease, key: key, deadline: configuration.clock.now().addingTimeInterval(duration))
+    }
+
+    /// Parks the leased job for `duration` seconds from now. See `park(_:key:for:)`.
+    @discardableResult
+    public func park(_ lease: Lease, key: String, for duration: TimeInterval) async throws -> Job {
+        try await park(lease, key: key, deadline: configuration.clock.now().addingTimeInterval(duration))
     }
 
     /// Parks the leased job until `deadline`. See `park(_:key:deadline:)`.

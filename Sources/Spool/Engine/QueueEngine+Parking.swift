@@ -15,6 +15,13 @@ extension QueueEngine {
     func park(id: JobID, token: LeaseToken, issued: Bool, key: String, deadline: Int64) throws -> Pending<StoredJob> {
         try Self.checkText(key, name: "park key", maxBytes: JobLimits.maxParkKeyBytes)
         return try withOpenState {
+            // A deadline already passed would be reclaimed at once, spending the attempt for nothing.
+            guard deadline > nowMillis else {
+                throw SpoolError(
+                    .invalidArgument,
+                    "park: the deadline \(deadline) ms is not after now (\(nowMillis) ms, by the queue's clock)",
+                    jobID: id)
+            }
             _ = try leasedJob(id, token: token, issued: issued, for: .park)
             let lsn = try commit([.other(.park(id: id.rawValue, token: token.rawValue, key: key, deadline: deadline))])
             return Pending(state.jobs[id.rawValue]!, lsn)

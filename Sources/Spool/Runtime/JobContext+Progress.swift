@@ -8,7 +8,7 @@ extension JobContext {
     /// forward these reports to its `progress` (see <doc:BackgroundLaunchesOnIOS>).
     ///
     /// A report after the attempt ended (the job was cancelled, the lease lost) is ignored, as is
-    /// every report from a context built with ``init(job:cancellationReason:renewLease:park:checkpoint:)``.
+    /// every report from a context built with ``init(job:cancellationReason:renewLease:park:checkpoint:clock:)``.
     public func reportProgress(_ progress: JobProgress) {
         if case .runner(let runner, let token) = source { runner.reportProgress(token, progress) }
     }

@@ -8,7 +8,7 @@ extension JobContext {
     /// (``Job/result``; handed to the jobs that wait for this one, as their
     /// ``prerequisiteResults``). A later call replaces it; nothing is recorded unless the handler
     /// returns normally. Memory only until then: a context built with
-    /// ``init(job:cancellationReason:renewLease:park:checkpoint:)`` keeps nothing.
+    /// ``init(job:cancellationReason:renewLease:park:checkpoint:clock:)`` keeps nothing.
     ///
     /// ```swift
     /// try runner.register(UploadPhoto.self) { photo, context in

@@ -19,6 +19,8 @@ public struct JobContext: Sendable {
     let source: Source
     /// What ``park(key:deadline:)`` and ``checkpoint(_:)`` call in a context built for a test.
     private var detachedParking: DetachedParking?
+    /// The clock of a context built for a test (a runner's context reads its queue's).
+    private var detachedClock: any SpoolClock = SystemClock()
 
     private struct DetachedParking: Sendable {
         var park: @Sendable (String, Date) async throws -> Void
@@ -28,7 +30,7 @@ public struct JobContext: Sendable {
     enum Source: Sendable {
         /// The runner running the attempt under this lease.
         case runner(JobRunner, LeaseToken)
-        /// Built by ``JobContext/init(job:cancellationReason:renewLease:park:checkpoint:)``.
+        /// Built by ``JobContext/init(job:cancellationReason:renewLease:park:checkpoint:clock:)``.
         case detached(
             cancellationReason: @Sendable () -> CancellationReason?,
             renewLease: @Sendable (TimeInterval?) async throws -> Void)
@@ -59,15 +61,27 @@ public struct JobContext: Sendable {
     ///   - park: Called by ``park(key:deadline:)`` with its arguments before it throws ``JobParked``;
     ///     succeeds by default.
     ///   - checkpoint: Called by ``checkpoint(_:)`` with its argument; succeeds by default.
+    ///   - clock: What ``clock`` gives the handler (a ``ManualClock`` in a test); the system's by default.
     public init(
         job: Job, cancellationReason: @escaping @Sendable () -> CancellationReason? = { nil },
         renewLease: @escaping @Sendable (TimeInterval?) async throws -> Void = { _ in },
         park: @escaping @Sendable (String, Date) async throws -> Void = { _, _ in },
-        checkpoint: @escaping @Sendable (Data) async throws -> Void = { _ in }
+        checkpoint: @escaping @Sendable (Data) async throws -> Void = { _ in },
+        clock: any SpoolClock = SystemClock()
     ) {
         self.job = job
         source = .detached(cancellationReason: cancellationReason, renewLease: renewLease)
         detachedParking = DetachedParking(park: park, checkpoint: checkpoint)
+        detachedClock = clock
+    }
+
+    /// The queue's clock (``Configuration/clock``): build deadlines from it, not from `Date()`, so that
+    /// a test that pins the queue's clock pins the handler's too.
+    public var clock: any SpoolClock {
+        switch source {
+        case .runner(let runner, _): return runner.queue.configuration.clock
+        case .detached: return detachedClock
+        }
     }
 
     /// Why the runner cancelled this attempt's task, or `nil` while it has not.
@@ -128,20 +142,27 @@ public struct JobContext: Sendable {
         }
     }
 
-    /// Parks the job, durably, until an external completion named `key` arrives or `deadline`
-    /// passes (`JobQueue.park(_:key:deadline:)`), then ends the handler by throwing
+    /// Parks the job, durably, until an external completion named `key` arrives or `duration` seconds
+    /// pass on the queue's ``clock`` (`JobQueue.park(_:key:deadline:)`), then ends the handler by throwing
     /// ``JobParked``, which the runner takes as "nothing more to record": the job stays `running`,
     /// its attempt counted once, and a later process completes it with `JobQueue.completeParked(key:)`.
     ///
     /// ```swift
     /// try runner.register(UploadPhoto.self) { photo, context in
     ///     // Hand the file to a background URLSession here: the system uploads it.
-    ///     try await context.park(key: "uploads:\(context.id)", deadline: Date().addingTimeInterval(86_400))
+    ///     try await context.park(key: "uploads:\(context.id)", for: 86_400)
     /// }
     /// ```
     ///
     /// - Throws: ``JobParked`` once parked; otherwise the errors of the park
-    ///   (``SpoolError/Code/parkKeyConflict``, ``SpoolError/Code/leaseLost``…), the job not parked.
+    ///   (``SpoolError/Code/parkKeyConflict``, ``SpoolError/Code/leaseLost``, ``SpoolError/Code/invalidArgument``
+    ///   for a duration that leaves no time…), the job not parked.
+    public func park(key: String, for duration: TimeInterval) async throws -> Never {
+        try await park(key: key, deadline: clock.now().addingTimeInterval(duration))
+    }
+
+    /// Parks the job until `deadline` (not after now: ``SpoolError/Code/invalidArgument``, nothing spent).
+    /// See ``park(key:for:)``, which takes a duration on the queue's clock.
     public func park(key: String, deadline: Date) async throws -> Never {
         switch source {
         case .runner(let runner, let token): try await runner.park(token, key: key, deadline: deadline)

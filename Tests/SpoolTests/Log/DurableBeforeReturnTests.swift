@@ -61,6 +61,8 @@ import Testing
                 _ = try await q.park(lease, key: "t1", deadline: f.clock.now().addingTimeInterval(60))
             }
         ),
+        ("park(_:key:for:)", nil, { q, lease, _ in _ = try q.park(lease, key: "t1", for: 60) }),
+        ("park(_:key:for:) async", nil, { q, lease, _ in _ = try await q.park(lease, key: "t1", for: 60) }),
         ("completeParked(key:)", Self.parkLease, { q, _, _ in _ = try q.completeParked(key: "t1") }),
         ("completeParked(key:) async", Self.parkLease, { q, _, _ in _ = try await q.completeParked(key: "t1") }),
         ("failParked(key:error:terminal:)", Self.parkLease, { q, _, _ in _ = try q.failParked(key: "t1", error: "e") }),

@@ -10,7 +10,8 @@ import Testing
         let deadline = fixture.clock.now().addingTimeInterval(3600)
         try fixture.runner.register(kind: "upload") { _, context in
             try await context.checkpoint(Data("started".utf8))
-            try await context.park(key: "task-\(context.id.rawValue)", deadline: deadline)
+            // A duration on the queue's clock (the handler's context reads the queue's ManualClock).
+            try await context.park(key: "task-\(context.id.rawValue)", for: 3600)
         }
         try fixture.runner.register(kind: "other") { _, _ in }
         let parked = try await fixture.queue.enqueue(NewJob(kind: "upload", id: "up"))
@@ -20,6 +21,7 @@ import Testing
         await fixture.waitForEvent(after: 0) { $0 == .succeeded(other) }
         let job = try fixture.job(parked)
         #expect(job.state == .running && job.parkedKey == "task-up" && job.attempts == 1)
+        #expect(job.parkDeadline == deadline)
         #expect(job.checkpoint == Data("started".utf8))
         #expect(!fixture.events.all.contains(.discarded(parked)))
         try await fixture.queue.completeParked(key: "task-up")

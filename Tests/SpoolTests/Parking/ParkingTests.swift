@@ -96,6 +96,38 @@ import Testing
         try closeChecked(queue)
     }
 
+    /// A deadline not after now is refused and spends nothing (issue #34 item 8); a duration counts on the
+    /// queue's clock, from `JobQueue.park(_:key:for:)` and from a handler's `JobContext.park(key:for:)`,
+    /// whose `clock` is the queue's.
+    @Test func aParkDeadlineNotAfterNowIsRefusedAndADurationCountsOnTheQueuesClock() throws {
+        let fixture = Fixture()
+        defer { fixture.temp.cleanup() }
+        let queue = try fixture.open()
+        try queue.enqueue(NewJob(kind: "upload", id: "u1"))
+        let lease = try #require(try queue.claim(leaseDuration: 60))
+        for deadline in [fixture.clock.now(), fixture.clock.now().addingTimeInterval(-1)] {
+            expectError(.invalidArgument) { try queue.park(lease, key: "k", deadline: deadline) }
+        }
+        expectError(.invalidArgument) { try queue.park(lease, key: "k", for: 0) }
+        let job = try #require(try queue.job("u1"))
+        #expect(job.state == .running && job.attempts == 1 && job.parkedKey == nil, "nothing spent, nothing parked")
+        let parked = try queue.park(lease, key: "k", for: 3600)
+        #expect(parked.parkDeadline == fixture.clock.now().addingTimeInterval(3600))
+        try closeChecked(queue)
+    }
+
+    /// A context built for a test gives the clock it was given, and parks for a duration on it.
+    @Test func aTestsContextParksForADurationOnItsClock() async throws {
+        let manual = ManualClock(start: Date(timeIntervalSince1970: 5_000))
+        let asked = Locked<Date?>(nil)
+        let context = JobContext(
+            job: Job(kind: "upload", state: .running, attempts: 1),
+            park: { _, deadline in asked.withLock { $0 = deadline } }, clock: manual)
+        #expect(context.clock.now() == manual.now())
+        await #expect(throws: JobParked.self) { try await context.park(key: "k2", for: 60) }
+        #expect(asked.withLock { $0 } == manual.now().addingTimeInterval(60))
+    }
+
     @Test func keysAreUniqueAmongParkedJobsAndAJobParksOnce() throws {
         let fixture = Fixture()
         defer { fixture.temp.cleanup() }
