@@ -39,7 +39,9 @@ extension JobQueue {
     /// group with jobs, the network-free, power-free group first.
     ///
     /// A job's earliest moment is its due time; a running job's is now (if the app dies, it runs
-    /// again at the next launch); a blocked job's is the latest earliest moment of the prerequisites
+    /// again at the next launch), but a parked job's is its park's deadline (the system does its work
+    /// meanwhile, and its completion arrives by key, not through a launch for processing: a queue whose
+    /// only unfinished work is parked asks for no launch before that deadline); a blocked job's is the latest earliest moment of the prerequisites
     /// it waits for, or its own due time if later. Failed jobs wait for a person and are left out.
     /// The kinds' controls apply as they apply to claims: the jobs of a paused kind (`pause(kind:)`),
     /// and the jobs waiting for them, have no moment and are left out until the kind is resumed; a job of
@@ -76,9 +78,11 @@ extension JobQueue {
         func earliestRun(_ job: StoredJob) -> Int64? {
             if let known = earliest[job.id] { return known }
             // A running job started already: only a pause keeps it (reclaimed after its process died) waiting.
+            // A parked one waits for the system's work: nothing of it runs before its park's deadline (its
+            // completion comes by key, through the system, not through a launch for processing).
             var moment =
                 job.state == .running
-                ? (controls.paused[job.kind] == nil ? now : nil)
+                ? (controls.paused[job.kind] == nil ? max(now, job.park?.deadline ?? now) : nil)
                 : controls.earliestStart(of: job.kind, dueAt: max(now, job.dueAt))
             // Prerequisites are enqueued earlier, so this recursion follows a chain back, without cycles.
             for prerequisite in job.waitingFor {

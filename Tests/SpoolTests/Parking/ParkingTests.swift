@@ -172,3 +172,26 @@ import Testing
         #expect(TransactionCodec.Opcode.park.minimumBodyVersion == 5)
     }
 }
+
+/// A parked job asks for no launch before its deadline (issue #34 item 3): its moment in the scheduling
+/// hints is its park's deadline, and so is that of the jobs waiting for it.
+@Suite struct ParkedSchedulingTests {
+    @Test func aQueueWhoseOnlyWorkIsParkedAsksForNoLaunchBeforeTheDeadline() throws {
+        let temp = TemporaryDirectory("spool-park-hints")
+        defer { temp.cleanup() }
+        let clock = ManualClock()
+        let queue = try JobQueue(directory: temp.queue, configuration: testConfiguration(clock: clock))
+        let upload = try queue.enqueue(NewJob(kind: "upload", id: "u"))
+        try queue.enqueue(NewJob(kind: "report", id: "r", dependencies: [upload]))
+        let lease = try #require(try queue.claim(kind: "upload"))
+        #expect(try queue.nextProcessingHint()?.earliestBeginDate == clock.now(), "running: now")
+        try queue.park(lease, key: "transfer-u", for: 3600)
+        let deadline = clock.now().addingTimeInterval(3600)
+        #expect(try queue.nextProcessingHint()?.earliestBeginDate == deadline)
+        #expect(try queue.schedulingHints().map(\.earliestBeginDate) == [deadline], "the dependent waits with it")
+        // Other work due now asks for now.
+        try queue.enqueue(NewJob(kind: "other", id: "o"))
+        #expect(try queue.nextProcessingHint()?.earliestBeginDate == clock.now())
+        try closeChecked(queue)
+    }
+}
