@@ -47,3 +47,11 @@ public enum JobState: String, Sendable, CaseIterable, Codable {
         }
     }
 }
+
+extension JobState: CustomStringConvertible, CustomDebugStringConvertible {
+    /// The state's name, as `spool` prints it: `succeeded`.
+    public var description: String { rawValue }
+    /// The state's name, so that a collection of states prints `[succeeded, failed]` rather than the
+    /// type's full name.
+    public var debugDescription: String { rawValue }
+}

@@ -281,3 +281,12 @@ import Testing
         try closeChecked(reopened)
     }
 }
+
+/// A job state prints as its name, alone and in a collection (issue #34's smaller points).
+@Suite struct JobStateTextTests {
+    @Test func aStatePrintsItsNameAloneAndInACollection() {
+        #expect("\(JobState.succeeded)" == "succeeded")
+        #expect("\([JobState.enqueued, .failed])" == "[enqueued, failed]")
+        #expect(String(reflecting: JobState.cancelled) == "cancelled")
+    }
+}
