@@ -71,4 +71,45 @@ public final class RunnerEvents: Sendable {
     public func wait(for count: Int = 1, _ matches: @escaping @Sendable (Event) -> Bool) async {
         await wait { $0.lazy.filter(matches).count >= count }
     }
+
+    /// Returns once `predicate` holds for the events so far, or throws ``TimedOut`` once `seconds` of real
+    /// time passed without it: a test that waits for an event that never comes fails, naming what came,
+    /// instead of hanging. (The limit is a guard, in real time; what the test waits for stays an event.)
+    public func wait(
+        until predicate: @escaping @Sendable ([Event]) -> Bool, timeout seconds: TimeInterval
+    ) async throws {
+        let held = try await withThrowingTaskGroup(of: Bool.self) { group -> Bool in
+            group.addTask {
+                await self.events.wait(until: predicate)
+                return !Task.isCancelled
+            }
+            group.addTask {
+                try await Task.sleep(nanoseconds: UInt64(max(0, min(seconds, 1e9)) * 1e9))
+                return false
+            }
+            let first = try await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        if !held, !predicate(all) { throw TimedOut(seconds: seconds, events: all) }
+    }
+
+    /// Returns once `count` events match `matches` in total, or throws ``TimedOut`` after `seconds`.
+    /// See ``wait(until:timeout:)``.
+    public func wait(
+        for count: Int = 1, timeout seconds: TimeInterval, _ matches: @escaping @Sendable (Event) -> Bool
+    ) async throws {
+        try await wait(until: { $0.lazy.filter(matches).count >= count }, timeout: seconds)
+    }
+
+    /// What a wait with a time limit throws when the events it waited for did not come in time.
+    public struct TimedOut: Error, Sendable, CustomStringConvertible {
+        /// The time limit, in seconds.
+        public var seconds: TimeInterval
+        /// The events recorded when the limit passed.
+        public var events: [Event]
+
+        /// "no matching event within N s; events: …".
+        public var description: String { "no matching event within \(seconds) s; events: \(events)" }
+    }
 }
