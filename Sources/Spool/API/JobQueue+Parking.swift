@@ -24,11 +24,8 @@ extension JobQueue {
     ///   `complete(_:)` does.
     @discardableResult
     public func park(_ lease: Lease, key: String, deadline: Date) throws -> Job {
-        Job(
-            try engine.durably {
-                try $0.park(
-                    id: lease.job.id, token: lease.token, issued: true, key: key, deadline: Millis.from(deadline))
-            })
+        try endAttempt(
+            lease.job.id, token: lease.token, issued: true, .parked(key: key, deadline: Millis.from(deadline)))
     }
 
     /// Parks the leased job for `duration` seconds from now, by the queue's clock
@@ -47,11 +44,8 @@ extension JobQueue {
     /// Parks the leased job until `deadline`. See `park(_:key:deadline:)`.
     @discardableResult
     public func park(_ lease: Lease, key: String, deadline: Date) async throws -> Job {
-        Job(
-            try await engine.durably {
-                try $0.park(
-                    id: lease.job.id, token: lease.token, issued: true, key: key, deadline: Millis.from(deadline))
-            })
+        try await endAttempt(
+            lease.job.id, token: lease.token, issued: true, .parked(key: key, deadline: Millis.from(deadline)))
     }
 
     /// Records that the external work of the parked job holding `key` succeeded: the job succeeds.

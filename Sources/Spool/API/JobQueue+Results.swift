@@ -13,19 +13,13 @@ extension JobQueue {
     ///   (nothing is written, the job stays running); otherwise as ``complete(_:)-rpzo``.
     @discardableResult
     public func complete(_ lease: Lease, result: Data) throws -> Job {
-        let bytes = [UInt8](result)
-        return Job(
-            try engine.durably { try $0.complete(id: lease.job.id, token: lease.token, issued: true, result: bytes) })
+        try endAttempt(lease.job.id, token: lease.token, issued: true, .succeeded(result: [UInt8](result)))
     }
 
     /// Records that the leased job succeeded, with `result`. See the blocking `complete(_:result:)`.
     @discardableResult
     public func complete(_ lease: Lease, result: Data) async throws -> Job {
-        let bytes = [UInt8](result)
-        return Job(
-            try await engine.durably {
-                try $0.complete(id: lease.job.id, token: lease.token, issued: true, result: bytes)
-            })
+        try await endAttempt(lease.job.id, token: lease.token, issued: true, .succeeded(result: [UInt8](result)))
     }
 
     /// Records that job `id`, leased under `token`, succeeded, with `result` in the same record: for a
@@ -33,15 +27,13 @@ extension JobQueue {
     /// `complete(_:result:)` otherwise.
     @discardableResult
     public func complete(_ id: JobID, token: LeaseToken, result: Data) throws -> Job {
-        let bytes = [UInt8](result)
-        return Job(try engine.durably { try $0.complete(id: id, token: token, issued: false, result: bytes) })
+        try endAttempt(id, token: token, issued: false, .succeeded(result: [UInt8](result)))
     }
 
     /// Records that job `id`, leased under `token`, succeeded, with `result`. See the blocking
     /// `complete(_:token:result:)`.
     @discardableResult
     public func complete(_ id: JobID, token: LeaseToken, result: Data) async throws -> Job {
-        let bytes = [UInt8](result)
-        return Job(try await engine.durably { try $0.complete(id: id, token: token, issued: false, result: bytes) })
+        try await endAttempt(id, token: token, issued: false, .succeeded(result: [UInt8](result)))
     }
 }

@@ -24,19 +24,13 @@ extension JobQueue {
     ///   reclaimed or claimed again, or no longer exists.
     @discardableResult
     public func release(_ lease: Lease, reason: StopReason) throws -> Job {
-        Job(
-            try engine.durably {
-                try $0.end(id: lease.job.id, token: lease.token, issued: true, ending: .released(reason))
-            })
+        try endAttempt(lease.job.id, token: lease.token, issued: true, .released(reason))
     }
 
     /// Gives back the leased attempt. See ``release(_:reason:)-8hql8``.
     @discardableResult
     public func release(_ lease: Lease, reason: StopReason) async throws -> Job {
-        Job(
-            try await engine.durably {
-                try $0.end(id: lease.job.id, token: lease.token, issued: true, ending: .released(reason))
-            })
+        try await endAttempt(lease.job.id, token: lease.token, issued: true, .released(reason))
     }
 
     /// Ends the leased attempt without failing: the job goes back to enqueued, due at `date`, with
@@ -54,24 +48,26 @@ extension JobQueue {
     ///   years 1 and 9999; ``SpoolError/Code/leaseLost`` as ``release(_:reason:)-8hql8``.
     @discardableResult
     public func snooze(_ lease: Lease, until date: Date, attempt: SnoozeAttempt = .giveBack) throws -> Job {
-        let until = try QueueEngine.snoozeTime(date)
-        return Job(
-            try engine.durably {
-                try $0.end(
-                    id: lease.job.id, token: lease.token, issued: true, ending: .snoozed(until: until, attempt: attempt)
-                )
-            })
+        let until = try QueueEngine.milliseconds(date, of: "snooze")
+        return try endAttempt(lease.job.id, token: lease.token, issued: true, .snoozed(until: until, attempt: attempt))
     }
 
     /// Ends the leased attempt without failing. See ``snooze(_:until:attempt:)-6a5pj``.
     @discardableResult
     public func snooze(_ lease: Lease, until date: Date, attempt: SnoozeAttempt = .giveBack) async throws -> Job {
-        let until = try QueueEngine.snoozeTime(date)
-        return Job(
-            try await engine.durably {
-                try $0.end(
-                    id: lease.job.id, token: lease.token, issued: true, ending: .snoozed(until: until, attempt: attempt)
-                )
-            })
+        let until = try QueueEngine.milliseconds(date, of: "snooze")
+        return try await endAttempt(
+            lease.job.id, token: lease.token, issued: true, .snoozed(until: until, attempt: attempt))
+    }
+
+    /// Ends the attempt on job `id`, leased under `token`, as `ending` says, durably: the one way every
+    /// call that ends an attempt records it (see ``QueueEngine/leasedJob(_:token:issued:for:)`` for `issued`).
+    func endAttempt(_ id: JobID, token: LeaseToken, issued: Bool, _ ending: AttemptEnd) throws -> Job {
+        Job(try engine.durably { try $0.end(id: id, token: token, issued: issued, ending: ending) }.finished)
+    }
+
+    /// Ends the attempt on job `id`, leased under `token`, as `ending` says. See `endAttempt(_:token:issued:_:)`.
+    func endAttempt(_ id: JobID, token: LeaseToken, issued: Bool, _ ending: AttemptEnd) async throws -> Job {
+        Job(try await engine.durably { try $0.end(id: id, token: token, issued: issued, ending: ending) }.finished)
     }
 }

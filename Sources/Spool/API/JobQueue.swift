@@ -235,13 +235,13 @@ public final class JobQueue: Sendable {
     ///   migration: a ``Lease`` comes only from a claim, so the job existed): the result is discarded.
     @discardableResult
     public func complete(_ lease: Lease) throws -> Job {
-        Job(try engine.durably { try $0.complete(id: lease.job.id, token: lease.token, issued: true) })
+        try endAttempt(lease.job.id, token: lease.token, issued: true, .succeeded())
     }
 
     /// Records that the leased job succeeded. See ``complete(_:)-rpzo``.
     @discardableResult
     public func complete(_ lease: Lease) async throws -> Job {
-        Job(try await engine.durably { try $0.complete(id: lease.job.id, token: lease.token, issued: true) })
+        try await endAttempt(lease.job.id, token: lease.token, issued: true, .succeeded())
     }
 
     /// Records that job `id`, leased under `token`, succeeded.
@@ -252,13 +252,13 @@ public final class JobQueue: Sendable {
     ///   or migrated away), which ``complete(_:)-rpzo`` reports as `leaseLost`.
     @discardableResult
     public func complete(_ id: JobID, token: LeaseToken) throws -> Job {
-        Job(try engine.durably { try $0.complete(id: id, token: token, issued: false) })
+        try endAttempt(id, token: token, issued: false, .succeeded())
     }
 
     /// Records that job `id`, leased under `token`, succeeded. See ``complete(_:token:)-9sowh``.
     @discardableResult
     public func complete(_ id: JobID, token: LeaseToken) async throws -> Job {
-        Job(try await engine.durably { try $0.complete(id: id, token: token, issued: false) })
+        try await endAttempt(id, token: token, issued: false, .succeeded())
     }
 
     /// Records that the leased attempt failed.
@@ -273,19 +273,14 @@ public final class JobQueue: Sendable {
     ///   a ``Lease`` comes only from a claim, so the job existed).
     @discardableResult
     public func fail(_ lease: Lease, error: String, terminal: Bool = false) throws -> Job {
-        Job(
-            try engine.durably {
-                try $0.fail(id: lease.job.id, token: lease.token, issued: true, error: error, terminal: terminal)
-            })
+        try endAttempt(lease.job.id, token: lease.token, issued: true, .failed(error: error, terminal: terminal))
     }
 
     /// Records that the leased attempt failed. See ``fail(_:error:terminal:)-5uw4e``.
     @discardableResult
     public func fail(_ lease: Lease, error: String, terminal: Bool = false) async throws -> Job {
-        Job(
-            try await engine.durably {
-                try $0.fail(id: lease.job.id, token: lease.token, issued: true, error: error, terminal: terminal)
-            })
+        try await endAttempt(
+            lease.job.id, token: lease.token, issued: true, .failed(error: error, terminal: terminal))
     }
 
     /// Records that the attempt of job `id`, leased under `token`, failed.
@@ -295,16 +290,13 @@ public final class JobQueue: Sendable {
     ///   cannot show that the job existed; ``fail(_:error:terminal:)-5uw4e`` says `leaseLost`).
     @discardableResult
     public func fail(_ id: JobID, token: LeaseToken, error: String, terminal: Bool = false) throws -> Job {
-        Job(try engine.durably { try $0.fail(id: id, token: token, issued: false, error: error, terminal: terminal) })
+        try endAttempt(id, token: token, issued: false, .failed(error: error, terminal: terminal))
     }
 
     /// Records that the attempt of job `id`, leased under `token`, failed. See ``fail(_:token:error:terminal:)-9lkch``.
     @discardableResult
     public func fail(_ id: JobID, token: LeaseToken, error: String, terminal: Bool = false) async throws -> Job {
-        Job(
-            try await engine.durably {
-                try $0.fail(id: id, token: token, issued: false, error: error, terminal: terminal)
-            })
+        try await endAttempt(id, token: token, issued: false, .failed(error: error, terminal: terminal))
     }
 
     /// Reclaims running jobs whose lease has expired (by the wall clock, or by the

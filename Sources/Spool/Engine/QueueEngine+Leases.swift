@@ -72,17 +72,6 @@ extension QueueEngine {
         }
     }
 
-    /// Records the success of job `id` held under `token` (see ``leasedJob(_:token:issued:)`` for `issued`).
-    /// `result`: what the success records with it (``JobLimits/maxResultBytes`` at most, checked first).
-    func complete(id: JobID, token: LeaseToken, issued: Bool, result: [UInt8]? = nil) throws -> Pending<StoredJob> {
-        if let result { try Self.checkResult(result) }
-        return try withOpenState {
-            let job = try leasedJob(id, token: token, issued: issued, for: .complete)
-            let lsn = try commit(completion(of: job, token: token, at: nowMillis, result: result))
-            return Pending(state.jobs[id.rawValue]!, lsn)
-        }
-    }
-
     /// The operations that record the success of `job`, held under `token`, at `now`: its `result`
     /// first, when it has one, so that the success hands it to the jobs waiting for it.
     func completion(of job: StoredJob, token: LeaseToken, at now: Int64, result: [UInt8]? = nil)
@@ -91,15 +80,6 @@ extension QueueEngine {
         (result.map { [.other(.result(id: job.id, data: $0))] } ?? [])
             + [.other(.complete(id: job.id, token: token.rawValue, at: now))]
             + nextOccurrence(of: job, endingWith: nil, at: now)
-    }
-
-    /// Records the failure of job `id` held under `token` (see ``leasedJob(_:token:issued:)`` for `issued`).
-    func fail(id: JobID, token: LeaseToken, issued: Bool, error: String, terminal: Bool) throws -> Pending<StoredJob> {
-        try withOpenState {
-            let job = try leasedJob(id, token: token, issued: issued, for: .fail)
-            let lsn = try commit(failure(of: job, token: token, error: error, terminal: terminal, at: nowMillis))
-            return Pending(state.jobs[id.rawValue]!, lsn)
-        }
     }
 
     /// The operations that record the failure of `job`, held under `token`, at `now`: a retry

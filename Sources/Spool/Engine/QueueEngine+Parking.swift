@@ -11,23 +11,6 @@ extension QueueEngine {
         return job.lease?.isExpired(wallNow: wallNow, monotonicNow: monotonicNow, bootID: bootID) ?? true
     }
 
-    /// Parks job `id`, leased under `token`, under `key` until `deadline` (see ``leasedJob(_:token:issued:for:)``).
-    func park(id: JobID, token: LeaseToken, issued: Bool, key: String, deadline: Int64) throws -> Pending<StoredJob> {
-        try Self.checkText(key, name: "park key", maxBytes: JobLimits.maxParkKeyBytes)
-        return try withOpenState {
-            // A deadline already passed would be reclaimed at once, spending the attempt for nothing.
-            guard deadline > nowMillis else {
-                throw SpoolError(
-                    .invalidArgument,
-                    "park: the deadline \(deadline) ms is not after now (\(nowMillis) ms, by the queue's clock)",
-                    jobID: id)
-            }
-            _ = try leasedJob(id, token: token, issued: issued, for: .park)
-            let lsn = try commit([.other(.park(id: id.rawValue, token: token.rawValue, key: key, deadline: deadline))])
-            return Pending(state.jobs[id.rawValue]!, lsn)
-        }
-    }
-
     /// Records `data` as the checkpoint of job `id`, leased under `token`, and renews its lease by
     /// `duration` seconds (the configuration's lease duration by default), in one record.
     func checkpoint(id: JobID, token: LeaseToken, issued: Bool, data: [UInt8], duration: TimeInterval?) throws

@@ -90,55 +90,54 @@ extension JobRunner {
         let lease = attempt.lease
         let token = lease.token
         let context = JobContext(job: lease.job, token: token, runner: self)
-        let outcome: AttemptOutcome
+        let ending: AttemptEnd
         do {
             try await attempt.registration.run(lease.payload, context)
-            outcome = .succeeded
+            ending = .succeeded()
         } catch let failure as TerminalJobFailure {
-            outcome = .failed(failure.reason, terminal: true)
+            ending = .failed(error: failure.reason, terminal: true)
         } catch is JobParked {
             // Parked (JobRunner+Parking.swift): nothing to record; the slot is free.
             await release(token)
             return nil
         } catch let failure as UndecodablePayload {
-            outcome = .failed(failure.description, terminal: true)
+            ending = .failed(error: failure.description, terminal: true)
         } catch let snooze as JobSnooze {
-            outcome = snooze.outcome(now: clock.now())
+            ending = snooze.ending(now: clock.now())
         } catch {
-            outcome = .failed("\(error)", terminal: false)
+            ending = .failed(error: "\(error)", terminal: false)
         }
-        return await finish(token, outcome)
+        return await finish(token, ending)
     }
 
     /// Records a handler's outcome — unless its attempt was settled otherwise meanwhile
     /// (cancelled job, lost lease, timeout): then the result is discarded — and frees its slot.
     ///
     /// - Returns: The next attempt, when the outcome's record claimed it for the caller's task to run.
-    private func finish(_ token: LeaseToken, _ outcome: AttemptOutcome) async -> Attempt? {
-        let settled = state.withLock { state -> (Lease, AttemptOutcome?)? in
+    private func finish(_ token: LeaseToken, _ ending: AttemptEnd) async -> Attempt? {
+        let settled = state.withLock { state -> (Lease, AttemptEnd?)? in
             guard var execution = state.executions[token] else { return nil }
             defer { state.executions[token] = execution }
             if execution.isSettled { return (execution.lease, nil) }
             execution.isSettled = true
-            if execution.cancellation == .runnerStopped, case .failed(let error, terminal: false) = outcome {
+            if execution.cancellation == .runnerStopped, case .failed(let error, false, .failed) = ending {
                 return (
                     execution.lease,
-                    .ended(
-                        .failedBecause(
-                            .runnerStopped, error: "stopped: the runner was stopped while the job ran (\(error))",
-                            terminal: false))
+                    .failed(
+                        error: "stopped: the runner was stopped while the job ran (\(error))", terminal: false,
+                        reason: .runnerStopped)
                 )
             }
             // A success carries the result its handler set (JobContext.setResult) into its record.
-            if outcome == .succeeded, let result = execution.result {
-                return (execution.lease, .ended(.succeeded(result: result)))
+            if ending == .succeeded(), let result = execution.result {
+                return (execution.lease, .succeeded(result: result))
             }
-            return (execution.lease, outcome)
+            return (execution.lease, ending)
         }
         var next: Attempt?
-        if let (lease, outcome) = settled {
-            if let outcome {
-                next = await recordAndHandOver(outcome, of: lease)
+        if let (lease, ending) = settled {
+            if let ending {
+                next = await recordAndHandOver(ending, of: lease)
             } else {
                 events?.record(.discarded(lease.job.id))
             }
@@ -153,7 +152,7 @@ extension JobRunner {
     }
 
     /// Records a handler's outcome and, in the same record, claims the next due job for the slot
-    /// it frees (``QueueEngine/handOver(id:token:ending:nextKinds:leaseDuration:madeBy:)``): one sync per
+    /// it frees (``QueueEngine/end(id:token:issued:ending:claimingNext:leaseDuration:madeBy:)``): one sync per
     /// job in a steady stream, not two. The next job's handler starts only once that record is
     /// durable, so its attempt is counted first, as a claim by the loop counts it; until then the
     /// finished attempt keeps the slot, so the loop cannot claim into it meanwhile, and the next
@@ -161,21 +160,18 @@ extension JobRunner {
     /// caller's task when nothing cancelled it (it returns that attempt for the caller to run). When the
     /// outcome itself may make a job due (it had dependents, or retries at once) or leases are to
     /// be reclaimed, the record holds the outcome alone and the loop claims as it always does.
-    /// A lost lease discards the outcome; another error stops the runner.
-    private func recordAndHandOver(_ outcome: AttemptOutcome, of lease: Lease) async -> Attempt? {
-        let ending: QueueEngine.AttemptEnd
-        switch outcome {
-        case .succeeded: ending = .succeeded(result: nil)
-        case .failed(let error, let terminal): ending = .failed(error: error, terminal: terminal)
-        case .ended(let end): ending = end
-        }
-        let kinds = claimableKinds(freeing: lease.token)
+    /// A lost lease discards the outcome; another error stops the runner. Without `claimingNext`
+    /// (an attempt ended by the runner itself, not by its handler) nothing is claimed.
+    private func recordAndHandOver(_ ending: AttemptEnd, of lease: Lease, claimingNext: Bool = true) async
+        -> Attempt?
+    {
+        let kinds = claimingNext ? claimableKinds(freeing: lease.token) : nil
         let subscriber = state.withLock { $0.changeSubscriber }
         let handover: QueueEngine.Handover
         do {
             handover = try await queue.engine.durably {
-                try $0.handOver(
-                    id: lease.job.id, token: lease.token, ending: ending, nextKinds: kinds,
+                try $0.end(
+                    id: lease.job.id, token: lease.token, issued: true, ending: ending, claimingNext: kinds,
                     leaseDuration: leaseDuration, madeBy: subscriber)
             }
         } catch SpoolError.Code.leaseLost {
@@ -187,7 +183,7 @@ extension JobRunner {
             wakeup.post { $0.runnerChanged = true }
             return nil
         }
-        recordEvent(outcome, of: lease)
+        recordEvent(ending, of: lease)
         guard let next = handover.next else { return nil }
         let nextLease: Lease
         do {
@@ -207,29 +203,10 @@ extension JobRunner {
         return nil
     }
 
-    /// Records an attempt's outcome durably. A lost lease (the job was cancelled, deleted
-    /// or reclaimed meanwhile) discards it; another error stops the runner.
-    func record(_ outcome: AttemptOutcome, of lease: Lease) async {
-        do {
-            switch outcome {
-            case .succeeded:
-                try await queue.complete(lease)
-                events?.record(.succeeded(lease.job.id))
-            case .failed(let error, let terminal):
-                try await queue.fail(lease, error: error, terminal: terminal)
-                events?.record(.failed(lease.job.id, error: error, terminal: terminal))
-            case .ended(let end):
-                _ = try await queue.engine.durably {
-                    try $0.end(id: lease.job.id, token: lease.token, issued: true, ending: end)
-                }
-                recordEvent(outcome, of: lease)
-            }
-        } catch SpoolError.Code.leaseLost {
-            events?.record(.discarded(lease.job.id))
-        } catch {
-            events?.record(.recordFailed(lease.job.id, "\(error)"))
-            stopByItself(error, cancelRunning: false)
-            wakeup.post { $0.runnerChanged = true }
-        }
+    /// Records the end of an attempt that the runner itself ends (a release, a timeout, a stop)
+    /// durably, claiming nothing. A lost lease (the job was cancelled, deleted or reclaimed
+    /// meanwhile) discards it; another error stops the runner.
+    func record(_ ending: AttemptEnd, of lease: Lease) async {
+        _ = await recordAndHandOver(ending, of: lease, claimingNext: false)
     }
 }

@@ -182,13 +182,12 @@ extension JobRunner {
             // A stop asking to cancel running handlers came while the claim was syncing: start no new
             // side effect. The claim has counted the attempt; it is recorded as a retryable failure.
             if let reason = state.withLock({ $0.releaseOnStop }) {
-                await record(.ended(.released(reason)), of: lease)
+                await record(.released(reason), of: lease)
             } else {
                 await record(
-                    .ended(
-                        .failedBecause(
-                            .runnerStopped, error: "stopped: the runner was stopped before the handler started",
-                            terminal: false)),
+                    .failed(
+                        error: "stopped: the runner was stopped before the handler started", terminal: false,
+                        reason: .runnerStopped),
                     of: lease)
             }
             return .stopping
@@ -199,7 +198,7 @@ extension JobRunner {
             }
         } else {
             await record(
-                .failed("unknown kind: no handler is registered for kind \(lease.job.kind)", terminal: true),
+                .failed(error: "unknown kind: no handler is registered for kind \(lease.job.kind)", terminal: true),
                 of: lease)
         }
         return .started
@@ -312,7 +311,7 @@ extension JobRunner {
             events?.record(.cancelledHandler(lease.job.id, .timedOut))
             task?.cancel()
             await record(
-                .ended(.failedBecause(.timedOut, error: "timed out after \(Self.seconds(timeout))", terminal: false)),
+                .failed(error: "timed out after \(Self.seconds(timeout))", terminal: false, reason: .timedOut),
                 of: lease)
         }
     }

@@ -56,7 +56,7 @@ extension JobRunner {
     /// Records each release, then cancels the handler (its result is discarded: the attempt is settled).
     private func release(_ attempts: [(Task<Void, Never>?, Lease, StopReason)]) async {
         for (task, lease, reason) in attempts {
-            await record(.ended(.released(reason)), of: lease)
+            await record(.released(reason), of: lease)
             let cancellation: JobContext.CancellationReason =
                 switch reason {
                 case .systemTimeExpired: .systemTimeExpired
@@ -68,16 +68,15 @@ extension JobRunner {
         }
     }
 
-    /// The event of a recorded outcome.
-    func recordEvent(_ outcome: AttemptOutcome, of lease: Lease) {
+    /// The event of a recorded end.
+    func recordEvent(_ ending: AttemptEnd, of lease: Lease) {
         let id = lease.job.id
-        switch outcome {
-        case .succeeded, .ended(.succeeded): events?.record(.succeeded(id))
-        case .failed(let error, let terminal), .ended(.failed(let error, let terminal)),
-            .ended(.failedBecause(_, let error, let terminal)):
-            events?.record(.failed(id, error: error, terminal: terminal))
-        case .ended(.released(let reason)): events?.record(.released(id, reason))
-        case .ended(.snoozed): events?.record(.snoozed(id))
+        switch ending {
+        case .succeeded: events?.record(.succeeded(id))
+        case .failed(let error, let terminal, _): events?.record(.failed(id, error: error, terminal: terminal))
+        case .released(let reason): events?.record(.released(id, reason))
+        case .snoozed: events?.record(.snoozed(id))
+        case .parked: break
         }
     }
 }

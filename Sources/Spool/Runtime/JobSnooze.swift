@@ -45,16 +45,17 @@ public struct JobSnooze: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// The outcome the runner records, the clock reading `now`: a snooze, or a retryable failure
     /// naming the snooze when its time is not a date between the years 1 and 9999.
-    func outcome(now: Date) -> AttemptOutcome {
+    func ending(now: Date) -> AttemptEnd {
         let date: Date
         switch wake {
         case .at(let at): date = at
         case .after(let seconds): date = seconds.isFinite ? now.addingTimeInterval(max(0, seconds)) : .distantFuture
         }
-        guard let until = try? QueueEngine.snoozeTime(date) else {
-            return .failed("invalid snooze (\(description)): not a date between the years 1 and 9999", terminal: false)
+        guard let until = try? QueueEngine.milliseconds(date, of: "snooze") else {
+            return .failed(
+                error: "invalid snooze (\(description)): not a date between the years 1 and 9999", terminal: false)
         }
-        return .ended(.snoozed(until: until, attempt: attempt))
+        return .snoozed(until: until, attempt: attempt)
     }
 }
 

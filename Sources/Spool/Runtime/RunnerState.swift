@@ -11,14 +11,6 @@ struct UndecodablePayload: Error, CustomStringConvertible {
     var description: String { "undecodable payload: the parameters of kind \(kind) do not decode: \(underlying)" }
 }
 
-/// How an attempt ended, as the runner records it.
-enum AttemptOutcome: Sendable, Equatable {
-    case succeeded
-    case failed(String, terminal: Bool)
-    /// An end recorded as the engine words it: a failure for a reason, a release, a snooze.
-    case ended(QueueEngine.AttemptEnd)
-}
-
 /// A claimed job while the runner works on it.
 struct Execution: Sendable {
     /// The lease (renewals move its expiry; the token stays): the newest term granted, by

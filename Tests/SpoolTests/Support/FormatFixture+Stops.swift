@@ -26,7 +26,7 @@ extension FormatFixture {
         _ = try queue.engine.durably {
             try $0.end(
                 id: slow.job.id, token: slow.token, issued: true,
-                ending: .failedBecause(.timedOut, error: "timed out after 10 s", terminal: false))
+                ending: .failed(error: "timed out after 10 s", terminal: false, reason: .timedOut))
         }
         step()
         _ = try queue.compact()
@@ -40,7 +40,7 @@ extension FormatFixture {
         _ = try queue.engine.durably {
             try $0.end(
                 id: slower.job.id, token: slower.token, issued: true,
-                ending: .failedBecause(.timedOut, error: "timed out after 10 s", terminal: false))
+                ending: .failed(error: "timed out after 10 s", terminal: false, reason: .timedOut))
         }
         step()
     }

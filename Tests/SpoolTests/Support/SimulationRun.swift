@@ -457,11 +457,11 @@ final class SimulationRun {
                 let expected = accepted && claimsHere ? next.claim(now: now) : nil
                 leases[id] = nil
                 let handover = try queue.engine.durably {
-                    try $0.handOver(
-                        id: lease.job.id, token: lease.token,
+                    try $0.end(
+                        id: lease.job.id, token: lease.token, issued: true,
                         ending: terminal.map { .failed(error: "e", terminal: $0) }
                             ?? .succeeded(result: QueueModel.result(of: pick)),
-                        nextKinds: .all, leaseDuration: nil)
+                        claimingNext: .all)
                 }
                 handovers += 1
                 if handover.claimedHere != claimsHere {
