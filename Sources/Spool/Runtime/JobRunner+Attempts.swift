@@ -184,6 +184,9 @@ extension JobRunner {
             return nil
         }
         recordEvent(ending, of: lease)
+        if handover.finished.state.isFinished {
+            events?.record(.finished(lease.job.id, handover.finished.state))
+        }
         guard let next = handover.next else { return nil }
         let nextLease: Lease
         do {

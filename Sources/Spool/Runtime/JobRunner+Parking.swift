@@ -12,6 +12,7 @@ extension JobRunner {
         guard let lease else { throw SpoolError(.leaseLost, "the attempt is over") }
         do {
             try await queue.park(lease, key: key, deadline: deadline)
+            events?.record(.parked(lease.job.id, key: key))
         } catch {
             state.withLock { $0.executions[token]?.isSettled = false }
             // The loop may have chosen its next wake while the attempt was settled, leaving out its

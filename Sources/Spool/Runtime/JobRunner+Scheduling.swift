@@ -21,6 +21,7 @@ extension JobRunner {
             group.cancelAll()
         }
         await awaitRetiredTasks()
+        wakeup.loopRuns(false)
         state.withLock { state in
             state.phase = .idle
             state.loop = nil
@@ -60,8 +61,10 @@ extension JobRunner {
                 lastIngestion = await ingestInbox() ? monotonic : nil
             }
             if let emptyAt = await claimWhileSlotsFree() { lastEmptyClaim = emptyAt }
-            let (stopping, idle) = state.withLock { ($0.phase == .stopping, $0.executions.isEmpty) }
-            if stopping && idle { return }
+            let (stopping, holdsNothing) = state.withLock { ($0.phase == .stopping, $0.executions.isEmpty) }
+            if stopping && holdsNothing { return }
+            // Nothing runs and the claims found nothing due: idle, unless a change came meanwhile.
+            if !stopping, holdsNothing, wakeup.settleIdle() { events?.record(.idle) }
             let deadline = nextWake(lastEmptyClaim: lastEmptyClaim)
             events?.record(.waiting(until: deadline))
             await waitForWake(until: deadline)
@@ -231,6 +234,7 @@ extension JobRunner {
             }
             if let stored, stored.state == .running, stored.lease?.token == token.rawValue { continue }
             settle(token, cancelling: stored == nil || stored?.state == .cancelled ? .jobCancelled : .leaseLost)
+            if let stored, stored.state.isFinished { events?.record(.finished(id, stored.state)) }
         }
     }
 

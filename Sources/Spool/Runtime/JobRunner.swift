@@ -131,6 +131,10 @@ public final class JobRunner: Sendable {
     // MARK: Starting and stopping
 
     /// Starts claiming and running jobs, in the background. Does nothing when already started.
+    ///
+    /// A runner stopped in any way (``stop(_:)``, ``expire()``, ``suspend()``, or by itself) starts
+    /// again with this call, as after its creation; ``resume()`` is the same call under the name an
+    /// app's lifecycle uses.
     public func start() {
         state.withLock { state in
             guard state.phase == .idle else { return }
@@ -141,6 +145,7 @@ public final class JobRunner: Sendable {
             // Subscribed before the first look at the queue, so no change in between is missed.
             let subscription = queue.engine.changes.subscribe()
             state.changeSubscriber = subscription.token
+            wakeup.loopRuns(true)
             state.loop = Task { await self.runLoop(subscription) }
         }
         wakeup.post { $0.runnerChanged = true }

@@ -27,8 +27,19 @@ public final class RunnerEvents: Sendable {
         case claimed(JobID, attempt: Int)
         /// The job's success was recorded.
         case succeeded(JobID)
-        /// A failure was recorded.
+        /// A failure was recorded; `terminal` when the handler said so (``TerminalJobFailure``). Whether
+        /// the job then ended failed (terminal, or its attempts used up) is `.finished(id, .failed)`.
         case failed(JobID, error: String, terminal: Bool)
+        /// The job reached its final state — ``JobState/succeeded``, ``JobState/failed`` (a terminal
+        /// failure, or its attempts used up) or ``JobState/cancelled`` (while its handler ran) — by a
+        /// record of this runner's, or a cancel this runner noticed. Recorded after the outcome's event.
+        case finished(JobID, JobState)
+        /// The handler parked its job under `key` (``JobContext/park(key:for:)``): it waits, durably,
+        /// for the completion of work the system does; its slot is free.
+        case parked(JobID, key: String)
+        /// Nothing of the runner's kinds runs or is due: ``JobRunner/idle()`` returns. Recorded each
+        /// time the runner becomes idle; parked jobs and jobs waiting for conditions do not keep it busy.
+        case idle
         /// The runner cancelled a handler's task.
         case cancelledHandler(JobID, JobContext.CancellationReason)
         /// A handler's result arrived after its attempt was settled otherwise, and was not recorded.
@@ -100,6 +111,18 @@ public final class RunnerEvents: Sendable {
         for count: Int = 1, timeout seconds: TimeInterval, _ matches: @escaping @Sendable (Event) -> Bool
     ) async throws {
         try await wait(until: { $0.lazy.filter(matches).count >= count }, timeout: seconds)
+    }
+
+    /// Returns once `event` is recorded (at once if it was already), or throws ``TimedOut`` after
+    /// `seconds`. See ``wait(until:timeout:)``.
+    ///
+    /// ```swift
+    /// func expectFailedForGood(_ id: JobID, events: RunnerEvents) async throws {
+    ///     try await events.wait(for: .finished(id, .failed), timeout: 10)
+    /// }
+    /// ```
+    public func wait(for event: Event, timeout seconds: TimeInterval) async throws {
+        try await wait(until: { $0.contains(event) }, timeout: seconds)
     }
 
     /// What a wait with a time limit throws when the events it waited for did not come in time.

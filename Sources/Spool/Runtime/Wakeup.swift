@@ -26,19 +26,60 @@ final class Wakeup: Sendable {
     private struct State {
         var pending = Reasons()
         var waiter: CheckedContinuation<Void, Never>?
+        /// Whether the loop found nothing to run at its last look and nothing was posted since.
+        var isIdle = false
+    }
+
+    /// What ``JobRunner/idle()`` waits on: the loop's idleness, and whether the loop runs at all.
+    struct Activity: Sendable {
+        /// The loop found nothing to run at its last look, and nothing was posted since.
+        var isIdle = false
+        /// The loop is running (from ``JobRunner/start()`` until it has ended).
+        var loopRuns = false
+        /// Whether nothing runs nor will without a change: idle, or no loop at all.
+        var isQuiet: Bool { isIdle || !loopRuns }
     }
 
     private let state = Locked(State())
+    /// The loop's activity, for ``JobRunner/idle()`` to wait on. Changed under `state`'s lock, so a
+    /// post and the loop's settling are ordered.
+    let activity = Awaitable(Activity())
 
     /// Adds to the pending reasons and wakes the loop if it waits.
     func post(_ change: (inout Reasons) -> Void) {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             change(&state.pending)
             guard !state.pending.isEmpty else { return nil }
+            if state.isIdle {
+                state.isIdle = false
+                activity.update { $0.isIdle = false }
+            }
             defer { state.waiter = nil }
             return state.waiter
         }
         waiter?.resume()
+    }
+
+    /// The loop found nothing to run: it is idle unless something was posted since it took the
+    /// reasons. Returns whether it became idle just now (it was not before).
+    func settleIdle() -> Bool {
+        state.withLock { state in
+            guard state.pending.isEmpty, !state.isIdle else { return false }
+            state.isIdle = true
+            activity.update { $0.isIdle = true }
+            return true
+        }
+    }
+
+    /// The loop starts (`true`) or has ended (`false`). Not idle at its start, until it has looked.
+    func loopRuns(_ runs: Bool) {
+        state.withLock { state in
+            state.isIdle = false
+            activity.update {
+                $0.isIdle = false
+                $0.loopRuns = runs
+            }
+        }
     }
 
     /// Takes the pending reasons (empty when there are none).

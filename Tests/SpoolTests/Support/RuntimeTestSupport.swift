@@ -64,9 +64,10 @@ extension RunnerEvents.Event {
     var jobID: JobID? {
         switch self {
         case .claimed(let id, _), .succeeded(let id), .failed(let id, _, _), .cancelledHandler(let id, _),
-            .discarded(let id), .renewed(let id), .recordFailed(let id, _), .released(let id, _), .snoozed(let id):
+            .discarded(let id), .renewed(let id), .recordFailed(let id, _), .released(let id, _), .snoozed(let id),
+            .finished(let id, _), .parked(let id, _):
             return id
-        case .waiting, .stopped:
+        case .waiting, .stopped, .idle:
             return nil
         }
     }
