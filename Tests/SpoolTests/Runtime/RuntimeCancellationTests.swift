@@ -28,10 +28,12 @@ import Testing
         #expect(cancelled.state == .cancelled)
         await checkpoints.wait(for: "returning")
         await fixture.events.wait { $0 == .discarded(id) }
+        // The loop records the job's final state when it notices the cancel; the handler's end races it.
+        try await fixture.events.wait(for: .finished(id, .cancelled), timeout: 60)
         #expect(observed.withLock { $0 } == .jobCancelled)
         let job = try fixture.job(id)
         #expect(job.state == .cancelled && job.attempts == 1 && job.lastError == nil)
-        let events = fixture.events.all.filter { $0.jobID == id }
+        let events = fixture.events.all.filter { $0.jobID == id && $0 != .finished(id, .cancelled) }
         #expect(
             events == [.claimed(id, attempt: 1), .cancelledHandler(id, .jobCancelled), .discarded(id)],
             "nothing recorded for the cancelled job")

@@ -169,11 +169,12 @@ import Testing
         fixture.runner.start()
         await fixture.events.wait { $0 == .succeeded(known) }
         await fixture.events.wait { $0.isFailure }
+        try await fixture.events.wait(for: .finished(mystery, .failed), timeout: 60)
         let job = try fixture.job(mystery)
         #expect(job.state == .failed && job.nextRetryAt == nil, "terminal: never a retry loop")
         #expect(job.attempts == 1, "the claim used to fail it counts one attempt")
         #expect(job.lastError == "unknown kind: no handler is registered for kind mystery")
-        #expect(fixture.events.all.filter { $0.jobID == mystery }.count == 2, "claimed, failed: nothing else")
+        #expect(fixture.events.all.filter { $0.jobID == mystery }.count == 3, "claimed, failed, finished: nothing else")
         try await fixture.tearDown()
     }
 }
