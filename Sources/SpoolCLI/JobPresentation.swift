@@ -51,7 +51,8 @@ enum JobPresentation {
             ("state", .string("awaitingIngestion")),
             ("acknowledgedAt", .optional(job.acknowledgedAt.map(ISO8601.string(from:)))),
             ("inboxFile", .string(job.inboxFile)),
-            ("maxAttempts", .integer(job.maxAttempts)),
+            // null: the job takes the owner's budget when it is ingested.
+            ("maxAttempts", job.maxAttempts.map { JSONValue.integer($0) } ?? .null),
             ("priority", .integer(job.priority)),
             ("createdAt", .string(ISO8601.string(from: job.createdAt))),
             ("runAt", .string(ISO8601.string(from: job.runAt))),
@@ -72,7 +73,7 @@ enum JobPresentation {
             ("state", "awaiting ingestion (a producer's request the owner has not taken in yet)"),
             ("acknowledged", job.acknowledgedAt.map { Formatting.instant($0, relativeTo: now) } ?? "-"),
             ("inbox file", job.inboxFile),
-            ("attempts", "0 of \(job.maxAttempts)"),
+            ("attempts", "0 of " + (job.maxAttempts.map(String.init) ?? "the owner's budget")),
             ("priority", String(job.priority)),
             ("created", Formatting.instant(job.createdAt, relativeTo: now)),
             ("run at", Formatting.instant(job.runAt, relativeTo: now)),
@@ -85,6 +86,13 @@ enum JobPresentation {
         }
         if !job.tags.isEmpty {
             rows.append(("tags", job.tags.sorted().joined(separator: ", ").escapingControlCharacters))
+        }
+        if let key = job.parkedKey, let deadline = job.parkDeadline {
+            rows.append(
+                (
+                    "arrives parked",
+                    "\(key.escapingControlCharacters) until \(Formatting.instant(deadline, relativeTo: now))"
+                ))
         }
         rows.append(("payload", describeBytes(job.payload)))
         let width = rows.map(\.0.count).max() ?? 0

@@ -18,8 +18,9 @@ public struct AwaitingJob: Sendable, Equatable {
     public var createdAt: Date
     /// When it may run first.
     public var runAt: Date
-    /// Its attempt budget.
-    public var maxAttempts: Int
+    /// Its attempt budget; `nil` when the job named none: the owner gives it its own
+    /// (``RetryPolicy/maxAttempts`` of the owner's configuration) when it ingests the job.
+    public var maxAttempts: Int?
     /// Its unique key, if any, and how the owner resolves it.
     public var uniqueKey: String?
     /// How the owner resolves ``uniqueKey`` against a job holding it.
@@ -35,12 +36,17 @@ public struct AwaitingJob: Sendable, Equatable {
     public var acknowledgedAt: Date?
     /// The name of the inbox file holding its record.
     public var inboxFile: String
+    /// The key the job arrives parked under (``QueueProducer/enqueue(_:parkedUnder:for:)-8u7se``), or `nil`.
+    public var parkedKey: String?
+    /// Until when it stays parked once ingested (with ``parkedKey``).
+    public var parkDeadline: Date?
 
     /// A job awaiting ingestion, as a test of an app's own inspection code builds one.
     public init(
         id: JobID, kind: String, payload: Data = Data(), priority: Int = 0, createdAt: Date, runAt: Date,
-        maxAttempts: Int, uniqueKey: String? = nil, uniquePolicy: UniquePolicy = .keep, dependencies: [JobID] = [],
-        constraints: JobConstraints = .none, tags: Set<String> = [], acknowledgedAt: Date?, inboxFile: String
+        maxAttempts: Int? = nil, uniqueKey: String? = nil, uniquePolicy: UniquePolicy = .keep,
+        dependencies: [JobID] = [], constraints: JobConstraints = .none, tags: Set<String> = [],
+        acknowledgedAt: Date?, inboxFile: String, parkedKey: String? = nil, parkDeadline: Date? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -56,6 +62,8 @@ public struct AwaitingJob: Sendable, Equatable {
         self.tags = tags
         self.acknowledgedAt = acknowledgedAt
         self.inboxFile = inboxFile
+        self.parkedKey = parkedKey
+        self.parkDeadline = parkDeadline
     }
 }
 
@@ -71,7 +79,7 @@ extension AwaitingJob {
             let file = files[step.file]
             let record = file.records[step.record]
             for (index, entry) in record.entries.enumerated() {
-                guard case .enqueue(let job, let policy) = entry else { continue }
+                guard case .enqueue(let job, let terms) = entry else { continue }
                 var tags: [String] = []
                 if index + 1 < record.entries.count, case .tags(_, let found) = record.entries[index + 1] {
                     tags = found
@@ -83,10 +91,11 @@ extension AwaitingJob {
                         payload: Data(file.bytes[start..<(start + Int(job.payload.length))]),
                         priority: Int(job.priority), createdAt: Millis.date(job.createdAt),
                         runAt: Millis.date(job.runAt),
-                        maxAttempts: Int(job.maxAttempts), uniqueKey: job.uniqueKey, uniquePolicy: policy,
-                        dependencies: job.options.dependencies.map { JobID($0) },
+                        maxAttempts: terms.ownerAttempts ? nil : Int(job.maxAttempts), uniqueKey: job.uniqueKey,
+                        uniquePolicy: terms.policy, dependencies: job.options.dependencies.map { JobID($0) },
                         constraints: job.options.constraints ?? .none, tags: Set(tags),
-                        acknowledgedAt: record.stamp.map { Millis.date($0.at) }, inboxFile: file.name))
+                        acknowledgedAt: record.stamp.map { Millis.date($0.at) }, inboxFile: file.name,
+                        parkedKey: terms.park?.key, parkDeadline: terms.park.map { Millis.date($0.deadline) }))
             }
         }
         return jobs

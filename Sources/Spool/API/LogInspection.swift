@@ -31,7 +31,7 @@ public enum LogInspector {
 
     /// Every intact record of the log, in log order.
     ///
-    /// - Throws: The errors of ``verify(directory:)``; no records are returned when the log is damaged.
+    /// - Throws: The errors of ``verify(directory:)-(String)``; no records are returned when the log is damaged.
     public static func records(directory: String) throws -> [LogRecordSummary] {
         var collected: [LogRecordSummary] = []
         _ = try forEachRecord(directory: directory) { collected.append($0) }
@@ -46,7 +46,7 @@ public enum LogInspector {
     /// Since a read that met the owner's concurrent writes starts again, the records are
     /// collected first and visited once the read is complete (or has failed for good).
     ///
-    /// - Throws: The errors of ``verify(directory:)``.
+    /// - Throws: The errors of ``verify(directory:)-(String)``.
     @discardableResult
     public static func forEachRecord(
         directory: String,
@@ -89,7 +89,7 @@ public enum LogInspector {
 }
 
 extension LogInspector {
-    /// Replays the log read-only, as ``verify(directory:)`` does (without a lock), and runs
+    /// Replays the log read-only, as ``verify(directory:)-(String)`` does (without a lock), and runs
     /// `body` with the jobs it found: nothing is written, no torn tail is cut and no expired
     /// lease is reclaimed (a running job whose lease has expired is shown running).
     ///
@@ -97,7 +97,7 @@ extension LogInspector {
     /// (a compaction removed it), the whole read starts again. Let it compute a value and
     /// return it, and act on the value afterwards.
     ///
-    /// - Throws: The errors of ``verify(directory:)``, and what `body` throws.
+    /// - Throws: The errors of ``verify(directory:)-(String)``, and what `body` throws.
     public static func withJobs<T>(directory: String, _ body: (InspectedQueue) throws -> T) throws -> T {
         let fileSystem = POSIXFileSystem()
         let queueDirectory = QueueDirectory(path: directory, fileSystem: fileSystem)
@@ -107,7 +107,7 @@ extension LogInspector {
     }
 }
 
-/// A queue's jobs as a read-only replay found them; see ``LogInspector/withJobs(directory:_:)``.
+/// A queue's jobs as a read-only replay found them; see ``LogInspector/withJobs(directory:_:)-(String,_)``.
 ///
 /// Valid only inside the `body` it is passed to. No lock is held: a payload whose file a
 /// compaction removed meanwhile fails with `ENOENT`, which makes the read start again, and
@@ -207,7 +207,7 @@ public struct VerificationSummary: Sendable, Equatable {
     public var abandonedMigrations: Int
     /// Records producers acknowledged in the queue's inbox files that the owner has not ingested yet
     /// (each a producer call: an enqueue of one job or a batch, or a cancel); counted by
-    /// ``LogInspector/verify(directory:)``, which also checks those files, 0 elsewhere.
+    /// ``LogInspector/verify(directory:)-(String)``, which also checks those files, 0 elsewhere.
     public var recordsAwaitingIngestion = 0
 
     /// The file format versions this build reads.
@@ -237,12 +237,12 @@ public struct VerificationSummary: Sendable, Equatable {
 }
 
 extension LogInspector {
-    /// Replays the whole log as ``verify(directory:)`` does and also checks the replayed state's
+    /// Replays the whole log as ``verify(directory:)-(String)`` does and also checks the replayed state's
     /// invariants (``BrokenInvariant/Rule``): a log whose every record is sound and applies may
     /// still give a state no writer makes, which this reports.
     ///
     /// - Returns: The summary, and the invariants broken (empty for a sound queue).
-    /// - Throws: The errors of ``verify(directory:)``.
+    /// - Throws: The errors of ``verify(directory:)-(String)``.
     public static func verifyInvariants(directory: String) throws -> (
         summary: VerificationSummary, broken: [BrokenInvariant]
     ) {

@@ -44,14 +44,18 @@ public final class QueueProducer: Sendable {
     /// Where each job this producer recorded went (QueueProducer+Reads.swift).
     let recorded = Locked(RecordedJobs())
 
-    /// A producer for the queue in `directory`, which must exist (another process created it).
+    /// A producer for the queue in `directory`.
     ///
     /// Creates the queue's `inbox/` folder if it is missing; the producer's inbox file is created by
-    /// its first call.
+    /// its first call. A queue no process has created yet (a share extension used before its app's
+    /// first launch) is fine: with ``Configuration/createIfMissing`` (the default) the producer creates
+    /// the directory and its `inbox/`, and the owner's first open creates the log and ingests what the
+    /// producer recorded.
     ///
     /// - Throws: ``SpoolError/Code/invalidArgument`` for a configuration setting out of range (as a
-    ///   queue's open refuses it), ``SpoolError/Code/queueNotFound`` when there is no directory,
-    ///   ``SpoolError/Code/notAQueue`` when it holds no log, or an I/O error.
+    ///   queue's open refuses it), ``SpoolError/Code/queueNotFound`` when there is no directory and
+    ///   ``Configuration/createIfMissing`` is off, ``SpoolError/Code/notAQueue`` when the directory holds
+    ///   files but no queue, or an I/O error.
     public convenience init(directory: String, configuration: Configuration = Configuration()) throws {
         try self.init(directory: directory, configuration: configuration, fileIDs: InboxWriter.randomFileID)
     }
@@ -61,11 +65,10 @@ public final class QueueProducer: Sendable {
     init(directory: String, configuration: Configuration, fileIDs: @escaping @Sendable () -> [UInt8]) throws {
         try configuration.validate()
         let fileSystem = configuration.fileSystem
-        guard try fileSystem.entryKind(at: directory) == .directory else {
-            throw SpoolError(.queueNotFound, "no queue directory", path: directory)
-        }
-        guard try !LogReplay.logFiles(in: directory, fileSystem: fileSystem).isEmpty else {
-            throw SpoolError(.notAQueue, "the directory holds no queue log", path: directory)
+        let queueDirectory = QueueDirectory(path: directory, fileSystem: fileSystem)
+        if try !queueDirectory.checkIsQueue(mayCreate: configuration.createIfMissing) {
+            // No owner has created the queue yet: its directory (and `inbox/`, below) are the producer's to make.
+            try queueDirectory.createDirectories()
         }
         let inbox = InboxFormat.directory(ofQueue: directory)
         if try fileSystem.entryKind(at: inbox) == nil {
@@ -115,6 +118,11 @@ public final class QueueProducer: Sendable {
     ///   index) or a batch over the record limit; otherwise as `enqueue(_:)`.
     @discardableResult
     public func enqueue(contentsOf jobs: [NewJob]) throws -> [JobID] {
+        try enqueue(contentsOf: jobs, parkedUnder: nil)
+    }
+
+    /// Records `jobs` in one record, each parked under `park` as the owner ingests it when given (one job).
+    func enqueue(contentsOf jobs: [NewJob], parkedUnder park: InboxTerms.Park?) throws -> [JobID] {
         let now = Millis.from(configuration.clock.now())
         var requests: [InboxRequest] = []
         var ids: [JobID] = []
@@ -123,7 +131,10 @@ public final class QueueProducer: Sendable {
             do {
                 let new = try QueueEngine.validate(jobs[index], now: now, configuration: configuration)
                 ids.append(JobID(new.id))
-                requests.append(.enqueue(new, policy: jobs[index].uniquePolicy))
+                // A job that names no budget takes the owner's, not this process's configuration's.
+                let terms = InboxTerms(
+                    policy: jobs[index].uniquePolicy, ownerAttempts: jobs[index].maxAttempts == nil, park: park)
+                requests.append(.enqueue(new, terms))
             } catch let error as SpoolError where jobs.count > 1 {
                 throw SpoolError(error.code, "job \(index) of the batch: \(error.message)", jobID: error.jobID)
             }

@@ -68,10 +68,21 @@ struct EnqueuePlan {
     /// makes — leaves the plan as it was. Returns whether an enqueue was recorded (`false` too for a
     /// key kept by its holder, policy keep, which records nothing).
     mutating func addIfTaken(policy: UniquePolicy, _ planned: consuming NewEnqueue) -> Bool {
+        addIfTaken(policy: policy, planned, then: { _ in [] })
+    }
+
+    /// Plans one job and the operations `then` makes for it (a claim and a park: a producer's job that
+    /// arrives parked), all of them or nothing, as ``addIfTaken(policy:_:)`` does; `then` is not asked
+    /// when the job's key is kept by its holder.
+    mutating func addIfTaken(
+        policy: UniquePolicy, _ planned: consuming NewEnqueue, then: (String) -> [LogOperation]
+    ) -> Bool {
         let (savedCount, savedState, savedTrial) = (operations.count, state, isTrial)
         do {
-            _ = try add(policy: policy, planned)
-            return operations.count > savedCount
+            let id = try add(policy: policy, planned)
+            guard operations.count > savedCount else { return false }
+            for operation in then(id.rawValue) { try record(.other(operation)) }
+            return true
         } catch {
             operations.removeSubrange(savedCount...)
             (state, isTrial) = (savedState, savedTrial)

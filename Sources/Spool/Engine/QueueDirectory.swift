@@ -52,8 +52,10 @@ struct QueueDirectory {
                 errno: Platform.Errno.noSuchEntry, operation: error.operation)
         }
         if names.contains(where: { QueueDirectoryLayout.logSequence(fromFileName: $0) != nil }) { return true }
-        // `OWNER` may come before the first log file: a `.shared` opener takes the role first.
-        if names.contains(where: { $0 != QueueDirectoryLayout.lockFileName && $0 != OwnerRecord.fileName }) {
+        // `OWNER` may come before the first log file: a `.shared` opener takes the role first; and `inbox/`:
+        // a producer may record jobs before the owner ever opened the queue.
+        let beforeTheLog = [QueueDirectoryLayout.lockFileName, OwnerRecord.fileName, InboxFormat.directoryName]
+        if names.contains(where: { !beforeTheLog.contains($0) }) {
             throw SpoolError(.notAQueue, "the directory holds files but no Spool log", path: path)
         }
         guard mayCreate else { throw SpoolError(.queueNotFound, "the directory holds no queue", path: path) }
@@ -220,7 +222,7 @@ struct QueueDirectory {
 
     /// Creates every missing directory on the path, syncing each one's parent
     /// so that the new entry survives a power cut.
-    private func createDirectories() throws {
+    func createDirectories() throws {
         var parent = path.hasPrefix("/") ? "/" : "."
         for component in path.split(separator: "/") {
             let current = (parent == "/" ? "" : parent) + "/" + component

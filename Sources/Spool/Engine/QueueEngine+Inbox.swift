@@ -31,24 +31,34 @@ extension QueueEngine {
     func commitIngestion(of items: [InboxIngestor.Item]) throws -> Pending<Int> {
         try withOpenState {
             var plan = EnqueuePlan(jobs: items.reduce(0) { $0 + $1.record.entries.count }, over: state)
+            let now = nowMillis
             var enqueued = 0
             var ends: [String: Int] = [:]
             for item in items {
                 let entries = item.record.entries
                 for (index, entry) in entries.enumerated() {
                     switch entry {
-                    case .enqueue(let job, let policy):
+                    case .enqueue(let job, let terms):
                         let start = Int(job.payload.offset)
                         let payload = Data(item.file.bytes[start..<(start + Int(job.payload.length))])
                         var new = NewEnqueue(
                             id: job.id, kind: job.kind, payload: payload, priority: job.priority,
-                            createdAt: job.createdAt, runAt: job.runAt, maxAttempts: job.maxAttempts,
+                            createdAt: job.createdAt, runAt: job.runAt,
+                            maxAttempts: terms.ownerAttempts
+                                ? Int64(configuration.retryPolicy.maxAttempts) : job.maxAttempts,
                             uniqueKey: job.uniqueKey, options: job.options)
                         // Its tags are the entry after it (the decoder checked they name it).
                         if index + 1 < entries.count, case .tags(_, let tags) = entries[index + 1] {
                             new.tags = tags
                         }
-                        if plan.addIfTaken(policy: policy, new) { enqueued += 1 }
+                        if let park = terms.park,
+                            plan.addIfTaken(policy: terms.policy, new, then: { parkedOnArrival($0, park, at: now) })
+                        {
+                            enqueued += 1
+                        } else if plan.addIfTaken(policy: terms.policy, new) {
+                            // Without a park, or one the rules refuse: the job is enqueued as any other.
+                            enqueued += 1
+                        }
                     case .cancel(let id, let at):
                         _ = plan.addIfTaken(.cancel(id: id, at: at))
                     case .cancelTagged(let tag, let at):
@@ -65,6 +75,14 @@ extension QueueEngine {
             }
             return Pending(enqueued, try commit(plan.finish()))
         }
+    }
+
+    /// The claim and park of producer's job `id` that arrives parked (``InboxTerms/park``): its first attempt
+    /// counted at `now`, under the configuration's lease (a parked job's runs out at its park's deadline).
+    private func parkedOnArrival(_ id: String, _ park: InboxTerms.Park, at now: Int64) -> [LogOperation] {
+        let claim = claimOperation(ofJob: id, at: now, duration: configuration.leaseDuration)
+        guard case .claim(let lease) = claim else { return [] }
+        return [claim, .park(id: id, token: lease.token, key: park.key, deadline: park.deadline)]
     }
 
     /// The `inbox_ingested` entries a snapshot keeps: those of the inbox files that still exist. The

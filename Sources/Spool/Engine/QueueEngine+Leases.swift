@@ -39,14 +39,18 @@ extension QueueEngine {
 
     /// The claim of `job` at `now` under a new lease of `duration` seconds.
     func claimOperation(of job: StoredJob, at now: Int64, duration: TimeInterval) -> PlannedOperation {
+        .other(claimOperation(ofJob: job.id, at: now, duration: duration))
+    }
+
+    /// The claim of job `id` at `now` under a new lease of `duration` seconds.
+    func claimOperation(ofJob id: String, at now: Int64, duration: TimeInterval) -> LogOperation {
         let monotonic = clock.monotonicNanoseconds()
-        return .other(
-            .claim(
-                LogOperation.Claim(
-                    id: job.id, token: RandomPool.shared.nextToken(), claimedAt: now,
-                    expiresAt: now + Millis.from(seconds: duration),
-                    monotonicExpiry: monotonic + UInt64(duration * 1e9),
-                    bootID: clock.bootIdentifier())))
+        return .claim(
+            LogOperation.Claim(
+                id: id, token: RandomPool.shared.nextToken(), claimedAt: now,
+                expiresAt: now + Millis.from(seconds: duration),
+                monotonicExpiry: monotonic + UInt64(duration * 1e9),
+                bootID: clock.bootIdentifier()))
     }
 
     /// Job `id` as a claim just left it: running, under its lease.

@@ -1,7 +1,27 @@
+/// What a producer's enqueue asks of the owner besides the job: how its unique key is resolved, whether it
+/// takes the owner's attempt budget, and whether it arrives parked.
+struct InboxTerms: Equatable, Sendable {
+    /// How the owner resolves the job's unique key (`unique_policy`, 41; keep without one).
+    var policy: UniquePolicy = .keep
+    /// The job named no attempt budget: the owner gives it its own configuration's (`owner_attempts`, 45).
+    var ownerAttempts = false
+    /// The job arrives parked, its work started by the producer (`park_on_ingest`, 46).
+    var park: Park?
+
+    /// A key and a deadline (ms) to park a job under as the owner ingests it.
+    struct Park: Equatable, Sendable {
+        var key: String
+        var deadline: Int64
+    }
+
+    /// Whether the terms need body version 12 (``TransactionCodec/producerTermsBodyVersion``).
+    var needsTermsVersion: Bool { ownerAttempts || park != nil }
+}
+
 /// One request a producer recorded in its inbox file, as the producer writes it.
 enum InboxRequest: Sendable {
-    /// A job to enqueue, with the unique-key policy the owner resolves it by.
-    case enqueue(NewEnqueue, policy: UniquePolicy)
+    /// A job to enqueue, with the terms the owner ingests it by.
+    case enqueue(NewEnqueue, InboxTerms)
     /// A request to cancel a job.
     case cancel(id: String, at: Int64)
     /// A request to cancel every unfinished job carrying a tag when the owner ingests it.
@@ -10,7 +30,7 @@ enum InboxRequest: Sendable {
 
 /// One request read back from an inbox file: an enqueue's payload is where it lies in that file.
 enum InboxEntry: Equatable, Sendable {
-    case enqueue(LogOperation.Enqueue, policy: UniquePolicy)
+    case enqueue(LogOperation.Enqueue, InboxTerms)
     case cancel(id: String, at: Int64)
     /// The tags of the job whose enqueue is the entry before.
     case tags(id: String, tags: [String])
@@ -39,14 +59,17 @@ struct InboxBody: Equatable, Sendable {
 /// The body of an inbox record (FORMAT.md, *Producer inbox files*): a transaction body of version 10
 /// starting with `acknowledged` (42), then `enqueue` (1), `enqueue_with_options` (14), `cancel` (6),
 /// `cancel_tagged` (43), `unique_policy` (41) and `tags` (38), each of the log's encoded exactly as in
-/// the log (``TransactionCodec/encodeOperation(_:into:payloadRanges:headroom:)``). Bodies of versions 8
-/// and 9 (builds before the stamp) are read too.
+/// the log (``TransactionCodec/encodeOperation(_:into:payloadRanges:headroom:)``); of version 12 when it
+/// holds `owner_attempts` (45) or `park_on_ingest` (46). Bodies of versions 8 and 9 (builds before the
+/// stamp) are read too.
 ///
 /// ```
-/// acknowledged  := opcode(42) boot_id:string monotonic:varint at:svarint   (first, in version 10 only)
-/// cancel_tagged := opcode(43) tag:string at:svarint                        (version 10 only)
-/// unique_policy := opcode(41) policy:u8     (1 replace, 2 append; right after the enqueue it qualifies)
-/// tags          := as in the log            (after the enqueue it qualifies and its unique_policy)
+/// acknowledged   := opcode(42) boot_id:string monotonic:varint at:svarint   (first, in versions 10 to 12)
+/// cancel_tagged  := opcode(43) tag:string at:svarint                        (versions 10 to 12)
+/// unique_policy  := opcode(41) policy:u8     (1 replace, 2 append; right after the enqueue it qualifies)
+/// owner_attempts := opcode(45)               (version 12; after the enqueue and its unique_policy)
+/// park_on_ingest := opcode(46) key:string deadline:svarint   (version 12; after those, before the tags)
+/// tags           := as in the log            (after the enqueue it qualifies and the operations above)
 /// ```
 /// An enqueue without a `unique_policy` after it has policy keep.
 enum InboxCodec {
@@ -54,6 +77,11 @@ enum InboxCodec {
     /// policy keep, and for a job without a unique key (a policy qualifies a key; alone it means nothing).
     static func policyCode(of new: NewEnqueue, _ policy: UniquePolicy) -> UInt8? {
         new.uniqueKey == nil ? nil : code(of: policy)
+    }
+
+    /// The operations after an enqueue that its terms add (not counting its `unique_policy` and `tags`).
+    private static func termOperations(_ terms: InboxTerms) -> Int {
+        (terms.ownerAttempts ? 1 : 0) + (terms.park == nil ? 0 : 1)
     }
 
     /// The byte of each policy a `unique_policy` operation carries.
@@ -72,12 +100,15 @@ enum InboxCodec {
         var capacity = headroom + 24 + (stamp?.bootID.utf8.count ?? 0)
         var count = stamp == nil ? 0 : 1
         var tagged = false
+        var withTerms = false
         for request in requests {
             count += 1
             switch request {
-            case .enqueue(let new, let policy):
-                capacity += 72 + new.id.utf8.count + new.payload.count
-                if policyCode(of: new, policy) != nil { count += 1 }
+            case .enqueue(let new, let terms):
+                capacity += 72 + new.id.utf8.count + new.payload.count + (terms.park?.key.utf8.count ?? 0)
+                if policyCode(of: new, terms.policy) != nil { count += 1 }
+                count += termOperations(terms)
+                withTerms = withTerms || terms.needsTermsVersion
                 if !new.tags.isEmpty {
                     count += 1
                     tagged = true
@@ -91,25 +122,33 @@ enum InboxCodec {
         var writer = ByteWriter(capacity: capacity)
         writer.writeRaw(repeatElement(0, count: headroom))
         if let stamp {
-            writer.writeUInt8(TransactionCodec.producerOrderBodyVersion)
+            writer.writeUInt8(
+                withTerms ? TransactionCodec.producerTermsBodyVersion : TransactionCodec.producerOrderBodyVersion)
             writer.writeVarint(UInt64(count))
             writer.writeUInt8(TransactionCodec.Opcode.acknowledged.rawValue)
             writer.writeString(stamp.bootID)
             writer.writeVarint(stamp.monotonic)
             writer.writeSignedVarint(stamp.at)
         } else {
+            precondition(!withTerms, "owner_attempts and park_on_ingest exist in stamped records only")
             writer.writeUInt8(tagged ? TransactionCodec.resultsBodyVersion : TransactionCodec.inboxBodyVersion)
             writer.writeVarint(UInt64(count))
         }
         var ranges: [Range<Int>] = []
         for request in requests {
             switch request {
-            case .enqueue(let new, let policy):
+            case .enqueue(let new, let terms):
                 TransactionCodec.encodeOperation(
                     .enqueue(new), into: &writer, payloadRanges: &ranges, headroom: headroom)
-                if let code = policyCode(of: new, policy) {
+                if let code = policyCode(of: new, terms.policy) {
                     writer.writeUInt8(TransactionCodec.Opcode.uniquePolicy.rawValue)
                     writer.writeUInt8(code)
+                }
+                if terms.ownerAttempts { writer.writeUInt8(TransactionCodec.Opcode.ownerAttempts.rawValue) }
+                if let park = terms.park {
+                    writer.writeUInt8(TransactionCodec.Opcode.parkOnIngest.rawValue)
+                    writer.writeString(park.key)
+                    writer.writeSignedVarint(park.deadline)
                 }
                 if !new.tags.isEmpty {
                     TransactionCodec.encodeOperation(
@@ -136,7 +175,7 @@ enum InboxCodec {
         try TransactionCodec.failures { () throws -> InboxBody in
             var reader = ByteReader(body)
             let version = try reader.readUInt8()
-            let readable = TransactionCodec.inboxBodyVersion...TransactionCodec.producerOrderBodyVersion
+            let readable = TransactionCodec.inboxBodyVersion...TransactionCodec.producerTermsBodyVersion
             guard readable.contains(version) else {
                 if version > readable.upperBound { throw TransactionCodec.Failure.newerBodyVersion(version) }
                 throw TransactionCodec.Failure.malformed("inbox body version \(version)")
@@ -175,13 +214,41 @@ enum InboxCodec {
                 case TransactionCodec.Opcode.uniquePolicy.rawValue:
                     reader = probe
                     let code = try reader.readUInt8()
-                    guard case .enqueue(let job, .keep)? = decoded.entries.last, job.uniqueKey != nil,
+                    guard case .enqueue(let job, var terms)? = decoded.entries.last, job.uniqueKey != nil,
+                        terms == InboxTerms(),
                         let policy: UniquePolicy = code == 1 ? .replace : code == 2 ? .append : nil
                     else {
                         throw TransactionCodec.Failure.malformed(
                             "unique_policy \(code) not after an enqueue with a key")
                     }
-                    decoded.entries[decoded.entries.count - 1] = .enqueue(job, policy: policy)
+                    terms.policy = policy
+                    decoded.entries[decoded.entries.count - 1] = .enqueue(job, terms)
+                case TransactionCodec.Opcode.ownerAttempts.rawValue:
+                    guard version >= TransactionCodec.producerTermsBodyVersion,
+                        case .enqueue(let job, var terms)? = decoded.entries.last, !terms.ownerAttempts,
+                        terms.park == nil
+                    else {
+                        throw TransactionCodec.Failure.malformed(
+                            "owner_attempts not after an enqueue, or in version \(version)")
+                    }
+                    reader = probe
+                    terms.ownerAttempts = true
+                    decoded.entries[decoded.entries.count - 1] = .enqueue(job, terms)
+                case TransactionCodec.Opcode.parkOnIngest.rawValue:
+                    guard version >= TransactionCodec.producerTermsBodyVersion,
+                        case .enqueue(let job, var terms)? = decoded.entries.last, terms.park == nil
+                    else {
+                        throw TransactionCodec.Failure.malformed(
+                            "park_on_ingest not after an enqueue, or in version \(version)")
+                    }
+                    reader = probe
+                    let key = try reader.readString()
+                    guard !key.isEmpty, key.utf8.count <= JobLimits.maxParkKeyBytes else {
+                        throw TransactionCodec.Failure.malformed(
+                            "park_on_ingest with a key of \(key.utf8.count) bytes (1 to \(JobLimits.maxParkKeyBytes))")
+                    }
+                    terms.park = InboxTerms.Park(key: key, deadline: try reader.readSignedVarint())
+                    decoded.entries[decoded.entries.count - 1] = .enqueue(job, terms)
                 default:
                     try decodeShared(&reader, version: version, bodyOffset: bodyOffset, into: &decoded.entries)
                 }
@@ -198,7 +265,7 @@ enum InboxCodec {
         _ reader: inout ByteReader, version: UInt8, bodyOffset: Int64, into entries: inout [InboxEntry]
     ) throws {
         switch try TransactionCodec.decodeOperation(&reader, fileSequence: 0, bodyOffset: bodyOffset) {
-        case .enqueue(let job): entries.append(.enqueue(job, policy: .keep))
+        case .enqueue(let job): entries.append(.enqueue(job, InboxTerms()))
         case .cancel(let id, let at): entries.append(.cancel(id: id, at: at))
         case .tags(let id, let tags):
             guard version >= TransactionCodec.resultsBodyVersion, case .enqueue(let job, _)? = entries.last,

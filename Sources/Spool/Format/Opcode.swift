@@ -30,6 +30,8 @@ extension TransactionCodec {
         case acknowledged = 42
         case cancelTagged
         case snapshotExtent = 44
+        case ownerAttempts = 45
+        case parkOnIngest
 
         /// One row of the opcode table.
         struct Facts: Sendable {
@@ -54,6 +56,7 @@ extension TransactionCodec {
             let results = resultsBodyVersion
             let order = producerOrderBodyVersion
             let extent = snapshotExtentBodyVersion
+            let terms = producerTermsBodyVersion
             switch self {
             case .enqueue: return Facts(name: "enqueue", minimumBodyVersion: base, startsWithJobID: true)
             case .claim: return Facts(name: "claim", minimumBodyVersion: base, startsWithJobID: true)
@@ -113,6 +116,11 @@ extension TransactionCodec {
             // Only in a snapshot's first record, after `snapshot`: how many records the snapshot holds.
             case .snapshotExtent:
                 return Facts(name: "snapshot_extent", minimumBodyVersion: extent, startsWithJobID: false)
+            // In inbox files only, after the enqueue they qualify (InboxCodec): the producer's terms.
+            case .ownerAttempts:
+                return Facts(name: "owner_attempts", minimumBodyVersion: terms, startsWithJobID: false)
+            case .parkOnIngest:
+                return Facts(name: "park_on_ingest", minimumBodyVersion: terms, startsWithJobID: false)
             }
         }
 

@@ -88,7 +88,7 @@ extension TransactionCodec {
             let offset = try reader.readVarint()
             guard offset <= UInt64(Int64.max) else { throw Failure.malformed("inbox offset \(offset) out of range") }
             return .inboxIngested(file: file, offset: Int64(offset))
-        case .uniquePolicy, .acknowledged, .cancelTagged:
+        case .uniquePolicy, .acknowledged, .cancelTagged, .ownerAttempts, .parkOnIngest:
             // Read by the inbox decoder (InboxCodec) only: a log record never holds one.
             throw Failure.malformed("an operation of inbox files only (opcode \(rawOpcode)) outside one")
         }

@@ -40,6 +40,9 @@ enum TransactionCodec {
     /// The body version of a snapshot's first record when it says how many records the snapshot holds
     /// (`snapshot_extent`, 44), so that a snapshot cut short is corruption, not a smaller queue.
     static let snapshotExtentBodyVersion: UInt8 = 11
+    /// The body version of an inbox record holding a producer's terms for the owner (`owner_attempts`, 45: the
+    /// job takes the owner's attempt budget; `park_on_ingest`, 46: the job arrives parked), in inbox files only.
+    static let producerTermsBodyVersion: UInt8 = 12
     // Which opcodes need which version, and the newest version read (`bodyVersion`): the opcode
     // table (Opcode.swift).
 

@@ -17,7 +17,7 @@ public struct JobContext: Sendable {
     public var attempt: Int { job.attempts }
     /// Where the answers come from: the runner running the attempt, or an app's test.
     let source: Source
-    /// What ``park(key:deadline:)`` and ``checkpoint(_:)`` call in a context built for a test.
+    /// What ``park(key:deadline:start:)`` and ``checkpoint(_:)`` call in a context built for a test.
     private var detachedParking: DetachedParking?
     /// The clock of a context built for a test (a runner's context reads its queue's).
     private var detachedClock: any SpoolClock = SystemClock()
@@ -58,7 +58,7 @@ public struct JobContext: Sendable {
     ///     ``isCancelled`` or calls ``checkCancellation()``; never cancelled by default.
     ///   - renewLease: Called by ``renewLease(for:)`` with its argument; succeeds by default. Throw
     ///     ``SpoolError/Code/leaseLost`` from it to test a handler's reaction to a lost lease.
-    ///   - park: Called by ``park(key:deadline:)`` with its arguments before it throws ``JobParked``;
+    ///   - park: Called by ``park(key:deadline:start:)`` with its arguments before it throws ``JobParked``;
     ///     succeeds by default.
     ///   - checkpoint: Called by ``checkpoint(_:)`` with its argument; succeeds by default.
     ///   - clock: What ``clock`` gives the handler (a ``ManualClock`` in a test); the system's by default.
@@ -147,26 +147,46 @@ public struct JobContext: Sendable {
     /// ``JobParked``, which the runner takes as "nothing more to record": the job stays `running`,
     /// its attempt counted once, and a later process completes it with `JobQueue.completeParked(key:)`.
     ///
+    /// Hand the work to the system in `start`, which runs once the park is durable: a completion that
+    /// arrives for `key` at any time after `start` began finds the job parked. (A completion for a key no
+    /// job is parked under is refused with ``SpoolError/Code/jobNotFound`` and writes nothing; starting
+    /// the work before parking would race its own completion.)
+    ///
     /// ```swift
     /// try runner.register(UploadPhoto.self) { photo, context in
-    ///     // Hand the file to a background URLSession here: the system uploads it.
-    ///     try await context.park(key: "uploads:\(context.id)", for: 86_400)
+    ///     try await context.park(key: "uploads:\(context.id)", for: 86_400) {
+    ///         // Hand the file to a background URLSession here: the system uploads it.
+    ///     }
     /// }
     /// ```
     ///
-    /// - Throws: ``JobParked`` once parked; otherwise the errors of the park
+    /// - Parameters:
+    ///   - key: The key a later completion names (``JobLimits/maxParkKeyBytes`` at most).
+    ///   - duration: How long the job waits for it, in seconds on the queue's ``clock``.
+    ///   - start: Starts the work the job waits for; runs after the park is durable. If it throws, the
+    ///     work never began: the parked job fails by key with its error (retried by the retry policy, as
+    ///     `JobQueue.failParked(key:error:terminal:)` does) and the handler ends with that error.
+    /// - Throws: ``JobParked`` once parked and started; otherwise the errors of the park
     ///   (``SpoolError/Code/parkKeyConflict``, ``SpoolError/Code/leaseLost``, ``SpoolError/Code/invalidArgument``
-    ///   for a duration that leaves no time…), the job not parked.
-    public func park(key: String, for duration: TimeInterval) async throws -> Never {
-        try await park(key: key, deadline: clock.now().addingTimeInterval(duration))
+    ///   for a duration that leaves no time…), the job not parked and `start` not run; or the error of `start`.
+    public func park(key: String, for duration: TimeInterval, start: () async throws -> Void = {}) async throws
+        -> Never
+    {
+        try await park(key: key, deadline: clock.now().addingTimeInterval(duration), start: start)
     }
 
-    /// Parks the job until `deadline` (not after now: ``SpoolError/Code/invalidArgument``, nothing spent).
-    /// See ``park(key:for:)``, which takes a duration on the queue's clock.
-    public func park(key: String, deadline: Date) async throws -> Never {
+    /// Parks the job until `deadline` (not after now: ``SpoolError/Code/invalidArgument``, nothing spent),
+    /// then runs `start`. See ``park(key:for:start:)``, which takes a duration on the queue's clock.
+    public func park(key: String, deadline: Date, start: () async throws -> Void = {}) async throws -> Never {
         switch source {
         case .runner(let runner, let token): try await runner.park(token, key: key, deadline: deadline)
         case .detached: try await detachedParking?.park(key, deadline)
+        }
+        do {
+            try await start()
+        } catch {
+            if case .runner(let runner, _) = source { await runner.parkedWorkDidNotStart(key: key, error: error) }
+            throw error
         }
         throw JobParked(key: key, deadline: deadline)
     }
@@ -224,7 +244,7 @@ public struct TerminalJobFailure: Error, Sendable, Equatable, CustomStringConver
     public var description: String { reason }
 }
 
-/// What ``JobContext/park(key:deadline:)`` throws once the job is parked: the handler's attempt is over
+/// What ``JobContext/park(key:deadline:start:)`` throws once the job is parked: the handler's attempt is over
 /// without an outcome (the runner records nothing more); let it propagate.
 public struct JobParked: Error, Sendable, Equatable {
     /// The key the job is parked under.

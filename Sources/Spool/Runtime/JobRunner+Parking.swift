@@ -1,4 +1,4 @@
-/// A handler parking its job or recording a checkpoint (``JobContext/park(key:deadline:)``,
+/// A handler parking its job or recording a checkpoint (``JobContext/park(key:deadline:start:)``,
 /// ``JobContext/checkpoint(_:)``).
 extension JobRunner {
     /// Parks the job of the attempt under `token`. The attempt is settled first, so that nothing the
@@ -20,6 +20,13 @@ extension JobRunner {
             wakeup.post { $0.runnerChanged = true }
             throw error
         }
+    }
+
+    /// Fails the job parked under `key`, whose work (``JobContext/park(key:deadline:start:)``'s `start`)
+    /// threw `error` before it began, as a parked job's failure by key does. A job completed or failed by
+    /// key meanwhile is left as it is; should the record fail, the park's deadline brings the job back.
+    func parkedWorkDidNotStart(key: String, error: any Error) async {
+        _ = try? await queue.failParked(key: key, error: "the parked work did not start: \(error)")
     }
 
     /// Records a checkpoint for the attempt under `token`, renewing its lease for the runner's lease duration.

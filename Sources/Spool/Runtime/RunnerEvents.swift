@@ -34,7 +34,7 @@ public final class RunnerEvents: Sendable {
         /// failure, or its attempts used up) or ``JobState/cancelled`` (while its handler ran) — by a
         /// record of this runner's, or a cancel this runner noticed. Recorded after the outcome's event.
         case finished(JobID, JobState)
-        /// The handler parked its job under `key` (``JobContext/park(key:for:)``): it waits, durably,
+        /// The handler parked its job under `key` (``JobContext/park(key:for:start:)``): it waits, durably,
         /// for the completion of work the system does; its slot is free.
         case parked(JobID, key: String)
         /// Nothing of the runner's kinds runs or is due: ``JobRunner/idle()`` returns. Recorded each

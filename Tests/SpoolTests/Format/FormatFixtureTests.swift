@@ -44,6 +44,7 @@ import Testing
         #expect(names.contains("format-2-results"))
         #expect(names.contains("format-2-order"))
         #expect(names.contains("format-2-extent"))
+        #expect(names.contains("format-2-terms"))
     }
 
     /// The fixture of file format version 2 pins its header: every file is of version 2, and names the LSN of its
@@ -169,6 +170,9 @@ import Testing
         // they hold (`snapshot_extent` in each snapshot's first record); the log is its last snapshot, with
         // every annex, and the records after it.
         "format-2-extent": [2, 4, 11, 12, 16, 24, 26, 28, 32, 33, 34, 36, 37, 38, 39, 44],
+        // A producer's terms (inbox body version 12, in inbox files only, checked by TermsFixtureTests): the log
+        // holds the jobs that arrived parked, each an enqueue, a `claim` and a `park`, and its tags.
+        "format-2-terms": [1, 2, 26, 38, 40],
     ]
 
     /// The opcode an operation is written with (FORMAT.md, *Operations*).
@@ -321,6 +325,8 @@ import Testing
             try FormatFixture.generateInbox(into: directory)
         } else if name.hasSuffix("-order") {
             try FormatFixture.generateOrder(into: directory)
+        } else if name.hasSuffix("-terms") {
+            try FormatFixture.generateTerms(into: directory)
         } else {
             try FormatFixture.generate(into: directory)
         }

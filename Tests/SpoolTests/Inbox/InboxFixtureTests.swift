@@ -27,11 +27,11 @@ import Testing
         }
         #expect(outcome.records.count == 2 && !outcome.hasTornTail)
         #expect(Int(offset) == outcome.records[0].end && offset < Int64(bytes.count))
-        guard case .enqueue(let job, let policy) = outcome.records[1].entries.first else {
+        guard case .enqueue(let job, let terms) = outcome.records[1].entries.first else {
             Issue.record("the second record is not an enqueue")
             return
         }
-        #expect(job.id == "inbox-3" && policy == .append && state.jobs["inbox-3"] == nil)
+        #expect(job.id == "inbox-3" && terms.policy == .append && state.jobs["inbox-3"] == nil)
         // The next open ingests the rest, and only the rest.
         let clock = ManualClock(start: FormatFixture.start)
         var configuration = FormatFixture.configuration(clock: clock)
@@ -101,6 +101,64 @@ import Testing
         let queue = try JobQueue(directory: copy, configuration: configuration)
         #expect(try queue.job("order-1") == nil, "dropped: order-2, ingested first, held the key")
         #expect(try queue.job("order-3")?.state == .enqueued, "its cancel by tag came first")
+        try closeChecked(queue)
+    }
+}
+
+/// The checked-in fixture of a producer's terms (`format-2-terms`): inbox records of body version 12 holding
+/// `owner_attempts` and `park_on_ingest`, ingested into claims and parks, and one of version 10.
+@Suite struct TermsFixtureTests {
+    /// The body version of each record of the inbox file `name` of `queue`, and the records.
+    private func records(_ name: String, of queue: String) throws -> (versions: [UInt8], records: [InboxScanner.Record])
+    {
+        let path = InboxFormat.directory(ofQueue: queue) + "/" + name
+        let bytes = try readFile(path)
+        let id = try #require(InboxFormat.fileID(fromName: name))
+        let outcome = try bytes.withUnsafeBytes { try InboxScanner.scan($0, id: id, path: path, from: 0) }
+        var start = InboxFormat.headerSize
+        var versions: [UInt8] = []
+        for record in outcome.records {
+            versions.append(bytes[start + LogFormat.frameHeaderSize])
+            start = record.end
+        }
+        return (versions, outcome.records)
+    }
+
+    @Test func theTermsFixtureHoldsRecordsOfVersionTwelveAndTheirIngestion() throws {
+        let temporary = TemporaryDirectory("terms-fixture")
+        defer { temporary.cleanup() }
+        let copy = temporary.path + "/queue"
+        try FileManager.default.copyItem(
+            atPath: FormatFixture.fixturesDirectory + "/format-2-terms/queue", toPath: copy)
+        let x = try records(String(repeating: "a", count: 32) + ".inbox", of: copy)
+        #expect(x.versions == [12, 12, 12])
+        let terms = x.records.compactMap { record -> InboxTerms? in
+            guard case .enqueue(_, let terms)? = record.entries.first else { return nil }
+            return terms
+        }
+        #expect(terms.map(\.ownerAttempts) == [true, true, false])
+        #expect(terms.map { $0.park?.key } == ["upload:1", "taken", "upload:3"])
+        #expect(terms[2].policy == .replace)
+        // The tags follow the terms.
+        #expect(x.records[0].entries.count == 2)
+        let y = try records(String(repeating: "b", count: 32) + ".inbox", of: copy)
+        #expect(y.versions == [12, 10])
+
+        let state = try QueueDirectory(path: copy, fileSystem: POSIXFileSystem()).inspect(mode: .strict) { $0.state }
+        #expect(state.jobs["terms-1"]?.park?.key == "upload:1" && state.jobs["terms-1"]?.maxAttempts == 3)
+        #expect(state.jobs["terms-2"]?.state == .enqueued && state.jobs["terms-2"]?.maxAttempts == 3)
+        #expect(state.jobs["terms-3"]?.park?.key == "upload:3" && state.jobs["terms-3"]?.maxAttempts == 2)
+        #expect(state.jobs["terms-4"] == nil)
+
+        // Past the second producer's calls, by the clock that stamped them.
+        let clock = ManualClock(start: FormatFixture.start)
+        clock.advance(by: 10)
+        var configuration = FormatFixture.configuration(clock: clock)
+        configuration.createIfMissing = false
+        let queue = try JobQueue(directory: copy, configuration: configuration)
+        #expect(try queue.job("terms-4")?.maxAttempts == 3)
+        #expect(try queue.job("terms-5")?.maxAttempts == 1)
+        #expect(try queue.completeParked(key: "upload:1").state == .succeeded)
         try closeChecked(queue)
     }
 }

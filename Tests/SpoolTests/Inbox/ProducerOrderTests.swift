@@ -145,7 +145,7 @@ import Testing
         let id = [UInt8](repeating: 0x77, count: 16)
         let new = NewEnqueue(
             id: "old", kind: "x", payload: Data(), priority: 0, createdAt: 0, runAt: 0, maxAttempts: 3, uniqueKey: "k")
-        var frame = InboxCodec.encode([.enqueue(new, policy: .keep)], stamp: nil, headroom: LogFormat.frameHeaderSize)
+        var frame = InboxCodec.encode([.enqueue(new, InboxTerms())], stamp: nil, headroom: LogFormat.frameHeaderSize)
         RecordFrame.seal(&frame, type: .transaction, lsn: 1, groupIndex: 0, seed: InboxFormat.checksumSeed(id: id))
         let path = InboxFormat.directory(ofQueue: Self.directory) + "/" + InboxFormat.fileName(id: id)
         try setup.disk.openFile(at: path, mode: .createNew).write(InboxFormat.header(id: id) + frame, at: 0)

@@ -45,6 +45,77 @@ import Testing
         try await fixture.tearDown()
     }
 
+    /// A transfer that finishes before its handler returns — here, inside `start` itself — finds its job
+    /// parked: `start` runs once the park has returned (durable, as every `JobQueue` call is on return).
+    @Test func theWorkStartsOnceTheParkIsCommittedSoAnEarlyCompletionFindsTheJobParked() async throws {
+        let fixture = try RuntimeFixture()
+        let seen = Locked<[String]>([])
+        let queue = fixture.queue
+        try fixture.runner.register(kind: "upload") { _, context in
+            try await context.park(key: "t-\(context.id.rawValue)", for: 3600) {
+                let job = try queue.job(context.id)
+                seen.withLock { $0.append("\(job?.state.description ?? "-") \(job?.parkedKey ?? "-")") }
+                // The system reports at once: the completion finds the job parked.
+                try await queue.completeParked(key: "t-\(context.id.rawValue)")
+            }
+        }
+        let id = try await fixture.queue.enqueue(NewJob(kind: "upload", id: "u"))
+        fixture.runner.start()
+        // Idle once the handler returned: the slot is free and nothing is due.
+        try await fixture.events.wait(for: .idle, timeout: 10)
+        #expect(seen.withLock { $0 } == ["running t-u"])
+        let job = try fixture.job(id)
+        #expect(job.state == .succeeded && job.attempts == 1 && job.parkedKey == nil)
+        #expect(fixture.events.all.contains(.parked(id, key: "t-u")))
+        try await fixture.tearDown()
+    }
+
+    /// Work that could not start leaves no job waiting out its deadline: it fails by the retry policy at once.
+    @Test func aStartThatThrowsFailsTheParkedJobByTheRetryPolicy() async throws {
+        struct NoSession: Error {}
+        let fixture = try RuntimeFixture()
+        let ran = Locked(0)
+        try fixture.runner.register(kind: "upload") { _, context in
+            try await context.park(key: "t-\(context.id.rawValue)", for: 3600) {
+                ran.withLock { $0 += 1 }
+                throw NoSession()
+            }
+        }
+        let id = try await fixture.queue.enqueue(NewJob(kind: "upload", id: "u", maxAttempts: 3))
+        fixture.runner.start()
+        await fixture.waitForEvent(after: 0) { $0 == .discarded(id) }
+        let job = try fixture.job(id)
+        #expect(ran.withLock { $0 } == 1)
+        #expect(job.state == .enqueued && job.attempts == 1 && job.parkedKey == nil)
+        #expect(job.lastError?.hasPrefix("the parked work did not start") == true)
+        #expect(job.nextRetryAt != nil)
+        #expect(try fixture.queue.parkedJobs().isEmpty)
+        try await fixture.tearDown()
+    }
+
+    /// A completion or failure by a key no job is parked under is refused and writes nothing.
+    @Test func aCompletionForAKeyNotParkedYetIsRefusedAndWritesNothing() async throws {
+        let fixture = try RuntimeFixture()
+        let id = try await fixture.queue.enqueue(NewJob(kind: "upload", id: "u"))
+        let before = fixture.queue.engine.writer.lastAppendedLSN
+        await expectError(.jobNotFound) { try await fixture.queue.completeParked(key: "t-u") }
+        await expectError(.jobNotFound) { try await fixture.queue.failParked(key: "t-u", error: "early") }
+        #expect(fixture.queue.engine.writer.lastAppendedLSN == before)
+        #expect(try fixture.job(id).state == .enqueued && fixture.job(id).lastError == nil)
+        try await fixture.tearDown()
+    }
+
+    @Test func aDetachedContextRunsTheStartAfterItsPark() async throws {
+        let calls = Locked<[String]>([])
+        let context = JobContext(
+            job: Job(kind: "upload", state: .running, attempts: 1),
+            park: { key, _ in calls.withLock { $0.append("park " + key) } })
+        await #expect(throws: JobParked(key: "k", deadline: .distantFuture)) {
+            try await context.park(key: "k", deadline: .distantFuture) { calls.withLock { $0.append("start") } }
+        }
+        #expect(calls.withLock { $0 } == ["park k", "start"])
+    }
+
     @Test func aDetachedContextCallsTheTestsParkAndCheckpoint() async throws {
         let calls = Locked<[String]>([])
         let context = JobContext(

@@ -50,6 +50,8 @@ enum FieldGrammar {
         41: "policy:u8",
         42: "boot_id:string monotonic:varint at:svarint",
         43: "tag:string at:svarint",
+        45: "",
+        46: "key:string deadline:svarint",
         44: "records:u64",
     ]
 

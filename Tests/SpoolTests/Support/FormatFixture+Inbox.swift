@@ -42,7 +42,8 @@ extension FormatFixture {
         let new = NewEnqueue(
             id: "inbox-3", kind: "upload", payload: Data([4]), priority: 0, createdAt: Millis.from(clock.now()),
             runAt: Millis.from(clock.now()), maxAttempts: 3, uniqueKey: "sync:a")
-        var frame = InboxCodec.encode([.enqueue(new, policy: .append)], stamp: nil, headroom: LogFormat.frameHeaderSize)
+        var frame = InboxCodec.encode(
+            [.enqueue(new, InboxTerms(policy: .append))], stamp: nil, headroom: LogFormat.frameHeaderSize)
         RecordFrame.seal(&frame, type: .transaction, lsn: 2, groupIndex: 0, seed: InboxFormat.checksumSeed(id: id))
         try writeFile(inbox + "/" + name, bytes + frame)
         try queue.close()
