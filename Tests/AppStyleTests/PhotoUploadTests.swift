@@ -68,8 +68,9 @@ final class Calls<Value: Sendable>: @unchecked Sendable {
         let renewals = Calls<TimeInterval?>()
         var retried = job
         retried.attempts = 2
+        retried.starts = 2
         let context = JobContext(job: retried, renewLease: { renewals.append($0) })
-        #expect(context.attempt == 2 && context.id == "photo-1")
+        #expect(context.attempt == 2 && context.starts == 2 && context.id == "photo-1")
         try await PhotoUploader(server: FakeServer(answers: [200])).run(UploadPhoto(path: "/a.jpg"), context)
         #expect(renewals.all == [600])
         try await PhotoUploader(server: FakeServer(answers: [200])).run(
@@ -81,6 +82,7 @@ final class Calls<Value: Sendable>: @unchecked Sendable {
         let server = FakeServer(answers: [])
         var retried = job
         retried.attempts = 3
+        retried.starts = 3
         let context = JobContext(job: retried, renewLease: { _ in throw SpoolError(.leaseLost, "reclaimed") })
         await #expect(throws: SpoolError.self) {
             try await PhotoUploader(server: server).run(UploadPhoto(path: "/a.jpg"), context)
@@ -172,9 +174,9 @@ final class Calls<Value: Sendable>: @unchecked Sendable {
         let id = try await queue.enqueue(UploadPhoto(path: "/c.jpg"))
         await events.wait { $0.contains(.failed(id, error: "the server answered HTTP 503", terminal: false)) }
         let waiting = try #require(try queue.job(id))
-        #expect(statusText(waiting) == "Retrying (attempt 2 of 5)")
+        #expect(statusText(waiting) == "Retrying (attempt 2 of 8)")
         let retryAt = try #require(waiting.nextRetryAt)
-        #expect(retryAt == clock.now().addingTimeInterval(5), "the default policy's first delay")
+        #expect(retryAt == clock.now().addingTimeInterval(5), "the kind's policy's first delay")
         #expect(!events.all.contains(.claimed(id, attempt: 2)), "nothing runs before the deadline")
 
         clock.advance(to: retryAt)

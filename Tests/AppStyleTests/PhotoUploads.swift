@@ -2,10 +2,19 @@
 import Foundation
 import Spool
 
-/// The app's job: upload one photo.
+/// The app's job: upload one photo. Uploads retry soon, then less often, for a day's worth of attempts.
 struct UploadPhoto: JobKind, Equatable {
     static let kind = "upload-photo"
+    static var retryPolicy: RetryPolicy? { .exponential(base: 5, factor: 4, maximum: 3600, maxAttempts: 8) }
     var path: String
+}
+
+/// The app's other job: tell the server the user's settings changed. A short fixed table: it matters
+/// only while the app is open.
+struct SyncSettings: JobKind, Equatable {
+    static let kind = "sync-settings"
+    static var retryPolicy: RetryPolicy? { .table([1, 2], maxAttempts: 3) }
+    var revision: Int
 }
 
 /// The app's server client, behind a protocol so that tests give a fake.
@@ -25,10 +34,11 @@ struct PhotoUploader: Sendable {
     let server: any PhotoServer
 
     /// Uploads the photo with the job's id as idempotency key; a 4xx ends the job, a 5xx retries it.
-    /// A retry asks for a longer lease first: the server was slow last time.
+    /// A job started before — after a failure, or an attempt given back when the app left the
+    /// foreground — asks for a longer lease first: the server may still be busy with that key.
     func run(_ photo: UploadPhoto, _ context: JobContext) async throws {
         try context.checkCancellation()
-        if context.attempt > 1 { try await context.renewLease(for: 600) }
+        if context.starts > 1 { try await context.renewLease(for: 600) }
         let status = try await server.upload(path: photo.path, idempotencyKey: context.id.rawValue)
         switch status {
         case 200..<300: return

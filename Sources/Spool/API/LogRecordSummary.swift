@@ -191,6 +191,20 @@ public struct LogOperationSummary: Sendable, Equatable {
         case .tags(_, let tags):
             name = "tags"
             fields = [.init("tags", .string(tags.joined(separator: ",")))]
+        case .retrySchedule(_, .table(let delays)):
+            name = "retryTable"
+            fields = [
+                .init("delaysMs", .string(delays.map { String(Millis.from(seconds: $0)) }.joined(separator: ",")))
+            ]
+        case .retrySchedule(_, .exponential(let base, let factor, let maximum, let jitter)):
+            name = "retryExponential"
+            fields = [
+                .init("baseMs", .integer(Millis.from(seconds: base))), .init("factor", .string("\(factor)")),
+                .init("maximumMs", .integer(Millis.from(seconds: maximum))), .init("jitter", .string("\(jitter)")),
+            ]
+        case .starts(_, let count):
+            name = "starts"
+            fields = [.init("count", .integer(Int64(count)))]
         }
     }
 

@@ -133,7 +133,8 @@ public final class QueueProducer: Sendable {
                 ids.append(JobID(new.id))
                 // A job that names no budget takes the owner's, not this process's configuration's.
                 let terms = InboxTerms(
-                    policy: jobs[index].uniquePolicy, ownerAttempts: jobs[index].maxAttempts == nil, park: park)
+                    policy: jobs[index].uniquePolicy,
+                    ownerAttempts: jobs[index].maxAttempts == nil && jobs[index].retryPolicy == nil, park: park)
                 requests.append(.enqueue(new, terms))
             } catch let error as SpoolError where jobs.count > 1 {
                 throw SpoolError(error.code, "job \(index) of the batch: \(error.message)", jobID: error.jobID)

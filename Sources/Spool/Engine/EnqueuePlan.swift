@@ -54,9 +54,12 @@ struct EnqueuePlan {
             }
             let id = JobID(job.id)
             let tags = job.tags
+            let schedule = job.retrySchedule
             try record(.enqueue(job))
-            // Its tags follow the enqueue in the same record (FORMAT.md, "Results and tags").
+            // Its tags follow the enqueue in the same record (FORMAT.md, "Results and tags"), then its own
+            // retry schedule (FORMAT.md, "Retry policies and starts").
             if !tags.isEmpty { try record(.other(.tags(id: id.rawValue, tags: tags))) }
+            if let schedule { try record(.other(.retrySchedule(id: id.rawValue, schedule))) }
             return id
         } catch {
             throw error.error

@@ -47,9 +47,16 @@ extension QueueEngine {
                             maxAttempts: terms.ownerAttempts
                                 ? Int64(configuration.retryPolicy.maxAttempts) : job.maxAttempts,
                             uniqueKey: job.uniqueKey, options: job.options)
-                        // Its tags are the entry after it (the decoder checked they name it).
-                        if index + 1 < entries.count, case .tags(_, let tags) = entries[index + 1] {
-                            new.tags = tags
+                        // Its tags and its own retry schedule are the entries after it (the decoder checked
+                        // they name it).
+                        for next in entries[(index + 1)...] {
+                            if case .tags(job.id, let tags) = next {
+                                new.tags = tags
+                            } else if case .retrySchedule(job.id, let schedule) = next {
+                                new.retrySchedule = schedule
+                            } else {
+                                break
+                            }
                         }
                         if let park = terms.park,
                             plan.addIfTaken(policy: terms.policy, new, then: { parkedOnArrival($0, park, at: now) })
@@ -63,7 +70,7 @@ extension QueueEngine {
                         _ = plan.addIfTaken(.cancel(id: id, at: at))
                     case .cancelTagged(let tag, let at):
                         plan.addCancels(tagged: tag, at: at)
-                    case .tags:
+                    case .tags, .retrySchedule:
                         // Taken with the enqueue before it, or dropped with it.
                         break
                     }

@@ -125,7 +125,7 @@ extension QueueEngine {
     /// The deadline after the job's current attempt failed, or `nil` when its attempts are spent.
     func nextRetry(after job: StoredJob, now: Int64) -> Int64? {
         guard job.attempts < job.maxAttempts else { return nil }
-        let delay = configuration.retryPolicy.delay(
+        let delay = (job.retrySchedule ?? configuration.retryPolicy.schedule).delay(
             afterFailedAttempt: Int(job.attempts),
             unitRandom: Double.random(in: 0..<1))
         return min(now + Millis.from(seconds: delay), Millis.latest)

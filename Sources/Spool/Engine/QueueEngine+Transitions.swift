@@ -98,7 +98,15 @@ extension QueueEngine {
                 "priority must be from \(JobLimits.priorities.lowerBound) to \(JobLimits.priorities.upperBound), not \(request.priority)"
             )
         }
-        let maxAttempts = request.maxAttempts ?? configuration.retryPolicy.maxAttempts
+        if let policy = request.retryPolicy {
+            try policy.validate()
+            if case .table(let delays) = policy.schedule, delays.count > RetriesCodec.maxTableDelays {
+                throw SpoolError.invalidArgument(
+                    "a job's own retry table holds at most \(RetriesCodec.maxTableDelays) delays, not \(delays.count)")
+            }
+        }
+        let maxAttempts =
+            request.maxAttempts ?? request.retryPolicy?.maxAttempts ?? configuration.retryPolicy.maxAttempts
         guard (1...JobLimits.maxAttempts).contains(maxAttempts) else {
             throw SpoolError.invalidArgument("maxAttempts must be from 1 to \(JobLimits.maxAttempts)")
         }
@@ -142,7 +150,8 @@ extension QueueEngine {
             id: request.id?.rawValue ?? generatedID ?? RandomPool.shared.nextUUIDString(), kind: request.kind,
             payload: request.payload, priority: Int64(priority), createdAt: now,
             runAt: base + Millis.from(seconds: request.delay), maxAttempts: Int64(maxAttempts),
-            uniqueKey: request.uniqueKey, options: options, tags: tags)
+            uniqueKey: request.uniqueKey, options: options, tags: tags,
+            retrySchedule: request.retryPolicy.map { RetriesCodec.stored($0.schedule) })
     }
 
     static func checkText(_ text: String, name: String, maxBytes: Int) throws {

@@ -34,6 +34,8 @@ enum InboxEntry: Equatable, Sendable {
     case cancel(id: String, at: Int64)
     /// The tags of the job whose enqueue is the entry before.
     case tags(id: String, tags: [String])
+    /// The own retry schedule of the job whose enqueue (or whose tags) is the entry before.
+    case retrySchedule(id: String, RetryPolicy.Schedule)
     case cancelTagged(tag: String, at: Int64)
 }
 
@@ -70,6 +72,7 @@ struct InboxBody: Equatable, Sendable {
 /// owner_attempts := opcode(45)               (version 12; after the enqueue and its unique_policy)
 /// park_on_ingest := opcode(46) key:string deadline:svarint   (version 12; after those, before the tags)
 /// tags           := as in the log            (after the enqueue it qualifies and the operations above)
+/// retry_table, retry_exponential := as in the log   (version 13; after the enqueue's tags, or the above)
 /// ```
 /// An enqueue without a `unique_policy` after it has policy keep.
 enum InboxCodec {
@@ -101,6 +104,7 @@ enum InboxCodec {
         var count = stamp == nil ? 0 : 1
         var tagged = false
         var withTerms = false
+        var withRetries = false
         for request in requests {
             count += 1
             switch request {
@@ -113,6 +117,11 @@ enum InboxCodec {
                     count += 1
                     tagged = true
                 }
+                if new.retrySchedule != nil {
+                    count += 1
+                    withRetries = true
+                    capacity += 16 + new.id.utf8.count + 10 * RetriesCodec.maxTableDelays
+                }
             case .cancel(let id, _): capacity += 16 + id.utf8.count
             case .cancelTagged(let tag, _):
                 precondition(stamp != nil, "cancel_tagged exists in stamped records only")
@@ -123,14 +132,16 @@ enum InboxCodec {
         writer.writeRaw(repeatElement(0, count: headroom))
         if let stamp {
             writer.writeUInt8(
-                withTerms ? TransactionCodec.producerTermsBodyVersion : TransactionCodec.producerOrderBodyVersion)
+                withRetries
+                    ? TransactionCodec.retriesBodyVersion
+                    : withTerms ? TransactionCodec.producerTermsBodyVersion : TransactionCodec.producerOrderBodyVersion)
             writer.writeVarint(UInt64(count))
             writer.writeUInt8(TransactionCodec.Opcode.acknowledged.rawValue)
             writer.writeString(stamp.bootID)
             writer.writeVarint(stamp.monotonic)
             writer.writeSignedVarint(stamp.at)
         } else {
-            precondition(!withTerms, "owner_attempts and park_on_ingest exist in stamped records only")
+            precondition(!withTerms && !withRetries, "terms and retry schedules exist in stamped records only")
             writer.writeUInt8(tagged ? TransactionCodec.resultsBodyVersion : TransactionCodec.inboxBodyVersion)
             writer.writeVarint(UInt64(count))
         }
@@ -155,6 +166,11 @@ enum InboxCodec {
                         .other(.tags(id: new.id, tags: new.tags)), into: &writer, payloadRanges: &ranges,
                         headroom: headroom)
                 }
+                if let schedule = new.retrySchedule {
+                    TransactionCodec.encodeOperation(
+                        .other(.retrySchedule(id: new.id, schedule)), into: &writer, payloadRanges: &ranges,
+                        headroom: headroom)
+                }
             case .cancel(let id, let at):
                 TransactionCodec.encodeOperation(
                     .other(.cancel(id: id, at: at)), into: &writer, payloadRanges: &ranges, headroom: headroom)
@@ -175,7 +191,7 @@ enum InboxCodec {
         try TransactionCodec.failures { () throws -> InboxBody in
             var reader = ByteReader(body)
             let version = try reader.readUInt8()
-            let readable = TransactionCodec.inboxBodyVersion...TransactionCodec.producerTermsBodyVersion
+            let readable = TransactionCodec.inboxBodyVersion...TransactionCodec.retriesBodyVersion
             guard readable.contains(version) else {
                 if version > readable.upperBound { throw TransactionCodec.Failure.newerBodyVersion(version) }
                 throw TransactionCodec.Failure.malformed("inbox body version \(version)")
@@ -274,6 +290,16 @@ enum InboxCodec {
                 throw TransactionCodec.Failure.malformed("tags not after the enqueue of their job")
             }
             entries.append(.tags(id: id, tags: tags))
+        case .retrySchedule(let id, let schedule):
+            guard version >= TransactionCodec.retriesBodyVersion else {
+                throw TransactionCodec.Failure.malformed("a retry schedule in an inbox record of version \(version)")
+            }
+            switch entries.last {
+            case .enqueue(let job, _)? where job.id == id: break
+            case .tags(let tagged, _)? where tagged == id: break
+            default: throw TransactionCodec.Failure.malformed("a retry schedule not after the enqueue of its job")
+            }
+            entries.append(.retrySchedule(id: id, schedule))
         default: throw TransactionCodec.Failure.malformed("an operation a producer does not write")
         }
     }

@@ -79,6 +79,10 @@ enum LogOperation: Equatable, Sendable {
     /// The job's tags (distinct, in the order of their UTF-8 bytes): after its enqueue in the same
     /// record, or after its restore in a snapshot.
     case tags(id: String, tags: [String])
+    /// A job's own retry schedule (`retry_table`, 47, or `retry_exponential`, 48), after its enqueue or restore.
+    case retrySchedule(id: String, RetryPolicy.Schedule)
+    /// How often a restored job started in its run, when more than its attempts (`starts`, 49).
+    case starts(id: String, count: Int32)
 
     struct Enqueue: Equatable, Sendable {
         var id: String
@@ -118,7 +122,8 @@ enum LogOperation: Equatable, Sendable {
             .reclaim(let id, _, _, _), .expire(let id), .migrationRemove(let id), .abandon(let id, _, _),
             .nextOccurrence(let id, _, _), .park(let id, _, _, _), .checkpoint(let id, _, _, _, _),
             .restoreCheckpoint(let id, _), .release(let id, _, _, _), .snooze(let id, _, _, _, _),
-            .stopReason(let id, _), .result(let id, _), .prerequisiteResult(let id, _, _), .tags(let id, _):
+            .stopReason(let id, _), .result(let id, _), .prerequisiteResult(let id, _, _), .tags(let id, _),
+            .retrySchedule(let id, _), .starts(let id, _):
             return id
         case .restore(let job): return job.id
         case .migrateJob(let job): return job.id

@@ -32,6 +32,8 @@ extension TransactionCodec {
         case snapshotExtent = 44
         case ownerAttempts = 45
         case parkOnIngest
+        case retryTable = 47
+        case retryExponential, starts
 
         /// One row of the opcode table.
         struct Facts: Sendable {
@@ -57,6 +59,7 @@ extension TransactionCodec {
             let order = producerOrderBodyVersion
             let extent = snapshotExtentBodyVersion
             let terms = producerTermsBodyVersion
+            let retries = retriesBodyVersion
             switch self {
             case .enqueue: return Facts(name: "enqueue", minimumBodyVersion: base, startsWithJobID: true)
             case .claim: return Facts(name: "claim", minimumBodyVersion: base, startsWithJobID: true)
@@ -121,6 +124,11 @@ extension TransactionCodec {
                 return Facts(name: "owner_attempts", minimumBodyVersion: terms, startsWithJobID: false)
             case .parkOnIngest:
                 return Facts(name: "park_on_ingest", minimumBodyVersion: terms, startsWithJobID: false)
+            case .retryTable:
+                return Facts(name: "retry_table", minimumBodyVersion: retries, startsWithJobID: true)
+            case .retryExponential:
+                return Facts(name: "retry_exponential", minimumBodyVersion: retries, startsWithJobID: true)
+            case .starts: return Facts(name: "starts", minimumBodyVersion: retries, startsWithJobID: true)
             }
         }
 
@@ -176,6 +184,9 @@ extension TransactionCodec {
         case .result: return .result
         case .prerequisiteResult: return .prerequisiteResult
         case .tags: return .tags
+        case .retrySchedule(_, .table): return .retryTable
+        case .retrySchedule(_, .exponential): return .retryExponential
+        case .starts: return .starts
         }
     }
 

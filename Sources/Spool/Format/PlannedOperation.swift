@@ -12,6 +12,9 @@ struct NewEnqueue: Sendable {
     var options = EnqueueOptions()
     /// The job's tags in their on-disk order (``ResultsCodec/ordered(_:)``): a `tags` operation after the enqueue.
     var tags: [String] = []
+    /// The job's own retry schedule, as stored (``RetriesCodec/stored(_:)``): a `retry_table` or
+    /// `retry_exponential` operation after the enqueue (and its tags).
+    var retrySchedule: RetryPolicy.Schedule?
 }
 
 /// An operation as the live path hands it to the encoder: like ``LogOperation``,

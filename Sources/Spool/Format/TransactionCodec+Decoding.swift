@@ -81,6 +81,8 @@ extension TransactionCodec {
             return try StopsCodec.decode(opcode, &reader)
         case .pauseKind, .resumeKind, .setRateLimit, .rateWindow:
             return try KindControlCodec.decode(opcode, &reader)
+        case .retryTable, .retryExponential, .starts:
+            return try RetriesCodec.decode(opcode, &reader)
         case .result, .prerequisiteResult, .tags:
             return try ResultsCodec.decode(opcode, &reader)
         case .inboxIngested:

@@ -43,6 +43,8 @@ enum TransactionCodec {
     /// The body version of an inbox record holding a producer's terms for the owner (`owner_attempts`, 45: the
     /// job takes the owner's attempt budget; `park_on_ingest`, 46: the job arrives parked), in inbox files only.
     static let producerTermsBodyVersion: UInt8 = 12
+    /// The body version of records holding a job's own retry schedule or its starts (47 to 49; see `RetriesCodec`).
+    static let retriesBodyVersion: UInt8 = 13
     // Which opcodes need which version, and the newest version read (`bodyVersion`): the opcode
     // table (Opcode.swift).
 
@@ -217,6 +219,8 @@ enum TransactionCodec {
             KindControlCodec.encode(operation, into: &writer)
         case .result, .prerequisiteResult, .tags:
             ResultsCodec.encode(operation, into: &writer)
+        case .retrySchedule, .starts:
+            RetriesCodec.encode(operation, into: &writer)
         case .inboxIngested(let file, let offset):
             writer.writeUInt8(Opcode.inboxIngested.rawValue)
             writer.writeString(file)

@@ -156,6 +156,12 @@ struct SnapshotWriter {
                     operationCount += kept
                     version = max(version, TransactionCodec.resultsBodyVersion)
                 }
+                // Its own retry schedule and its starts follow its restore (FORMAT.md, "Retry policies and starts").
+                let retries = RetriesCodec.encodeAnnexes(of: job, into: &operations)
+                if retries > 0 {
+                    operationCount += retries
+                    version = max(version, TransactionCodec.retriesBodyVersion)
+                }
                 if operations.count >= Self.recordTarget { try sealBatch() }
             }
             try sealBatch()

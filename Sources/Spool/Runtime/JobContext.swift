@@ -13,8 +13,14 @@ public struct JobContext: Sendable {
     public let job: Job
     /// The job's id: stable across retries, the idempotency key to send with the job's side effect.
     public var id: JobID { job.id }
-    /// Which attempt this is, from 1.
+    /// Which attempt this is against the budget, from 1 (``Job/attempts``): an earlier attempt that was
+    /// given back (the app left the foreground, the system's time ran out) does not count, so `attempt > 1`
+    /// means an earlier attempt failed or ran out its lease.
     public var attempt: Int { job.attempts }
+    /// How many times this job was started in this run, this start included, from 1 (``Job/starts``):
+    /// every earlier start counts, given back or not, so `starts > 1` means an earlier start may have
+    /// done part of the work.
+    public var starts: Int { job.starts }
     /// Where the answers come from: the runner running the attempt, or an app's test.
     let source: Source
     /// What ``park(key:deadline:start:)`` and ``checkpoint(_:)`` call in a context built for a test.

@@ -9,7 +9,7 @@ extension QueueProducer {
     /// ```
     ///
     /// Every option of ``NewJob`` is an argument here, with the same default and meaning (see
-    /// ``NewJob/init(_:id:priority:runAt:delay:maxAttempts:uniqueKey:uniquePolicy:dependencies:constraints:periodic:tags:)``);
+    /// ``NewJob/init(_:id:priority:runAt:delay:maxAttempts:uniqueKey:uniquePolicy:dependencies:constraints:periodic:tags:retryPolicy:)``);
     /// a job without `maxAttempts` gets the owner's budget when the owner ingests it. The errors are those of
     /// ``enqueue(_:)-9kno6``, plus ``SpoolError/Code/invalidArgument`` when the parameters cannot be encoded.
     @discardableResult
@@ -18,13 +18,13 @@ extension QueueProducer {
         runAt: Date? = nil, delay: TimeInterval = 0, maxAttempts: Int? = nil,
         uniqueKey: String? = nil, uniquePolicy: UniquePolicy = .keep,
         dependencies: [JobID] = [], constraints: JobConstraints = .none,
-        periodic: PeriodicSchedule? = nil, tags: Set<String> = []
+        periodic: PeriodicSchedule? = nil, tags: Set<String> = [], retryPolicy: RetryPolicy? = nil
     ) throws -> JobID {
         try enqueue(
             NewJob(
                 parameters, id: id, priority: priority, runAt: runAt, delay: delay, maxAttempts: maxAttempts,
                 uniqueKey: uniqueKey, uniquePolicy: uniquePolicy, dependencies: dependencies,
-                constraints: constraints, periodic: periodic, tags: tags))
+                constraints: constraints, periodic: periodic, tags: tags, retryPolicy: retryPolicy))
     }
 
     /// Records a job of a ``JobKind`` for the owner to enqueue. The arguments are those of the blocking form.
@@ -34,12 +34,12 @@ extension QueueProducer {
         runAt: Date? = nil, delay: TimeInterval = 0, maxAttempts: Int? = nil,
         uniqueKey: String? = nil, uniquePolicy: UniquePolicy = .keep,
         dependencies: [JobID] = [], constraints: JobConstraints = .none,
-        periodic: PeriodicSchedule? = nil, tags: Set<String> = []
+        periodic: PeriodicSchedule? = nil, tags: Set<String> = [], retryPolicy: RetryPolicy? = nil
     ) async throws -> JobID {
         try await enqueue(
             NewJob(
                 parameters, id: id, priority: priority, runAt: runAt, delay: delay, maxAttempts: maxAttempts,
                 uniqueKey: uniqueKey, uniquePolicy: uniquePolicy, dependencies: dependencies,
-                constraints: constraints, periodic: periodic, tags: tags))
+                constraints: constraints, periodic: periodic, tags: tags, retryPolicy: retryPolicy))
     }
 }

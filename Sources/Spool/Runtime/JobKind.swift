@@ -30,9 +30,22 @@ public protocol JobKind: Codable, Sendable {
     static func encode(_ parameters: Self) throws -> Data
     /// The parameters stored in `payload`.
     static func decode(_ payload: Data) throws -> Self
+    /// The retry policy of this kind's jobs, stored with each job a typed enqueue makes (unless the
+    /// enqueue gives its own); `nil` (the default) takes the queue's ``Configuration/retryPolicy``.
+    ///
+    /// ```swift
+    /// struct SyncNotes: JobKind {
+    ///     static let kind = "sync-notes"
+    ///     static var retryPolicy: RetryPolicy? { .exponential(base: 2, maximum: 600, jitter: 0.2) }
+    /// }
+    /// ```
+    static var retryPolicy: RetryPolicy? { get }
 }
 
 extension JobKind {
+    /// No policy of the kind's own: the queue's.
+    public static var retryPolicy: RetryPolicy? { nil }
+
     /// Encodes the parameters as JSON with sorted keys (the same value always gives the same bytes).
     public static func encode(_ parameters: Self) throws -> Data {
         let encoder = JSONEncoder()
@@ -51,7 +64,7 @@ extension NewJob {
     ///
     /// Use it to enqueue typed jobs in a batch with ``JobQueue/enqueue(contentsOf:)-84e97``;
     /// the other arguments are those of
-    /// ``init(kind:payload:id:priority:runAt:delay:maxAttempts:uniqueKey:uniquePolicy:dependencies:constraints:periodic:tags:)``,
+    /// ``init(kind:payload:id:priority:runAt:delay:maxAttempts:uniqueKey:uniquePolicy:dependencies:constraints:periodic:tags:retryPolicy:)``,
     /// every one of them.
     ///
     /// - Throws: ``SpoolError/Code/invalidArgument`` when the parameters cannot be encoded.
@@ -60,7 +73,7 @@ extension NewJob {
         runAt: Date? = nil, delay: TimeInterval = 0, maxAttempts: Int? = nil,
         uniqueKey: String? = nil, uniquePolicy: UniquePolicy = .keep,
         dependencies: [JobID] = [], constraints: JobConstraints = .none,
-        periodic: PeriodicSchedule? = nil, tags: Set<String> = []
+        periodic: PeriodicSchedule? = nil, tags: Set<String> = [], retryPolicy: RetryPolicy? = nil
     ) throws {
         let payload: Data
         do {
@@ -72,7 +85,8 @@ extension NewJob {
         self.init(
             kind: Parameters.kind, payload: payload, id: id, priority: priority, runAt: runAt, delay: delay,
             maxAttempts: maxAttempts, uniqueKey: uniqueKey, uniquePolicy: uniquePolicy,
-            dependencies: dependencies, constraints: constraints, periodic: periodic, tags: tags)
+            dependencies: dependencies, constraints: constraints, periodic: periodic, tags: tags,
+            retryPolicy: retryPolicy ?? Parameters.retryPolicy)
     }
 }
 
@@ -84,7 +98,7 @@ extension JobQueue {
     /// ```
     ///
     /// Every option of ``NewJob`` is an argument here, with the same default and meaning
-    /// (see ``NewJob/init(_:id:priority:runAt:delay:maxAttempts:uniqueKey:uniquePolicy:dependencies:constraints:periodic:tags:)``).
+    /// (see ``NewJob/init(_:id:priority:runAt:delay:maxAttempts:uniqueKey:uniquePolicy:dependencies:constraints:periodic:tags:retryPolicy:)``).
     /// The errors are those of ``JobQueue/enqueue(_:)-6of7x``, plus ``SpoolError/Code/invalidArgument``
     /// when the parameters cannot be encoded.
     @discardableResult
@@ -93,13 +107,13 @@ extension JobQueue {
         runAt: Date? = nil, delay: TimeInterval = 0, maxAttempts: Int? = nil,
         uniqueKey: String? = nil, uniquePolicy: UniquePolicy = .keep,
         dependencies: [JobID] = [], constraints: JobConstraints = .none,
-        periodic: PeriodicSchedule? = nil, tags: Set<String> = []
+        periodic: PeriodicSchedule? = nil, tags: Set<String> = [], retryPolicy: RetryPolicy? = nil
     ) throws -> JobID {
         try enqueue(
             NewJob(
                 parameters, id: id, priority: priority, runAt: runAt, delay: delay, maxAttempts: maxAttempts,
                 uniqueKey: uniqueKey, uniquePolicy: uniquePolicy, dependencies: dependencies,
-                constraints: constraints, periodic: periodic, tags: tags))
+                constraints: constraints, periodic: periodic, tags: tags, retryPolicy: retryPolicy))
     }
 
     /// Adds a job of a ``JobKind`` and returns its id once the job is durable. The arguments are
@@ -115,12 +129,13 @@ extension JobQueue {
         runAt: Date? = nil, delay: TimeInterval = 0, maxAttempts: Int? = nil,
         uniqueKey: String? = nil, uniquePolicy: UniquePolicy = .keep,
         dependencies: [JobID] = [], constraints: JobConstraints = .none,
-        periodic: PeriodicSchedule? = nil, tags: Set<String> = []
+        periodic: PeriodicSchedule? = nil, tags: Set<String> = [], retryPolicy: RetryPolicy? = nil
     ) async throws -> JobID {
         try await enqueue(
             NewJob(
                 parameters, id: id, priority: priority, runAt: runAt, delay: delay,
                 maxAttempts: maxAttempts, uniqueKey: uniqueKey, uniquePolicy: uniquePolicy,
-                dependencies: dependencies, constraints: constraints, periodic: periodic, tags: tags))
+                dependencies: dependencies, constraints: constraints, periodic: periodic, tags: tags,
+                retryPolicy: retryPolicy))
     }
 }

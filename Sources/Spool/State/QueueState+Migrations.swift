@@ -36,6 +36,8 @@ extension QueueState {
                 job.kind = image.kind
                 job.state = image.state
                 job.attempts = image.attempts
+                // Every attempt spent was started: a migration that sets more attempts counts as many starts.
+                job.starts = max(job.starts, image.attempts)
                 job.maxAttempts = image.maxAttempts
                 job.priority = image.priority
                 job.runAt = image.runAt

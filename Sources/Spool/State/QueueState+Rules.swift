@@ -219,6 +219,8 @@ extension QueueState {
             try checkKindControl(operation)
         case .result, .prerequisiteResult, .tags:
             try checkResultOrTags(operation)
+        case .retrySchedule, .starts:
+            try checkRetries(operation)
         }
     }
 

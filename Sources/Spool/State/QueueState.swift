@@ -95,6 +95,7 @@ struct QueueState: Sendable {
             // Saturating: attempts may be anything up to 2^31-1 (a migration may leave more than the
             // maximum), and a claim past it must not trap; no correct writer gets near it.
             job.attempts = job.attempts == .max ? .max : job.attempts + 1
+            job.starts = job.starts == .max ? .max : job.starts + 1
             job.nextRetryAt = nil
             job.lease = StoredLease(
                 token: op.token, claimedAt: op.claimedAt, expiresAt: op.expiresAt,
@@ -138,6 +139,7 @@ struct QueueState: Sendable {
             let wasFinished = job.state.isFinished
             job.state = .enqueued
             job.attempts = 0
+            job.starts = 0
             job.nextRetryAt = nil
             job.finishedAt = nil
             job.runAt = at
@@ -174,6 +176,7 @@ struct QueueState: Sendable {
             job.checkpoint = nil
             job.state = .enqueued
             job.attempts = 0
+            job.starts = 0
             job.nextRetryAt = nil
             job.finishedAt = nil
             job.runAt = runAt
@@ -243,6 +246,8 @@ struct QueueState: Sendable {
             try applyKindControl(operation)
         case .result, .prerequisiteResult, .tags:
             try applyResultOrTags(operation)
+        case .retrySchedule, .starts:
+            try applyRetries(operation)
         }
     }
 

@@ -18,6 +18,8 @@ enum Refusal: Error, Equatable, Sendable, CustomStringConvertible {
         case result
         case prerequisiteResult = "prerequisite result"
         case tags
+        case retrySchedule = "retry schedule"
+        case starts
     }
 
     /// No job has the id.
@@ -88,6 +90,8 @@ enum Refusal: Error, Equatable, Sendable, CustomStringConvertible {
     case noRateLimit(kind: String)
     /// A snapshot's rate window of a kind without a limit.
     case rateWindowWithoutLimit(kind: String)
+    /// A job's starts set below its attempts.
+    case startsBelowAttempts(id: String, starts: Int32, attempts: Int32)
 
     /// The job the refusal is about ("" for none).
     var jobID: String {
@@ -100,7 +104,8 @@ enum Refusal: Error, Equatable, Sendable, CustomStringConvertible {
             .stepOutsideMigration(let id),
             .migratedWithoutPayload(let id), .migratedInconsistent(let id), .migratedKeyChanged(let id),
             .notAMigrationStep(let id), .alreadyParked(let id), .parkKeyHeld(let id, _, _),
-            .parkDeadlineHolds(let id), .kindPaused(let id, _), .rateLimited(let id, _, _):
+            .parkDeadlineHolds(let id), .kindPaused(let id, _), .rateLimited(let id, _, _),
+            .startsBelowAttempts(let id, _, _):
             return id
         case .snapshotNotFirst, .migrationNotNewer, .commitNotBegun, .migrationsAppliedMisplaced,
             .snapshotExtentMisplaced,
@@ -192,6 +197,8 @@ enum Refusal: Error, Equatable, Sendable, CustomStringConvertible {
             return (.invalidState, "rate limit: kind \(kind) has none to remove")
         case .rateWindowWithoutLimit(let kind):
             return (.corruption, "rate window: kind \(kind) has no rate limit")
+        case .startsBelowAttempts(_, let starts, let attempts):
+            return (.corruption, "starts: \(starts) is below the job's \(attempts) attempts (each attempt was started)")
         }
     }
 

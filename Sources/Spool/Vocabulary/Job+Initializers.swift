@@ -12,7 +12,8 @@ extension Job {
     /// ```
     ///
     /// Every argument but `kind` has the value of a job just enqueued with no options: id a random
-    /// UUID, state enqueued, no attempts, ``RetryPolicy/default``'s attempts, due at `createdAt`.
+    /// UUID, state enqueued, no attempts, ``RetryPolicy/default``'s attempts, due at `createdAt`;
+    /// `starts` is `attempts` unless given.
     public init(
         id: JobID = JobID(UUID().uuidString.lowercased()), kind: String, state: JobState = .enqueued, attempts: Int = 0,
         maxAttempts: Int = RetryPolicy.default.maxAttempts, priority: Int = 0, createdAt: Date = Date(),
@@ -21,13 +22,15 @@ extension Job {
         constraints: JobConstraints = .none, blockingPrerequisites: [JobID] = [],
         periodic: PeriodicSchedule? = nil, occurrence: Int = 1, parkedKey: String? = nil, parkDeadline: Date? = nil,
         checkpoint: Data? = nil, lastStopReason: StopReason? = nil, result: Data? = nil, tags: Set<String> = [],
-        prerequisiteResults: [JobID: Data] = [:]
+        prerequisiteResults: [JobID: Data] = [:], starts: Int? = nil, retryPolicy: RetryPolicy? = nil
     ) {
         self.id = id
         self.kind = kind
         self.state = state
         self.attempts = attempts
+        self.starts = starts ?? attempts
         self.maxAttempts = maxAttempts
+        self.retryPolicy = retryPolicy
         self.priority = priority
         self.createdAt = createdAt
         self.runAt = runAt ?? createdAt

@@ -31,7 +31,7 @@ public struct NewJob: Sendable {
     public var runAt: Date?
     /// Seconds from now before the job may run; added to `runAt` or to now. Must not be negative.
     public var delay: TimeInterval
-    /// Attempts the job gets; `nil` takes the queue's ``RetryPolicy/maxAttempts``.
+    /// Attempts the job gets; `nil` takes its ``retryPolicy``'s, else the queue's ``RetryPolicy/maxAttempts``.
     public var maxAttempts: Int?
     /// At most one unfinished job holds a unique key at a time.
     public var uniqueKey: String?
@@ -54,15 +54,21 @@ public struct NewJob: Sendable {
     /// (`JobQueue.cancel(tagged:)`): at most ``JobLimits/maxTags``, each 1 to
     /// ``JobLimits/maxTagBytes`` UTF-8 bytes. Durable with the job.
     public var tags: Set<String>
+    /// The job's own retry policy: how long it waits after each failed attempt, and (unless
+    /// ``maxAttempts`` is set) how many attempts it gets. Durable with the job, so a restart keeps it;
+    /// `nil` takes the kind's (``JobKind/retryPolicy``, for a typed job) or the queue's
+    /// ``Configuration/retryPolicy``. A table holds at most 64 delays; delays are kept to the millisecond.
+    public var retryPolicy: RetryPolicy?
 
     /// Describes a job to enqueue. Only `kind` is required.
     public init(
         kind: String, payload: Data = Data(), id: JobID? = nil, priority: Int = 0, runAt: Date? = nil,
         delay: TimeInterval = 0, maxAttempts: Int? = nil, uniqueKey: String? = nil,
         uniquePolicy: UniquePolicy = .keep, dependencies: [JobID] = [], constraints: JobConstraints = .none,
-        periodic: PeriodicSchedule? = nil, tags: Set<String> = []
+        periodic: PeriodicSchedule? = nil, tags: Set<String> = [], retryPolicy: RetryPolicy? = nil
     ) {
         self.tags = tags
+        self.retryPolicy = retryPolicy
         self.dependencies = dependencies
         self.constraints = constraints
         self.periodic = periodic
@@ -87,10 +93,21 @@ public struct Job: Sendable, Equatable, Identifiable {
     public var kind: String
     /// Where the job is in its life.
     public var state: JobState
-    /// Attempts started so far; counted when a job is claimed, before its handler runs.
+    /// Attempts spent against ``maxAttempts``: counted when the job is claimed, before its handler runs.
+    /// An attempt given back — released (``JobRunner/suspend()``, ``JobRunner/expire()``), snoozed with
+    /// its attempt returned, interrupted because conditions stopped holding — is uncounted again, so
+    /// this is not how often the job started: that is ``starts``.
     public var attempts: Int
+    /// Times the job was started in this run (each claim), attempts given back included: at least
+    /// ``attempts``. A handler that finds it above 1 knows an earlier start may have done part of the
+    /// work. A manual retry and a periodic job's next occurrence start a new run at 0.
+    public var starts: Int
     /// The attempts the job gets before it ends failed.
     public var maxAttempts: Int
+    /// The job's own retry policy (``NewJob/retryPolicy``, or its kind's ``JobKind/retryPolicy``), with
+    /// ``maxAttempts`` as its budget; `nil` when the job has none and the queue's
+    /// ``Configuration/retryPolicy`` paces its retries.
+    public var retryPolicy: RetryPolicy?
     /// Higher runs first.
     public var priority: Int
     /// When the job was enqueued.
@@ -165,7 +182,9 @@ public struct Job: Sendable, Equatable, Identifiable {
         kind = stored.kind
         state = stored.state
         attempts = Int(stored.attempts)
+        starts = Int(stored.starts)
         maxAttempts = Int(stored.maxAttempts)
+        retryPolicy = stored.retrySchedule.map { RetryPolicy(schedule: $0, maxAttempts: Int(stored.maxAttempts)) }
         priority = Int(stored.priority)
         createdAt = Millis.date(stored.createdAt)
         runAt = Millis.date(stored.runAt)
@@ -207,7 +226,7 @@ public struct Lease: Sendable, Equatable {
     public var payload: Data
     /// Identifies this lease; a later claim of the same job gets another.
     public var token: LeaseToken
-    /// Which attempt this is, from 1.
+    /// Which attempt this is against the budget, from 1 (``Job/attempts``; ``Job/starts`` counts every start).
     public var attempt: Int { job.attempts }
     /// The wall-clock time the lease runs out.
     public var expiresAt: Date

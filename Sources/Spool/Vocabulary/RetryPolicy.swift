@@ -19,8 +19,9 @@ public struct RetryPolicy: Sendable, Equatable {
     /// The attempts a job gets unless it sets its own maximum (as given to the factory, valid or not).
     public let maxAttempts: Int
 
-    /// 5 s, 15 s, 45 s, 135 s, 405 s; at most 5 attempts: short enough that a
-    /// brief outage recovers quickly, long enough that a long one does not spin.
+    /// 5 attempts, 5 s, 15 s, 45 s and 135 s after the first four failures (the table's fifth step,
+    /// 405 s, is never reached: the fifth failure ends the job): short enough that a brief outage
+    /// recovers quickly, long enough that a long one does not spin.
     public static let `default` = RetryPolicy(schedule: .table([5, 15, 45, 135, 405]), maxAttempts: 5)
 
     /// A fixed table of delays in seconds, indexed by the attempt that failed.
@@ -88,22 +89,29 @@ public struct RetryPolicy: Sendable, Equatable {
     /// `unitRandom` is a number in 0 ..< 1 used for jitter.
     /// Delays are cut to ``longestDelay``. Only for a policy that passed ``validate()`` (open checks it).
     func delay(afterFailedAttempt attempt: Int, unitRandom: Double) -> TimeInterval {
+        schedule.delay(afterFailedAttempt: attempt, unitRandom: unitRandom)
+    }
+
+    /// The longest delay a policy gives, in seconds (about 3,000 years, the limit of `NewJob.delay`):
+    /// a longer table entry or exponential maximum is cut to it, so that a deadline stays representable.
+    static let longestDelay: TimeInterval = 1e11
+}
+
+extension RetryPolicy.Schedule {
+    /// The delay after attempt number `attempt` (1 for the first) failed; see ``RetryPolicy/delay(afterFailedAttempt:unitRandom:)``.
+    func delay(afterFailedAttempt attempt: Int, unitRandom: Double) -> TimeInterval {
         let index = max(attempt, 1) - 1
-        switch schedule {
+        switch self {
         case .table(let delays):
-            return min(delays[min(index, delays.count - 1)], Self.longestDelay)
+            return min(delays[min(index, delays.count - 1)], RetryPolicy.longestDelay)
         case .exponential(let base, let factor, let maximum, let jitter):
-            let cap = min(maximum, Self.longestDelay)
+            let cap = min(maximum, RetryPolicy.longestDelay)
             // factor^index may overflow to infinity: the cap takes over (and a zero base stays zero).
             let raw = base == 0 ? 0 : min(cap, base * Platform.power(factor, Double(index)))
             let spread = raw * jitter * (2 * unitRandom - 1)
             return min(cap, max(0, raw + spread))
         }
     }
-
-    /// The longest delay a policy gives, in seconds (about 3,000 years, the limit of `NewJob.delay`):
-    /// a longer table entry or exponential maximum is cut to it, so that a deadline stays representable.
-    static let longestDelay: TimeInterval = 1e11
 }
 
 /// The limits that arguments are checked against.

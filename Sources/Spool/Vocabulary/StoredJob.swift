@@ -25,6 +25,10 @@ struct StoredJob: Sendable {
     /// Why the last attempt ended; `nil` before the first ended. Declared beside `state`, not at
     /// the end, so that it takes the padding after it and the struct does not grow.
     var lastStopReason: StopReason?
+    /// Times the job was started in this run (claims, given-back attempts included; ``attempts`` counts
+    /// those spent against ``maxAttempts``): at least `attempts`. Declared here, in the padding before
+    /// `rare`, so that the struct does not grow.
+    var starts: Int32
     private var rare: RareFields?
 
     /// The value standing for "no time" in the sentinel fields.
@@ -35,7 +39,7 @@ struct StoredJob: Sendable {
         sequence: UInt64, createdAt: Int64, runAt: Int64, nextRetryAt: Int64?, finishedAt: Int64?,
         uniqueKey: String?, lastError: String?, payload: PayloadLocation, lease: StoredLease?,
         constraints: JobConstraints? = nil, waitingFor: [String] = [], periodic: StoredPeriodic? = nil,
-        lastStopReason: StopReason? = nil
+        lastStopReason: StopReason? = nil, starts: Int32? = nil
     ) {
         self.id = id
         self.kind = kind
@@ -50,6 +54,7 @@ struct StoredJob: Sendable {
         self.priority = priority
         self.state = state
         self.lastStopReason = lastStopReason
+        self.starts = starts ?? attempts
         let constraints = constraints.flatMap { $0.isEmpty ? nil : $0 }
         // Most jobs set none of the rare fields: no box, and no RareValues built to find that out
         // (replay makes every job here, and three setters each building one cost a tenth of an open).
@@ -143,6 +148,12 @@ struct StoredJob: Sendable {
         set { updateRare { $0.prerequisiteResults = newValue } }
     }
 
+    /// The job's own retry schedule (``NewJob/retryPolicy``); `nil`: the queue's ``Configuration/retryPolicy``.
+    var retrySchedule: RetryPolicy.Schedule? {
+        get { rare?.values.retrySchedule }
+        set { updateRare { $0.retrySchedule = newValue } }
+    }
+
     /// Whether the job carries a field of body version 3: constraints, prerequisites or a schedule.
     var hasOptions: Bool {
         guard let values = rare?.values else { return false }
@@ -168,7 +179,7 @@ extension StoredJob: Equatable {
             && a.runAt == b.runAt && a.nextRetryAt == b.nextRetryAt && a.finishedAt == b.finishedAt
             && a.payload == b.payload && a.attempts == b.attempts && a.maxAttempts == b.maxAttempts
             && a.priority == b.priority && a.scheduleVersion == b.scheduleVersion && a.state == b.state
-            && a.rare?.values == b.rare?.values && a.lastStopReason == b.lastStopReason
+            && a.rare?.values == b.rare?.values && a.lastStopReason == b.lastStopReason && a.starts == b.starts
     }
 }
 
@@ -185,11 +196,12 @@ struct RareValues: Equatable, Sendable {
     var result: [UInt8]?
     var tags: [String] = []
     var prerequisiteResults: [String: [UInt8]] = [:]
+    var retrySchedule: RetryPolicy.Schedule?
 
     var isEmpty: Bool {
         uniqueKey == nil && lastError == nil && lease == nil && constraints == nil && waitingFor.isEmpty
             && periodic == nil && park == nil && checkpoint == nil && result == nil && tags.isEmpty
-            && prerequisiteResults.isEmpty
+            && prerequisiteResults.isEmpty && retrySchedule == nil
     }
 }
 

@@ -45,6 +45,7 @@ import Testing
         #expect(names.contains("format-2-order"))
         #expect(names.contains("format-2-extent"))
         #expect(names.contains("format-2-terms"))
+        #expect(names.contains("format-2-retries"))
     }
 
     /// The fixture of file format version 2 pins its header: every file is of version 2, and names the LSN of its
@@ -93,6 +94,11 @@ import Testing
         var found = try FixtureState(queue: queue, clockAdvance: expected.clockAdvance)
         // A fixture written before stop reasons does not record them (see `FixtureState.stopReasons`).
         if expected.stopReasons == nil { found.stopReasons = nil }
+        // A fixture written before starts does not record them (see `FixtureState.startsRecorded`).
+        if expected.startsRecorded == nil {
+            found.startsRecorded = nil
+            for index in found.jobs.indices { found.jobs[index].starts = nil }
+        }
         #expect(found.jobs.count == expected.jobs.count)
         for (foundJob, expectedJob) in zip(found.jobs, expected.jobs) {
             #expect(foundJob == expectedJob)
@@ -173,6 +179,9 @@ import Testing
         // A producer's terms (inbox body version 12, in inbox files only, checked by TermsFixtureTests): the log
         // holds the jobs that arrived parked, each an enqueue, a `claim` and a `park`, and its tags.
         "format-2-terms": [1, 2, 26, 38, 40],
+        // Body version 13: a snapshot whose restores are followed by `retry_table`, `retry_exponential` and
+        // `starts`; after it an enqueue followed by `retry_table`, its claim and a snooze that gives back.
+        "format-2-retries": [1, 2, 11, 12, 31, 32, 44, 47, 48, 49],
     ]
 
     /// The opcode an operation is written with (FORMAT.md, *Operations*).
@@ -213,6 +222,9 @@ import Testing
         case .tags: return 38
         case .result: return 39
         case .inboxIngested: return 40
+        case .retrySchedule(_, .table): return 47
+        case .retrySchedule(_, .exponential): return 48
+        case .starts: return 49
         }
     }
 
@@ -327,6 +339,8 @@ import Testing
             try FormatFixture.generateOrder(into: directory)
         } else if name.hasSuffix("-terms") {
             try FormatFixture.generateTerms(into: directory)
+        } else if name.hasSuffix("-retries") {
+            try FormatFixture.generateRetries(into: directory)
         } else {
             try FormatFixture.generate(into: directory)
         }

@@ -96,12 +96,12 @@ import Testing
         ),
         ("enqueue(contentsOf:) async", nil, { q, _, _ in try await q.enqueue(contentsOf: [NewJob(kind: "k")]) }),
         (
-            "enqueue(_:id:priority:runAt:delay:maxAttempts:uniqueKey:uniquePolicy:dependencies:constraints:periodic:tags:)",
+            "enqueue(_:id:priority:runAt:delay:maxAttempts:uniqueKey:uniquePolicy:dependencies:constraints:periodic:tags:retryPolicy:)",
             nil,
             { q, _, _ in try q.enqueue(Upload(path: "/p")) }
         ),
         (
-            "enqueue(_:id:priority:runAt:delay:maxAttempts:uniqueKey:uniquePolicy:dependencies:constraints:periodic:tags:) async",
+            "enqueue(_:id:priority:runAt:delay:maxAttempts:uniqueKey:uniquePolicy:dependencies:constraints:periodic:tags:retryPolicy:) async",
             nil,
             { q, _, _ in try await q.enqueue(Upload(path: "/p")) }
         ),

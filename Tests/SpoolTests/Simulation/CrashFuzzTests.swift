@@ -117,7 +117,8 @@ import Testing
                 "parks", "checkpoints", "parked completions", "parked failures", "reconciles", "releases", "snoozes",
                 "producer enqueues", "producer cancels", "producer tag cancels", "ingestions", "tagged enqueues",
                 "results", "tag cancels",
-                "results handed to dependents",
+                "results handed to dependents", "retries by a job's own policy",
+                "attempts given back, their starts kept",
             ]
             for feature in features {
                 #expect(featureChanges[feature, default: 0] > 0, "the workload made no \(feature)")

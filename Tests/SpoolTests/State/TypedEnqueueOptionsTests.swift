@@ -25,6 +25,7 @@ import Testing
         var constraints = JobConstraints.none
         var periodic: PeriodicSchedule?
         var tags: Set<String> = []
+        var retryPolicy: RetryPolicy?
     }
 
     enum Way: String, CaseIterable, Sendable {
@@ -63,6 +64,10 @@ import Testing
             { q, id in try q.job(id)?.periodic == PeriodicSchedule(interval: 3600, flex: 600) }
         ),
         ("tags", Options(tags: ["album:7", "me"]), { q, id in try q.job(id)?.tags == ["album:7", "me"] }),
+        (
+            "retryPolicy", Options(retryPolicy: .table([3, 9], maxAttempts: 6)),
+            { q, id in try q.job(id)?.retryPolicy == .table([3, 9], maxAttempts: 6) && q.job(id)?.maxAttempts == 6 }
+        ),
     ]
 
     /// Enqueues `Resize(width: 640)` with `options`, in one of the four ways.
@@ -75,13 +80,15 @@ import Testing
             return try await queue.enqueue(
                 parameters, id: o.id, priority: o.priority, runAt: o.runAt, delay: o.delay,
                 maxAttempts: o.maxAttempts, uniqueKey: o.uniqueKey, uniquePolicy: o.uniquePolicy,
-                dependencies: o.dependencies, constraints: o.constraints, periodic: o.periodic, tags: o.tags)
+                dependencies: o.dependencies, constraints: o.constraints, periodic: o.periodic, tags: o.tags,
+                retryPolicy: o.retryPolicy)
         case .batch:
             return try await queue.enqueue(contentsOf: [
                 NewJob(
                     parameters, id: o.id, priority: o.priority, runAt: o.runAt, delay: o.delay,
                     maxAttempts: o.maxAttempts, uniqueKey: o.uniqueKey, uniquePolicy: o.uniquePolicy,
-                    dependencies: o.dependencies, constraints: o.constraints, periodic: o.periodic, tags: o.tags)
+                    dependencies: o.dependencies, constraints: o.constraints, periodic: o.periodic, tags: o.tags,
+                    retryPolicy: o.retryPolicy)
             ])[0]
         }
     }
@@ -95,12 +102,14 @@ import Testing
                     kind: Resize.kind, payload: try Resize.encode(parameters), id: o.id,
                     priority: o.priority, runAt: o.runAt, delay: o.delay, maxAttempts: o.maxAttempts,
                     uniqueKey: o.uniqueKey, uniquePolicy: o.uniquePolicy, dependencies: o.dependencies,
-                    constraints: o.constraints, periodic: o.periodic, tags: o.tags))
+                    constraints: o.constraints, periodic: o.periodic, tags: o.tags,
+                    retryPolicy: o.retryPolicy))
         }
         return try queue.enqueue(
             parameters, id: o.id, priority: o.priority, runAt: o.runAt, delay: o.delay,
             maxAttempts: o.maxAttempts, uniqueKey: o.uniqueKey, uniquePolicy: o.uniquePolicy,
-            dependencies: o.dependencies, constraints: o.constraints, periodic: o.periodic, tags: o.tags)
+            dependencies: o.dependencies, constraints: o.constraints, periodic: o.periodic, tags: o.tags,
+            retryPolicy: o.retryPolicy)
     }
 
     /// Opens a fresh queue holding a prerequisite and a unique key's holder.

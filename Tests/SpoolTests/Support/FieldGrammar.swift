@@ -52,6 +52,9 @@ enum FieldGrammar {
         43: "tag:string at:svarint",
         45: "",
         46: "key:string deadline:svarint",
+        47: "id:string count:varint delay_ms:varint{count}",
+        48: "id:string base_ms:varint factor:u64 maximum_ms:varint jitter:u64",
+        49: "id:string count:varint",
         44: "records:u64",
     ]
 

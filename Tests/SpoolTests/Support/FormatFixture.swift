@@ -373,6 +373,9 @@ struct FixtureState: Codable, Equatable {
     var stopReasons: [String: String]?
     /// Paused kinds, rate limits and windows (absent from fixtures written before them, or with none).
     var kindControls: FixtureKindControls?
+    /// Whether the jobs' `starts` are recorded (absent from fixtures written before starts, whose jobs this
+    /// build gives the starts their claims imply: those fixtures do not say).
+    var startsRecorded: Bool?
 
     struct FixtureJob: Codable, Equatable {
         var id: String
@@ -407,6 +410,10 @@ struct FixtureState: Codable, Equatable {
         var result: String?
         /// Prerequisite id → the result the job kept of it, base64 (absent before results, and for none).
         var prerequisiteResults: [String: String]?
+        /// How often the job started in its run (absent before starts, and when it equals `attempts`).
+        var starts: Int32?
+        /// The job's own retry schedule, as text (absent before retry schedules, and for a job without one).
+        var retrySchedule: String?
     }
 
     struct FixtureConstraints: Codable, Equatable {
@@ -468,7 +475,9 @@ struct FixtureState: Codable, Equatable {
                 tags: job.tags.isEmpty ? nil : job.tags,
                 result: job.result.map { Data($0).base64EncodedString() },
                 prerequisiteResults: job.prerequisiteResults.isEmpty
-                    ? nil : job.prerequisiteResults.mapValues { Data($0).base64EncodedString() })
+                    ? nil : job.prerequisiteResults.mapValues { Data($0).base64EncodedString() },
+                starts: job.starts == job.attempts ? nil : job.starts,
+                retrySchedule: job.retrySchedule.map { "\($0)" })
         }
         // The claim order of the jobs alone (the kinds' pauses and rate limits are `kindControls`).
         let late = Millis.from(Date(timeIntervalSince1970: 4_000_000_000))
@@ -482,5 +491,6 @@ struct FixtureState: Codable, Equatable {
         let reasons = state.jobs.values.compactMap { job in job.lastStopReason.map { (job.id, $0.description) } }
         stopReasons = reasons.isEmpty ? nil : Dictionary(uniqueKeysWithValues: reasons)
         kindControls = FixtureKindControls(state.kindControls)
+        startsRecorded = true
     }
 }

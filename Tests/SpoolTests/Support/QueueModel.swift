@@ -11,6 +11,10 @@ struct QueueModel: Equatable {
         var state: JobState
         var attempts: Int
         var maxAttempts: Int
+        /// Times started in this run (QueueModel+Retries.swift).
+        var starts = 0
+        /// The job's own retry schedule, `nil` for the queue's (QueueModel+Retries.swift).
+        var retry: ModelRetry?
         var priority: Int
         var runAt: Int64
         var nextRetryAt: Int64?
@@ -97,10 +101,12 @@ struct QueueModel: Equatable {
             }
         }
         nextSequence += 1
+        let retry = Self.retry(of: id)
         var job = ModelJob(
             id: id, kind: kind, state: .enqueued, attempts: 0,
-            maxAttempts: maxAttempts ?? Self.defaultMaxAttempts, priority: priority, runAt: runAt,
+            maxAttempts: maxAttempts ?? retry?.maxAttempts ?? Self.defaultMaxAttempts, priority: priority, runAt: runAt,
             nextRetryAt: nil, uniqueKey: uniqueKey, lastError: nil, payload: payload, sequence: nextSequence)
+        job.retry = retry
         job.needsNetwork = needsNetwork
         job.interval = interval
         job.anchor = runAt
@@ -153,6 +159,7 @@ struct QueueModel: Equatable {
         job.runAt = next
         job.nextRetryAt = nil
         job.attempts = 0
+        job.starts = 0
         job.occurrence += 1
         job.checkpoint = nil
         jobs[id] = job
@@ -191,6 +198,7 @@ struct QueueModel: Equatable {
         jobs[id]!.state = .running
         jobs[id]!.parkedKey = nil
         jobs[id]!.attempts += 1
+        jobs[id]!.starts += 1
         jobs[id]!.nextRetryAt = nil
         return id
     }
@@ -217,7 +225,10 @@ struct QueueModel: Equatable {
             nextOccurrence(id, now: now)
         } else {
             job.state = .enqueued
-            job.nextRetryAt = now + Self.delays[min(job.attempts, Self.delays.count) - 1]
+            job.nextRetryAt =
+                now
+                + (job.retry?.delay(afterFailedAttempt: job.attempts)
+                    ?? Self.delays[min(job.attempts, Self.delays.count) - 1])
             jobs[id] = job
         }
     }
@@ -244,6 +255,7 @@ struct QueueModel: Equatable {
     mutating func retry(_ id: String, now: Int64) {
         jobs[id]!.state = .enqueued
         jobs[id]!.attempts = 0
+        jobs[id]!.starts = 0
         jobs[id]!.nextRetryAt = nil
         jobs[id]!.runAt = now
     }
@@ -303,6 +315,9 @@ struct QueueModel: Equatable {
                     replacement.tags = []
                     replacement.result = nil
                     replacement.prerequisiteResults = [:]
+                    // Nor a retry schedule of its own; it has started as often as it spent attempts.
+                    replacement.retry = nil
+                    replacement.starts = replacement.attempts
                     if replacement.state == .running { replacement.state = .enqueued }
                     if replacement.state == .enqueued && replacement.attempts >= replacement.maxAttempts {
                         replacement.state = .failed
@@ -347,6 +362,8 @@ struct QueueModel: Equatable {
             }
             check("state", job.state, expected.state)
             check("attempts", job.attempts, expected.attempts)
+            check("starts", job.starts, expected.starts)
+            check("retryPolicy", job.retryPolicy, expected.retry?.policy(maxAttempts: expected.maxAttempts))
             check("maxAttempts", job.maxAttempts, expected.maxAttempts)
             check("priority", job.priority, expected.priority)
             check("runAt", Millis.from(job.runAt), expected.runAt)

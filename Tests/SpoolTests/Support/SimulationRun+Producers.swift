@@ -117,7 +117,8 @@ extension SimulationRun {
                 NewJob(
                     kind: kind, payload: Data(ModelInboxRequest.payload(of: $0)), id: JobID($0), priority: priority,
                     delay: Double(delay) / 1000, uniqueKey: key, uniquePolicy: policy,
-                    dependencies: dependencies.map { JobID($0) }, tags: Set(QueueModel.tags(of: $0)))
+                    dependencies: dependencies.map { JobID($0) }, tags: Set(QueueModel.tags(of: $0)),
+                    retryPolicy: QueueModel.retryPolicy(of: $0))
             }
             let producer = try producer(index)
             defer { if let file = inboxFileIDs.lastFile(of: index) { next.record(requests, inFile: file) } }

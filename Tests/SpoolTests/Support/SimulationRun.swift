@@ -348,7 +348,8 @@ final class SimulationRun {
                     NewJob(
                         kind: "k", payload: Data(payload), id: JobID(id), priority: priority,
                         delay: Double(delay) / 1000, maxAttempts: maxAttempts,
-                        uniqueKey: key, uniquePolicy: policy, tags: Set(QueueModel.tags(of: id))))
+                        uniqueKey: key, uniquePolicy: policy, tags: Set(QueueModel.tags(of: id)),
+                        retryPolicy: QueueModel.retryPolicy(of: id)))
                 if returned.rawValue != expected { violations.append("\(op): returned \(returned), model \(expected)") }
                 if expected == id { ids.append(id) }
                 if policy == .replace, let key, let holder = before.holder(of: key) { leases[holder] = nil }
@@ -369,7 +370,8 @@ final class SimulationRun {
                         kind: "m", payload: Data(payload), id: JobID(id), uniqueKey: key,
                         uniquePolicy: policy, dependencies: dependencies.map { JobID($0) },
                         constraints: JobConstraints(requiresNetwork: network),
-                        periodic: periodic ? PeriodicSchedule(interval: 900) : nil, tags: Set(QueueModel.tags(of: id))))
+                        periodic: periodic ? PeriodicSchedule(interval: 900) : nil, tags: Set(QueueModel.tags(of: id)),
+                        retryPolicy: QueueModel.retryPolicy(of: id)))
                 if returned.rawValue != expected {
                     violations.append("\(op): returned \(returned), model \(expected ?? "refusal")")
                 }
@@ -562,6 +564,17 @@ final class SimulationRun {
                 $0.prerequisiteResults.count > (before.jobs[$0.id]?.prerequisiteResults.count ?? 0)
             }) {
                 featureChanges["results handed to dependents", default: 0] += 1
+            }
+            // A failure retried by the job's own policy, and an attempt given back whose start still counts.
+            if next.jobs.values.contains(where: {
+                $0.retry != nil && $0.nextRetryAt != nil && $0.nextRetryAt != before.jobs[$0.id]?.nextRetryAt
+            }) {
+                featureChanges["retries by a job's own policy", default: 0] += 1
+            }
+            if next.jobs.values.contains(where: {
+                $0.starts > $0.attempts && $0.attempts < (before.jobs[$0.id]?.attempts ?? 0)
+            }) {
+                featureChanges["attempts given back, their starts kept", default: 0] += 1
             }
             let newlyCancelled = next.jobs.values.filter {
                 $0.state == .cancelled && before.jobs[$0.id]?.state.isFinished == false
