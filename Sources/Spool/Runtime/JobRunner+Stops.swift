@@ -15,6 +15,12 @@ extension JobRunner {
     ///
     /// The jobs go back to enqueued, due at once, their attempts not spent: the next launch runs
     /// them again. Their handlers see ``JobContext/CancellationReason/systemTimeExpired``.
+    ///
+    /// It waits for the handlers to end, and cancellation is cooperative: a handler that neither checks
+    /// ``JobContext/isCancelled`` (or ``JobContext/checkCancellation()``) nor calls cancellable `async`
+    /// APIs keeps `expire()` from returning, and the system may kill the app meanwhile — which loses
+    /// nothing (the attempts were given back first), but costs the task its completion. ``start()`` (or
+    /// ``resume()``) runs the runner again after it.
     public func expire() async {
         await stop(.releaseRunning, releasing: .systemTimeExpired)
     }

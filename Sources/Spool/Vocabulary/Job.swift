@@ -121,7 +121,8 @@ public struct Job: Sendable, Equatable, Identifiable {
     public var finishedAt: Date?
     /// The job's unique key, if any.
     public var uniqueKey: String?
-    /// The message of the last failure, if any.
+    /// The message of the last failure, if any. History, not the outcome: a later success keeps it
+    /// (``state`` and ``lastStopReason`` say how the job ended), and a manual retry keeps it too.
     public var lastError: String?
     /// The payload's size in bytes.
     public var payloadSize: Int

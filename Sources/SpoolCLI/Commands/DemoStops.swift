@@ -6,7 +6,10 @@ extension DemoScript {
     /// then two transfers parked across a relaunch, one completed by key and one reconciled.
     func stopsAndParking(_ runtime: RuntimeDemo) throws {
         step("11. A background launch: progress, a checkpoint, time running out, a snooze, parked transfers")
-        try runBlocking { try await runtime.interruptions() }
+        try runBlocking {
+            try await runtime.interruptions()
+            try await runtime.appSwitch()
+        }
         let ids: [JobID] = ["upload-beach", "upload-dunes", "upload-notes"]
         let deadline = clock.now().addingTimeInterval(86_400)
         for id in ids {
@@ -94,6 +97,33 @@ extension RuntimeDemo {
         say(
             "\(t(due)): lastCheckpoint \"\(received.all.last.flatMap { $0 } ?? "none")\" → \(done.state.rawValue), "
                 + "attempts \(done.attempts)/\(done.maxAttempts): the interruption and the snooze spent none")
+    }
+
+    /// The app leaves the foreground in the middle of an upload and comes back: the attempt is given back, the
+    /// upload starts again, and the runner says when it is idle (the moment to complete a background task).
+    func appSwitch() async throws {
+        let events = RunnerEvents()
+        let runner = try JobRunner(queue: queue, events: events)
+        try runner.register(kind: "trip-upload") { [clock] _, context in
+            // The first start takes a day of demo time: the app leaves the foreground before it ends.
+            if context.starts == 1 { try await clock.sleep(until: clock.now().addingTimeInterval(86_400)) }
+        }
+        let id = try await queue.enqueue(NewJob(kind: "trip-upload", id: "upload-trip-video"))
+        runner.start()
+        await events.wait { $0.contains(.claimed(id, attempt: 1)) }
+        await runner.suspend()
+        let suspended = try job(id)
+        say(
+            "the app leaves the foreground mid-upload: runner.suspend() → upload-trip-video \(suspended.state.rawValue), "
+                + "attempts \(suspended.attempts)/\(suspended.maxAttempts) (given back), starts \(suspended.starts)")
+        runner.resume()
+        await runner.idle()
+        let done = try job(id)
+        say(
+            "it comes back: runner.resume() → upload-trip-video starts again (starts \(done.starts)) → "
+                + "\(done.state.rawValue), attempts \(done.attempts)/\(done.maxAttempts); runner.idle() returns: "
+                + "nothing of its kinds runs or is due → setTaskCompleted(success: true)")
+        await runner.stop(.finishRunning)
     }
 
     /// The attempts of job `id`'s claims, in order.

@@ -28,12 +28,14 @@ import Testing
             #"next launch, attempt 1 again: lastCheckpoint "3", reaches 7 of 10 photos, snoozes 60s → enqueued, "#
                 + "due t+325s, attempts 1 → 0 (given back), last stop: snoozed",
             #"t+325s: lastCheckpoint "7" → succeeded, attempts 1/5: the interruption and the snooze spent none"#,
+            "runner.suspend() → upload-trip-video enqueued, attempts 0/5 (given back), starts 1",
+            "runner.resume() → upload-trip-video starts again (starts 2) → succeeded, attempts 1/5; runner.idle() returns",
             "parkedJobs() → upload-beach (running, attempt 1), upload-dunes (running, attempt 1); "
                 + "upload-notes, only leased → enqueued, attempt 1 spent, last stop: orphaned",
             "completeParked(key:) → succeeded, attempts 1/5 (counted once)",
             "reconcileParked(stillPending: []) → upload-dunes enqueued, retry t+330s "
                 + "(parked: the system no longer has the work of key uploads:upload-dunes)",
-            "Done: 16 jobs: 3 enqueued, 9 succeeded, 1 failed, 3 cancelled.",
+            "Done: 17 jobs: 3 enqueued, 10 succeeded, 1 failed, 3 cancelled.",
         ] {
             #expect(demo.output.contains(line), "missing: \(line)\n\(demo.output)")
         }
