@@ -75,13 +75,13 @@ struct AppQueue {
         let id = try await queue.enqueue(UploadPhoto(path: "/big.mov"))
         runner.start()
         for start in 1...4 {
-            try await events.wait(for: start, timeout: 10) { $0 == .claimed(id, attempt: 1) }
+            try await events.wait(for: start, timeout: 60) { $0 == .claimed(id, attempt: 1) }
             await runner.suspend()
             #expect(try queue.job(id)?.attempts == 0 && queue.job(id)?.starts == start)
             runner.resume()
         }
         server.answer()
-        try await events.wait(for: .finished(id, .succeeded), timeout: 10)
+        try await events.wait(for: .finished(id, .succeeded), timeout: 60)
         let job = try #require(try queue.job(id))
         #expect(job.attempts == 1 && job.starts == 5)
         #expect(events.all.contains(.renewed(id)), "a run after an earlier start asked for a longer lease")
@@ -137,7 +137,7 @@ struct AppQueue {
         let small = try await queue.enqueue(UploadPhoto(path: "/small.jpg"))
         let large = try await queue.enqueue(UploadPhoto(path: "/large.mov"))
         runner.start()
-        try await events.wait(for: .parked(large, key: "uploads:\(large)"), timeout: 10)
+        try await events.wait(for: .parked(large, key: "uploads:\(large)"), timeout: 60)
         await runner.idle()
         #expect(try queue.job(small)?.state == .succeeded && queue.job(small)?.attempts == 1)
         #expect(finishedAtOnce.all == ["uploads:\(small)"])
@@ -185,7 +185,7 @@ struct AppQueue {
         }
         let id = try await queue.enqueue(UploadPhoto(path: "/large.mov"))
         runner.start()
-        try await events.wait(for: .parked(id, key: "uploads:\(id)"), timeout: 10)
+        try await events.wait(for: .parked(id, key: "uploads:\(id)"), timeout: 60)
         await runner.idle()
         let deadline = app.clock.now().addingTimeInterval(6 * 3600)
         #expect(try queue.nextProcessingHint().map { $0.earliestBeginDate >= deadline } ?? true)
@@ -206,9 +206,9 @@ struct AppQueue {
         let upload = try await queue.enqueue(UploadPhoto(path: "/a.jpg"))
         let settings = try await queue.enqueue(SyncSettings(revision: 7))
         runner.start()
-        try await events.wait(for: .failed(upload, error: "the server answered HTTP 503", terminal: false), timeout: 10)
+        try await events.wait(for: .failed(upload, error: "the server answered HTTP 503", terminal: false), timeout: 60)
         try await events.wait(
-            for: .failed(settings, error: "the server answered HTTP 502", terminal: false), timeout: 10)
+            for: .failed(settings, error: "the server answered HTTP 502", terminal: false), timeout: 60)
         await runner.stop()
         let now = app.clock.now()
         #expect(try queue.job(upload)?.nextRetryAt == now.addingTimeInterval(5))
