@@ -45,7 +45,7 @@ extension JobQueue {
 
     /// The kind set of a public multi-kind claim, each kind checked as a job's kind is.
     private static func claimable(_ kinds: Set<String>) throws -> KindSet {
-        for kind in kinds { try QueueEngine.checkText(kind, name: "kind", maxBytes: JobLimits.maxKindBytes) }
+        for kind in kinds { try JobLimits.checkText(kind, name: "kind", maxBytes: JobLimits.maxKindBytes) }
         return .only(kinds)
     }
 

@@ -5,7 +5,7 @@ extension JobQueue {
     ///
     /// - Throws: ``SpoolError/Code/invalidArgument`` for an empty or over-long tag.
     public func jobs(tagged tag: String, state: JobState? = nil) throws -> [Job] {
-        try QueueEngine.checkTag(tag)
+        try JobLimits.checkTag(tag)
         return try engine.jobs { (state == nil || $0.state == state) && $0.tags.contains(tag) }.map(Job.init)
     }
 
@@ -21,14 +21,14 @@ extension JobQueue {
     /// - Throws: ``SpoolError/Code/invalidArgument`` for an empty or over-long tag.
     @discardableResult
     public func cancel(tagged tag: String) throws -> [Job] {
-        try QueueEngine.checkTag(tag)
+        try JobLimits.checkTag(tag)
         return try engine.durably { try $0.cancel { $0.tags.contains(tag) } }.map(Job.init)
     }
 
     /// Cancels every unfinished job carrying `tag`. See the blocking `cancel(tagged:)`.
     @discardableResult
     public func cancel(tagged tag: String) async throws -> [Job] {
-        try QueueEngine.checkTag(tag)
+        try JobLimits.checkTag(tag)
         return try await engine.durably { try $0.cancel { $0.tags.contains(tag) } }.map(Job.init)
     }
 }

@@ -46,7 +46,7 @@ extension QueueProducer {
     /// this producer's clock). See ``enqueue(_:parkedUnder:for:)-8u7se``.
     @discardableResult
     public func enqueue(_ job: NewJob, parkedUnder key: String, deadline: Date) throws -> JobID {
-        try QueueEngine.checkText(key, name: "park key", maxBytes: JobLimits.maxParkKeyBytes)
+        try JobLimits.checkText(key, name: "park key", maxBytes: JobLimits.maxParkKeyBytes)
         guard job.dependencies.isEmpty, job.periodic == nil else {
             throw SpoolError(
                 .invalidArgument, "a job that arrives parked has started: it cannot wait for prerequisites or repeat",

@@ -129,7 +129,7 @@ public final class QueueProducer: Sendable {
         requests.reserveCapacity(jobs.count)
         for index in jobs.indices {
             do {
-                let new = try QueueEngine.validate(jobs[index], now: now, configuration: configuration)
+                let new = try jobs[index].validated(now: now, configuration: configuration)
                 ids.append(JobID(new.id))
                 // A job that names no budget takes the owner's, not this process's configuration's.
                 let terms = InboxTerms(
@@ -159,7 +159,7 @@ public final class QueueProducer: Sendable {
     /// (a job running then is cancelled as `JobQueue/cancel(_:)` cancels it, and the jobs
     /// waiting for it with it); otherwise it is dropped.
     public func cancel(_ id: JobID) throws {
-        try QueueEngine.checkText(id.rawValue, name: "job id", maxBytes: JobLimits.maxIDBytes)
+        try JobLimits.checkText(id.rawValue, name: "job id", maxBytes: JobLimits.maxIDBytes)
         try record([.cancel(id: id.rawValue, at: Millis.from(configuration.clock.now()))])
     }
 
@@ -177,7 +177,7 @@ public final class QueueProducer: Sendable {
     ///
     /// - Throws: ``SpoolError/Code/invalidArgument`` for an empty or over-long tag; otherwise as `cancel(_:)`.
     public func cancel(tagged tag: String) throws {
-        try QueueEngine.checkTag(tag)
+        try JobLimits.checkTag(tag)
         try record([.cancelTagged(tag: tag, at: Millis.from(configuration.clock.now()))])
     }
 

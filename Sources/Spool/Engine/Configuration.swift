@@ -80,6 +80,13 @@ public struct Configuration: Sendable {
     /// configuration, for a queue's open and a producer's.
     ///
     /// - Throws: ``SpoolError/Code/invalidArgument`` naming the setting.
+    /// Refuses a kind that ``knownKinds`` leaves out (when it is set).
+    func checkKnown(kind: String, jobID: JobID? = nil) throws {
+        guard let knownKinds, !knownKinds.contains(kind) else { return }
+        throw SpoolError(
+            .invalidArgument, "this build cannot run jobs of kind \(kind) (not in knownKinds)", jobID: jobID)
+    }
+
     func validate() throws {
         guard (1...JobLimits.maxPayloadBytes).contains(maximumPayloadSize) else {
             throw SpoolError.invalidArgument("maximumPayloadSize must be from 1 to \(JobLimits.maxPayloadBytes)")

@@ -20,7 +20,7 @@ struct MigrationPlanner {
             case .rewrite(let kind, let newPayload):
                 var image = MigratedJob(job)
                 if let kind {
-                    try check { try QueueEngine.checkText(kind, name: "kind", maxBytes: JobLimits.maxKindBytes) }
+                    try check { try JobLimits.checkText(kind, name: "kind", maxBytes: JobLimits.maxKindBytes) }
                     image.kind = kind
                 }
                 if let newPayload { try checkPayload(newPayload, of: job.id) }
@@ -42,10 +42,10 @@ struct MigrationPlanner {
                 for (index, replacement) in replacements.enumerated() {
                     let id = replacement.id?.rawValue ?? Self.replacementID(of: job.id, position: index + 1)
                     try check {
-                        try QueueEngine.checkText(id, name: "job id", maxBytes: JobLimits.maxIDBytes)
-                        try QueueEngine.checkText(replacement.kind, name: "kind", maxBytes: JobLimits.maxKindBytes)
+                        try JobLimits.checkText(id, name: "job id", maxBytes: JobLimits.maxIDBytes)
+                        try JobLimits.checkText(replacement.kind, name: "kind", maxBytes: JobLimits.maxKindBytes)
                         if let key = replacement.uniqueKey {
-                            try QueueEngine.checkText(key, name: "unique key", maxBytes: JobLimits.maxUniqueKeyBytes)
+                            try JobLimits.checkText(key, name: "unique key", maxBytes: JobLimits.maxUniqueKeyBytes)
                         }
                     }
                     guard takenIDs.insert(id).inserted else {

@@ -67,7 +67,7 @@ extension QueueEngine {
     private static func checkArguments(of ending: AttemptEnd) throws {
         switch ending {
         case .succeeded(let result?):
-            try checkResult(result)
+            try JobLimits.checkResult(result)
         case .released(let reason):
             guard reason.isInterruption else {
                 throw SpoolError.invalidArgument(
@@ -75,7 +75,7 @@ extension QueueEngine {
                 )
             }
         case .parked(let key, _):
-            try checkText(key, name: "park key", maxBytes: JobLimits.maxParkKeyBytes)
+            try JobLimits.checkText(key, name: "park key", maxBytes: JobLimits.maxParkKeyBytes)
         case .succeeded(nil), .failed, .snoozed:
             break
         }

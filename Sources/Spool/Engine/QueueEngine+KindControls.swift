@@ -4,7 +4,7 @@
 extension QueueEngine {
     /// Pauses `kind`. - Returns: whether it was not paused yet (a pause of a paused kind writes nothing).
     func pause(kind: String) throws -> Pending<Bool> {
-        try Self.checkText(kind, name: "kind", maxBytes: JobLimits.maxKindBytes)
+        try JobLimits.checkText(kind, name: "kind", maxBytes: JobLimits.maxKindBytes)
         return try committingControl {
             guard state.kindControls.paused[kind] == nil else { return nil }
             return .pauseKind(kind: kind, at: nowMillis)
@@ -13,7 +13,7 @@ extension QueueEngine {
 
     /// Resumes `kind`. - Returns: whether it was paused (a resume of a kind not paused writes nothing).
     func resume(kind: String) throws -> Pending<Bool> {
-        try Self.checkText(kind, name: "kind", maxBytes: JobLimits.maxKindBytes)
+        try JobLimits.checkText(kind, name: "kind", maxBytes: JobLimits.maxKindBytes)
         return try committingControl {
             guard state.kindControls.paused[kind] != nil else { return nil }
             return .resumeKind(kind: kind, at: nowMillis)
@@ -22,7 +22,7 @@ extension QueueEngine {
 
     /// Sets (`nil`: removes) the rate limit of `kind`. - Returns: whether it changed.
     func setRateLimit(_ limit: RateLimit?, kind: String) throws -> Pending<Bool> {
-        try Self.checkText(kind, name: "kind", maxBytes: JobLimits.maxKindBytes)
+        try JobLimits.checkText(kind, name: "kind", maxBytes: JobLimits.maxKindBytes)
         let stored = try limit.map(Self.stored)
         return try committingControl {
             guard state.kindControls.limits[kind] != stored else { return nil }

@@ -10,7 +10,7 @@ extension QueueEngine {
     }
 
     func claim(kind: String?, leaseDuration: TimeInterval?) throws -> Pending<Claimed?> {
-        if let kind { try Self.checkText(kind, name: "kind", maxBytes: JobLimits.maxKindBytes) }
+        if let kind { try JobLimits.checkText(kind, name: "kind", maxBytes: JobLimits.maxKindBytes) }
         return try claim(kinds: KindSet(kind), leaseDuration: leaseDuration)
     }
 

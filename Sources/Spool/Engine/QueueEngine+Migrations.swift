@@ -116,18 +116,6 @@ extension QueueEngine {
         }
     }
 
-    /// Refuses a kind the build does not run, when ``Configuration/knownKinds`` is set.
-    func checkKnown(kind: String, jobID: JobID? = nil) throws {
-        try Self.checkKnown(kind: kind, jobID: jobID, configuration: configuration)
-    }
-
-    /// Refuses a kind that `configuration`'s ``Configuration/knownKinds`` leaves out.
-    static func checkKnown(kind: String, jobID: JobID? = nil, configuration: Configuration) throws {
-        guard let known = configuration.knownKinds, !known.contains(kind) else { return }
-        throw SpoolError(
-            .invalidArgument, "this build cannot run jobs of kind \(kind) (not in knownKinds)", jobID: jobID)
-    }
-
     /// The number of the last job migration the queue applied; 0 before the first.
     var appliedMigration: Int { lock.withLock { Int(clamping: state.appliedMigration) } }
 }

@@ -5,7 +5,7 @@ extension QueueEngine {
     // MARK: Enqueue
 
     func enqueue(_ request: NewJob) throws -> Pending<JobID> {
-        let planned = try validate(request, now: nowMillis)
+        let planned = try request.validated(now: nowMillis, configuration: configuration)
         return try withOpenState {
             var plan = EnqueuePlan(over: state)
             let id = try plan.add(request, planned)
@@ -39,9 +39,9 @@ extension QueueEngine {
         for index in requests.indices {
             do {
                 planned.append(
-                    try validate(
-                        requests[index], now: now,
-                        generatedID: requests[index].id == nil ? generatedIDs.popLast() : nil))
+                    try requests[index].validated(
+                        now: now, generatedID: requests[index].id == nil ? generatedIDs.popLast() : nil,
+                        configuration: configuration))
             } catch let error as SpoolError {
                 throw SpoolError(error.code, "job \(index) of the batch: \(error.message)", jobID: error.jobID)
             }
@@ -69,99 +69,6 @@ extension QueueEngine {
         return (plan.finish(), ids)
     }
 
-    /// Checks a request and makes its enqueue; `generatedID` is its id when it names none (a fresh UUID by default).
-    func validate(_ request: NewJob, now: Int64, generatedID: String? = nil) throws -> NewEnqueue {
-        try Self.validate(request, now: now, generatedID: generatedID, configuration: configuration)
-    }
-
-    /// Checks a request against `configuration` and makes its enqueue (the owner's and a producer's one rule).
-    static func validate(
-        _ request: NewJob, now: Int64, generatedID: String? = nil, configuration: Configuration
-    ) throws -> NewEnqueue {
-        try Self.checkText(request.kind, name: "kind", maxBytes: JobLimits.maxKindBytes)
-        try Self.checkKnown(kind: request.kind, jobID: request.id, configuration: configuration)
-        if let key = request.uniqueKey {
-            try Self.checkText(key, name: "unique key", maxBytes: JobLimits.maxUniqueKeyBytes)
-        }
-        if let id = request.id { try Self.checkText(id.rawValue, name: "job id", maxBytes: JobLimits.maxIDBytes) }
-        guard request.payload.count <= configuration.maximumPayloadSize else {
-            throw SpoolError.invalidArgument(
-                "the payload of \(request.payload.count) bytes is over the limit of \(configuration.maximumPayloadSize)"
-            )
-        }
-        guard request.delay >= 0, request.delay < JobLimits.maxDelay else {
-            throw SpoolError.invalidArgument(
-                "the delay must be at least 0 s and under \(Int64(JobLimits.maxDelay)) s, not \(request.delay)")
-        }
-        guard JobLimits.priorities.contains(request.priority), let priority = Int32(exactly: request.priority) else {
-            throw SpoolError.invalidArgument(
-                "priority must be from \(JobLimits.priorities.lowerBound) to \(JobLimits.priorities.upperBound), not \(request.priority)"
-            )
-        }
-        if let policy = request.retryPolicy {
-            try policy.validate()
-            if case .table(let delays) = policy.schedule, delays.count > RetriesCodec.maxTableDelays {
-                throw SpoolError.invalidArgument(
-                    "a job's own retry table holds at most \(RetriesCodec.maxTableDelays) delays, not \(delays.count)")
-            }
-        }
-        let maxAttempts =
-            request.maxAttempts ?? request.retryPolicy?.maxAttempts ?? configuration.retryPolicy.maxAttempts
-        guard (1...JobLimits.maxAttempts).contains(maxAttempts) else {
-            throw SpoolError.invalidArgument("maxAttempts must be from 1 to \(JobLimits.maxAttempts)")
-        }
-        if let runAt = request.runAt {
-            guard Millis.isRepresentable(runAt) else {
-                throw SpoolError.invalidArgument("runAt must be a finite date between the years 1 and 9999")
-            }
-        }
-        var options = EnqueueOptions()
-        for name in request.constraints.requiredConditions {
-            try Self.checkText(name, name: "condition name", maxBytes: JobLimits.maxKindBytes)
-        }
-        options.constraints = request.constraints.isEmpty ? nil : request.constraints
-        var seen = Set<String>()
-        for dependency in request.dependencies {
-            try Self.checkText(dependency.rawValue, name: "prerequisite id", maxBytes: JobLimits.maxIDBytes)
-            if seen.insert(dependency.rawValue).inserted { options.dependencies.append(dependency.rawValue) }
-        }
-        if let periodic = request.periodic {
-            guard periodic.interval.isFinite, periodic.interval >= PeriodicSchedule.minimumInterval,
-                periodic.interval < 1e9
-            else {
-                throw SpoolError.invalidArgument(
-                    "a periodic interval must be at least \(Int(PeriodicSchedule.minimumInterval)) seconds")
-            }
-            guard
-                periodic.flex == 0
-                    || (periodic.flex >= PeriodicSchedule.minimumFlex && periodic.flex <= periodic.interval)
-            else {
-                throw SpoolError.invalidArgument(
-                    "a periodic flex must be 0 or from \(Int(PeriodicSchedule.minimumFlex)) seconds to the interval")
-            }
-            guard request.dependencies.isEmpty, request.uniquePolicy != .append else {
-                throw SpoolError.invalidArgument("a periodic job cannot have prerequisites nor be appended to a chain")
-            }
-            options.periodic = (Millis.from(seconds: periodic.interval), Millis.from(seconds: periodic.flex))
-        }
-        let tags = try Self.checkTags(request.tags)
-        let base = request.runAt.map(Millis.from) ?? now
-        return NewEnqueue(
-            id: request.id?.rawValue ?? generatedID ?? RandomPool.shared.nextUUIDString(), kind: request.kind,
-            payload: request.payload, priority: Int64(priority), createdAt: now,
-            runAt: base + Millis.from(seconds: request.delay), maxAttempts: Int64(maxAttempts),
-            uniqueKey: request.uniqueKey, options: options, tags: tags,
-            retrySchedule: request.retryPolicy.map { RetriesCodec.stored($0.schedule) })
-    }
-
-    static func checkText(_ text: String, name: String, maxBytes: Int) throws {
-        let count = text.utf8.count
-        guard count > 0 else { throw SpoolError.invalidArgument("the \(name) is empty") }
-        guard count <= maxBytes else {
-            throw SpoolError.invalidArgument("the \(name) is \(count) bytes, over the limit of \(maxBytes)")
-        }
-    }
-
     // MARK: Other transitions
 
     func cancel(_ id: JobID) throws -> Pending<StoredJob> {
@@ -183,7 +90,7 @@ extension QueueEngine {
             let job = try Self.checked { () throws(Refusal) in
                 try state.located(id.rawValue, in: QueueState.retryableStates, for: .retry).job
             }
-            try checkKnown(kind: job.kind, jobID: id)
+            try configuration.checkKnown(kind: job.kind, jobID: id)
             try Self.checked { () throws(Refusal) in _ = try state.checkRetry(id.rawValue) }
             let lsn = try commit([.other(.retry(id: id.rawValue, at: nowMillis))])
             return Pending(state.jobs[id.rawValue]!, lsn)

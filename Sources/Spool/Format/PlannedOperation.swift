@@ -10,7 +10,7 @@ struct NewEnqueue: Sendable {
     var maxAttempts: Int64
     var uniqueKey: String?
     var options = EnqueueOptions()
-    /// The job's tags in their on-disk order (``ResultsCodec/ordered(_:)``): a `tags` operation after the enqueue.
+    /// The job's tags in their on-disk order (``JobLimits/checkTags(_:)``): a `tags` operation after the enqueue.
     var tags: [String] = []
     /// The job's own retry schedule, as stored (``RetriesCodec/stored(_:)``): a `retry_table` or
     /// `retry_exponential` operation after the enqueue (and its tags).

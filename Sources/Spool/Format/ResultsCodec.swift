@@ -89,11 +89,6 @@ enum ResultsCodec {
         }
     }
 
-    /// The tags of a request in their on-disk order: by their UTF-8 bytes.
-    static func ordered(_ tags: Set<String>) -> [String] {
-        tags.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-    }
-
     /// Result bytes: at most ``JobLimits/maxResultBytes``.
     private static func readResult(_ reader: inout ByteReader) throws(DecodingError) -> [UInt8] {
         let start = reader.position

@@ -21,7 +21,7 @@ extension JobContext {
     ///   set before is kept.
     public func setResult(_ data: Data) throws {
         let bytes = [UInt8](data)
-        try QueueEngine.checkResult(bytes)
+        try JobLimits.checkResult(bytes)
         if case .runner(let runner, let token) = source { runner.setResult(token, bytes) }
     }
 }

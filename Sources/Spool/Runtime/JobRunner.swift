@@ -109,7 +109,7 @@ public final class JobRunner: Sendable {
         kind: String, options: KindOptions = KindOptions(),
         handler: @escaping @Sendable (Data, JobContext) async throws -> Void
     ) throws {
-        try QueueEngine.checkText(kind, name: "kind", maxBytes: JobLimits.maxKindBytes)
+        try JobLimits.checkText(kind, name: "kind", maxBytes: JobLimits.maxKindBytes)
         if let limit = options.maxConcurrentJobs, limit < 1 {
             throw SpoolError.invalidArgument("the maxConcurrentJobs of kind \(kind) must be at least 1, not \(limit)")
         }
