@@ -91,7 +91,8 @@ extension JobQueue {
         return (renewed(lease, job), lsn)
     }
 
-    private func renewed(_ lease: Lease, _ job: StoredJob) -> Lease {
+    /// `lease` with the job and expiry of its running `job` after a renewal or a checkpoint.
+    func renewed(_ lease: Lease, _ job: StoredJob) -> Lease {
         var copy = lease
         copy.job = Job(job)
         copy.expiresAt = Millis.date(job.lease!.expiresAt)

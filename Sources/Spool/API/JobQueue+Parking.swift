@@ -114,7 +114,7 @@ extension JobQueue {
     ///   ``SpoolError/Code/leaseLost`` as `renew(_:for:)` does.
     @discardableResult
     public func checkpoint(_ lease: Lease, _ data: Data, renewingFor duration: TimeInterval? = nil) throws -> Lease {
-        checkpointed(
+        renewed(
             lease,
             try engine.durably {
                 try $0.checkpoint(
@@ -127,7 +127,7 @@ extension JobQueue {
     public func checkpoint(_ lease: Lease, _ data: Data, renewingFor duration: TimeInterval? = nil) async throws
         -> Lease
     {
-        checkpointed(
+        renewed(
             lease,
             try await engine.durably {
                 try $0.checkpoint(
@@ -144,14 +144,7 @@ extension JobQueue {
             try $0.checkpoint(id: lease.job.id, token: lease.token, issued: true, data: Array(data), duration: duration)
                 .withLSN()
         }
-        return (checkpointed(lease, job), lsn)
+        return (renewed(lease, job), lsn)
     }
 
-    private func checkpointed(_ lease: Lease, _ job: StoredJob) -> Lease {
-        var copy = lease
-        copy.job = Job(job)
-        copy.expiresAt = Millis.date(job.lease!.expiresAt)
-        copy.monotonicExpiry = job.lease!.monotonicExpiry
-        return copy
-    }
 }
