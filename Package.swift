@@ -11,10 +11,14 @@ let package = Package(
     ],
     targets: [
         .target(name: "Spool"),
-        .executableTarget(name: "SpoolCLI", dependencies: ["Spool"]),
+        // The commands of `spool`, and what they share with the process tests' harness.
+        .target(name: "SpoolCommands", dependencies: ["Spool"]),
+        .executableTarget(name: "SpoolCLI", dependencies: ["SpoolCommands"]),
+        // The workloads the process tests run as child processes and kill; not part of `spool`.
+        .executableTarget(name: "SpoolHarness", dependencies: ["Spool", "SpoolCommands"], path: "Tests/SpoolHarness"),
         .executableTarget(name: "SpoolBench", dependencies: ["Spool"], path: "Benchmarks/SpoolBench"),
         .testTarget(
-            name: "SpoolTests", dependencies: ["Spool", "SpoolCLI"],
+            name: "SpoolTests", dependencies: ["Spool", "SpoolCommands", "SpoolCLI", "SpoolHarness"],
             // Checked-in queue directories, read through #filePath (see FormatFixture.swift).
             exclude: ["Fixtures"]),
         // Tests written as an app writes them: `import Spool`, public API only, no @testable.

@@ -79,16 +79,20 @@ import Testing
 
     @Test func exerciseRefusesNegativeCounts() throws {
         defer { temporary.cleanup() }
+        let harness = try #require(ChildProcess.harnessExecutable(), "the harness executable was not built")
+        let exercise = { (arguments: [String]) in
+            try RawCommand.run(harness, ["exercise", self.queue] + arguments, scratch: self.temporary.path)
+        }
         for arguments in [
             ["--threads", "-1", "--operations", "1"], ["--threads", "0", "--operations", "1"],
             ["--operations", "-1"], ["--operations", "0"],
         ] {
-            let result = try spool(["exercise", queue] + arguments)
+            let result = try exercise(arguments)
             #expect(
                 result.status == 2 && result.error.contains("must be from"),
                 "\(arguments): exit \(result.status): \(result.error)")
         }
-        let fine = try spool(["exercise", queue, "--threads", "2", "--operations", "3"])
+        let fine = try exercise(["--threads", "2", "--operations", "3"])
         #expect(fine.status == 0, "\(fine.error)")
     }
 

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 @testable import Spool
-@testable import SpoolCLI
+@testable import SpoolCommands
 
 /// `spool report DIR --html FILE`: one self-contained page, well formed whatever the jobs' text
 /// holds (ids, kinds and errors are untrusted), that changes nothing in the queue.
@@ -52,7 +52,7 @@ import Testing
         let console = Console(
             writeOut: { text in output.withLock { $0 += text } },
             writeErr: { text in output.withLock { $0 += text } })
-        let status = SpoolCommandLine.run(["report", directory, "--html", file], console: console)
+        let status = Program.spool.run(["report", directory, "--html", file], console: console)
         let page = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
         return (status, output.withLock { $0 }, page)
     }
@@ -140,7 +140,7 @@ import Testing
 
     @Test func withoutHTMLItIsAUsageError() {
         let console = Console(writeOut: { _ in }, writeErr: { _ in })
-        #expect(SpoolCommandLine.run(["report", "/nonexistent"], console: console) == ExitStatus.usage)
+        #expect(Program.spool.run(["report", "/nonexistent"], console: console) == ExitStatus.usage)
     }
 
     @Test func escapingCoversMarkupAndControlCharacters() {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import SpoolCLI
+@testable import SpoolCommands
 
 /// How `spool` writes instants: ISO 8601 in UTC with milliseconds, valid at every instant a `Date`
 /// read from a queue can hold, up to the ends of the range of 64-bit milliseconds.

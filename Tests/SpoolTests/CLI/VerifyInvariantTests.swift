@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 @testable import Spool
-@testable import SpoolCLI
+@testable import SpoolCommands
 
 /// `spool verify` checks the invariants of the state its replay built, and reports broken ones.
 @Suite struct VerifyInvariantTests {

@@ -28,6 +28,21 @@ import Testing
         #expect(!unknown.output.contains("usage: spool COMMAND"), "it printed the general help: \(unknown.output)")
     }
 
+    /// The process tests' workloads (`exercise`, `own`, `produce`) are the harness's, not `spool`'s:
+    /// `spool --help` lists only what a user needs, and `spool own` is an unknown command.
+    @Test func theTestHarnessCommandsAreNotSpools() throws {
+        let binary = try #require(ChildProcess.spoolExecutable(), "the spool executable was not built")
+        let harness = try #require(ChildProcess.harnessExecutable(), "the harness executable was not built")
+        let usage = try ChildProcess.run(binary, ["--help"])
+        #expect(usage.status == 0 && usage.output.contains("spool enqueue"), "\(usage.output)")
+        for command in ["exercise", "own", "produce"] {
+            #expect(!usage.output.contains("spool \(command)"), "spool --help lists \(command)")
+            #expect(try ChildProcess.run(binary, [command, "q"]).status == 2, "spool \(command) is known")
+            let help = try ChildProcess.run(harness, [command, "--help"])
+            #expect(help.status == 0 && help.output.contains("SpoolHarness \(command) DIR"), "\(help.output)")
+        }
+    }
+
     @Test func statsAndVerifyShowTheVersionsFoundAndTheAppliedMigration() throws {
         let binary = try #require(ChildProcess.spoolExecutable(), "the spool executable was not built")
         let temporary = TemporaryDirectory()

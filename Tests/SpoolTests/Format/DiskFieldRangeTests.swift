@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 @testable import Spool
-@testable import SpoolCLI
+@testable import SpoolCommands
 
 /// No byte of a file may trap the process. A queue holding every opcode is built with the codec;
 /// then every numeric field of every record (found by FORMAT.md's grammar, ``FieldGrammar``), the

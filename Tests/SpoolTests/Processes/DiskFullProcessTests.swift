@@ -18,7 +18,7 @@ import Testing
     func writesPastAFileSizeLimitFailLoudlyAndLoseNothing(limitInSectors: Int) throws {
         let temp = TemporaryDirectory("spool-full")
         defer { temp.cleanup() }
-        let binary = try #require(ChildProcess.spoolExecutable(), "the spool executable was not built")
+        let binary = try #require(ChildProcess.harnessExecutable(), "the harness executable was not built")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         // POSIX sh counts `ulimit -f` in 512-byte blocks.

@@ -12,7 +12,7 @@ import Testing
     @Test func everyAcknowledgedOperationSurvivesKillNine() throws {
         let temp = TemporaryDirectory("spool-kill")
         defer { temp.cleanup() }
-        let binary = try #require(ChildProcess.spoolExecutable(), "the spool executable was not built")
+        let binary = try #require(ChildProcess.harnessExecutable(), "the harness executable was not built")
         var generator = SeededGenerator(seed: 99)
         var acknowledged: [String: String] = [:]  // id → last acknowledged event
         for round in 0..<Self.kills {
@@ -48,7 +48,7 @@ extension KillTests {
     @Test func anOpenInAnotherProcessFailsAtOnceWithLocked() throws {
         let temp = TemporaryDirectory("spool-lock")
         defer { temp.cleanup() }
-        let binary = try #require(ChildProcess.spoolExecutable(), "the spool executable was not built")
+        let binary = try #require(ChildProcess.harnessExecutable(), "the harness executable was not built")
         var outcome: SpoolError.Code?
         _ = try ChildProcess.runAndKill(binary, ["exercise", temp.queue, "--threads", "1"], afterLines: 3) {
             // The child holds the queue open now.

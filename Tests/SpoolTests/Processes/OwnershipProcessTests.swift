@@ -25,7 +25,7 @@ import Testing
     @Test func aStoppedOwnerResumedAfterATakeoverHasItsWriteRefused() throws {
         let temp = TemporaryDirectory("spool-owner-proc")
         defer { temp.cleanup() }
-        let binary = try #require(ChildProcess.spoolExecutable(), "the spool executable was not built")
+        let binary = try #require(ChildProcess.harnessExecutable(), "the harness executable was not built")
         let child = try OwnerChild(binary, directory: temp.queue, ["--lease", "30"])
         #expect(child.line() == "owner")
         #expect(child.ask("enqueue child-1") == "enqueued child-1")
@@ -49,7 +49,7 @@ import Testing
     @Test func anOwnerKilledWithSigkillIsTakenOverAtOnce() throws {
         let temp = TemporaryDirectory("spool-owner-proc")
         defer { temp.cleanup() }
-        let binary = try #require(ChildProcess.spoolExecutable(), "the spool executable was not built")
+        let binary = try #require(ChildProcess.harnessExecutable(), "the harness executable was not built")
         var acknowledged: [String] = []
         for round in 0..<5 {
             let child = try OwnerChild(binary, directory: temp.queue, ["--lease", "600"])
@@ -76,7 +76,7 @@ import Testing
     @Test func aLiveOwnersLeaseHoldsAgainstAnotherProcessUntilItExpires() throws {
         let temp = TemporaryDirectory("spool-owner-proc")
         defer { temp.cleanup() }
-        let binary = try #require(ChildProcess.spoolExecutable(), "the spool executable was not built")
+        let binary = try #require(ChildProcess.harnessExecutable(), "the harness executable was not built")
         let child = try OwnerChild(binary, directory: temp.queue, ["--lease", "600"])
         #expect(child.line() == "owner")
         do {
@@ -97,7 +97,7 @@ import Testing
     @Test func processesRacingForTheRoleGiveExactlyOneOwner() throws {
         let temp = TemporaryDirectory("spool-owner-proc")
         defer { temp.cleanup() }
-        let binary = try #require(ChildProcess.spoolExecutable(), "the spool executable was not built")
+        let binary = try #require(ChildProcess.harnessExecutable(), "the harness executable was not built")
         var expected: [String] = []
         for round in 0..<10 {
             let children = try (0..<4).map { _ in

@@ -20,7 +20,7 @@ import Testing
     static let jobsPerProducer = 250
 
     @Test func everyAcknowledgedIdSurvivesAndNoJobRunsTwiceAtOnce() throws {
-        let binary = try #require(ChildProcess.spoolExecutable(), "the spool executable was not built")
+        let binary = try #require(ChildProcess.harnessExecutable(), "the harness executable was not built")
         let temporary = TemporaryDirectory("producer-kills")
         defer { temporary.cleanup() }
         try JobQueue(directory: temporary.queue, configuration: Configuration()).close()

@@ -132,7 +132,7 @@ import Testing
 
     /// Runs `count` chains over `producers` producer processes against owners ingesting as `order` says.
     static func run(chains count: Int, producers: Int, order: InboxOrder, seed: UInt64) throws -> Outcome {
-        let binary = try #require(ChildProcess.spoolExecutable(), "the spool executable was not built")
+        let binary = try #require(ChildProcess.harnessExecutable(), "the harness executable was not built")
         let temporary = TemporaryDirectory("producer-order")
         defer { temporary.cleanup() }
         var configuration = Configuration()

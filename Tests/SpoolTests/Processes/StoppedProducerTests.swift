@@ -20,7 +20,7 @@ import Testing
 
     @Test(.enabled(if: ProcLocks.isAvailable))
     func aStoppedProducerBlocksNeitherTheOwnerNorTheOtherProducers() throws {
-        let binary = try #require(ChildProcess.spoolExecutable(), "the spool executable was not built")
+        let binary = try #require(ChildProcess.harnessExecutable(), "the harness executable was not built")
         let temporary = TemporaryDirectory("stopped-producer")
         defer { temporary.cleanup() }
         var configuration = Configuration()

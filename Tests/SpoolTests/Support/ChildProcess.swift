@@ -2,13 +2,19 @@ import Foundation
 
 @testable import Spool
 
-/// Runs the built `spool` tool as a child process.
+/// Runs the built `spool` tool, or the process tests' harness (`SpoolHarness`), as a child process.
 enum ChildProcess {
     /// The `spool` executable next to the test bundle.
-    static func spoolExecutable() -> String? {
+    static func spoolExecutable() -> String? { executable(named: "spool") }
+
+    /// The harness executable next to the test bundle: the workloads `exercise`, `own` and `produce`.
+    static func harnessExecutable() -> String? { executable(named: "SpoolHarness") }
+
+    /// The executable `name` in the build directory that holds the test bundle.
+    private static func executable(named name: String) -> String? {
         var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for _ in 0..<5 {
-            let candidate = directory.appendingPathComponent("spool").path
+            let candidate = directory.appendingPathComponent(name).path
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
             directory = directory.deletingLastPathComponent()
         }

@@ -12,7 +12,7 @@ import Spool
 ///   owner's lease they fail at once naming the process, unless `--take-over` is given, which takes
 ///   the role of an owner whose lease has expired (never of a live one). While another process has an
 ///   `.exclusive` queue open, they wait for it up to ``lockWait`` seconds.
-enum QueueAccess {
+package enum QueueAccess {
     /// How long a command that opens the queue waits for another process's `.exclusive` open of it to end
     /// (`LOCK` held); `.shared` owners and read-only commands are never waited for.
     static let lockWait: TimeInterval = 5
@@ -25,7 +25,7 @@ enum QueueAccess {
 
     /// The configuration of every command: leases that have not expired survive
     /// the open, because `claim` and `complete` run in separate processes.
-    static func configuration(createIfMissing: Bool) -> Configuration {
+    package static func configuration(createIfMissing: Bool) -> Configuration {
         var configuration = Configuration()
         configuration.createIfMissing = createIfMissing
         configuration.runningJobsAtOpen = .keepUnexpiredLeases
@@ -87,7 +87,7 @@ enum QueueAccess {
     }
 
     /// Runs `open`, retrying while it throws ``SpoolError/Code/locked``, for up to ``lockWait`` seconds.
-    static func waitingForLock<T>(_ open: () throws -> T) throws -> T {
+    package static func waitingForLock<T>(_ open: () throws -> T) throws -> T {
         let deadline = Date().addingTimeInterval(lockWait)
         var pause: TimeInterval = 0.01
         while true {

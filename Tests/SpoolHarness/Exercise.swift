@@ -1,5 +1,6 @@
 import Foundation
 import Spool
+import SpoolCommands
 
 /// `spool exercise`: a workload for crash tests. Several threads enqueue, claim,
 /// complete and fail jobs on one queue and print one line per acknowledged
@@ -105,12 +106,5 @@ private struct SplitMix {
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
-    }
-}
-
-extension Optional {
-    fileprivate func orUsage(_ message: String) throws -> Wrapped {
-        guard let value = self else { throw CommandFailure.usage(message) }
-        return value
     }
 }

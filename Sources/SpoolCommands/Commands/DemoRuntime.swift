@@ -158,7 +158,7 @@ struct RuntimeDemo: DemoNarration, Sendable {
 /// Runs `work` to its end from synchronous code. Only for the command line's main
 /// thread, which is not one of the threads async tasks run on, so blocking it cannot
 /// starve the work it waits for.
-func runBlocking<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
+package func runBlocking<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
     let done = DispatchSemaphore(value: 0)
     let box = ResultBox<T>()
     Task {

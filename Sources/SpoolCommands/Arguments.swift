@@ -1,26 +1,38 @@
 /// What a command accepts: how many positional arguments, which options take
 /// a value and which are bare flags. Option names are written without `--`.
-struct ArgumentSpec: Sendable {
+package struct ArgumentSpec: Sendable {
     /// Names of the positional arguments, in order, for messages.
-    var positionals: [String]
+    package var positionals: [String]
     /// How many trailing positional arguments may be left out.
-    var optionalPositionals = 0
+    package var optionalPositionals = 0
     /// Options followed by a value, as `--name VALUE` or `--name=VALUE`.
-    var valueOptions: Set<String> = []
+    package var valueOptions: Set<String> = []
     /// Options that stand alone, such as `--json`.
-    var flags: Set<String> = []
+    package var flags: Set<String> = []
     /// Value options that may be given more than once (`--tag A --tag B`), each of them in ``valueOptions`` too.
     var repeatableOptions: Set<String> = []
+
+    /// A spec of the arguments named (see the properties).
+    package init(
+        positionals: [String], optionalPositionals: Int = 0, valueOptions: Set<String> = [],
+        flags: Set<String> = [], repeatableOptions: Set<String> = []
+    ) {
+        self.positionals = positionals
+        self.optionalPositionals = optionalPositionals
+        self.valueOptions = valueOptions
+        self.flags = flags
+        self.repeatableOptions = repeatableOptions
+    }
 }
 
 /// A command line split into positional arguments, option values and flags.
-struct ParsedArguments: Sendable {
+package struct ParsedArguments: Sendable {
     /// Positional arguments, in order.
-    var positionals: [String] = []
+    package var positionals: [String] = []
     /// Option values by name (without `--`).
-    var values: [String: String] = [:]
+    package var values: [String: String] = [:]
     /// Flags given.
-    var flags: Set<String> = []
+    package var flags: Set<String> = []
     /// The values of the repeatable options, in the order given.
     var repeatedValues: [String: [String]] = [:]
     /// Whether `--help` or `-h` was given.
@@ -133,10 +145,10 @@ struct ParsedArguments: Sendable {
     }
 
     /// Whether flag `name` was given.
-    func flag(_ name: String) -> Bool { flags.contains(name) }
+    package func flag(_ name: String) -> Bool { flags.contains(name) }
 
     /// The value of option `name`, or `nil` when it was not given.
-    func value(_ name: String) -> String? { values[name] }
+    package func value(_ name: String) -> String? { values[name] }
 
     /// The values of the repeatable option `name`, in the order given; empty when it was not given.
     func values(_ name: String) -> [String] { repeatedValues[name] ?? [] }
@@ -151,7 +163,7 @@ struct ParsedArguments: Sendable {
     ///
     /// A whole number outside `range` (even one too large for `Int`) is refused with the range
     /// named; text that is not a whole number at all is refused as such.
-    func integer(_ name: String, in range: ClosedRange<Int>) throws(CommandFailure) -> Int? {
+    package func integer(_ name: String, in range: ClosedRange<Int>) throws(CommandFailure) -> Int? {
         guard let text = values[name] else { return nil }
         let digits = text.first == "-" || text.first == "+" ? text.dropFirst() : Substring(text)
         let whole = !digits.isEmpty && digits.unicodeScalars.allSatisfy { ("0"..."9").contains($0) }

@@ -1,7 +1,7 @@
 import Spool
 
 /// Why a command stopped early, and the exit status that says so.
-enum CommandFailure: Error {
+package enum CommandFailure: Error {
     /// The command line is wrong: exit 2 with the message and a usage hint.
     case usage(String)
     /// Something went wrong doing the work: exit 1 with the message.
@@ -11,13 +11,13 @@ enum CommandFailure: Error {
 }
 
 /// The process exit statuses of `spool`.
-enum ExitStatus {
+package enum ExitStatus {
     /// The command did what it was asked.
-    static let success: Int32 = 0
+    package static let success: Int32 = 0
     /// An operational error: the queue could not be opened, a job was not found, a lease was lost.
-    static let failure: Int32 = 1
+    package static let failure: Int32 = 1
     /// A usage error: an unknown command or option, a missing or malformed argument.
-    static let usage: Int32 = 2
+    package static let usage: Int32 = 2
     /// `claim` found no job ready.
-    static let nothingReady: Int32 = 3
+    package static let nothingReady: Int32 = 3
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Spool
+import SpoolCommands
 
 /// `spool produce`: enqueues COUNT jobs into a queue another process owns, through a
 /// ``QueueProducer``, for the multi-producer process tests (a stopped producer, kill -9 of producers

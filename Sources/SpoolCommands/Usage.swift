@@ -1,4 +1,4 @@
-/// The text `spool --help` prints.
+/// The notes `spool --help` prints after its commands.
 enum Usage {
     /// Notes that apply to every command.
     static let notes = """
@@ -26,20 +26,35 @@ enum Usage {
         Exit status: 0 done; 1 operational error (the message on stderr names the code,
         path, offset and errno); 2 usage error; 3 claim found no job ready.
         """
+}
 
-    /// The usage of every command, then the notes.
-    static var text: String {
-        var lines = [
-            "usage: spool COMMAND [ARGUMENTS]   (spool COMMAND --help for details)", "",
+extension Program {
+    /// The `spool` program: the commands a user of the queue needs.
+    package static let spool = Program(
+        name: "spool",
+        introduction: [
             "Spool keeps a durable job queue in a directory. Each command opens the queue, does",
-            "one thing and closes it; a change is on stable storage before it is reported.", "",
-            "Commands:",
-        ]
-        for command in SpoolCommandLine.commands {
-            lines.append(command.synopsis(after: "  spool "))
+            "one thing and closes it; a change is on stable storage before it is reported.",
+        ],
+        notes: Usage.notes,
+        commands: [
+            EnqueueCommand.command, ClaimCommand.command, CompleteCommand.command, FailCommand.command,
+            CancelCommand.command, RetryCommand.command, PauseCommand.pause, PauseCommand.resume,
+            ListCommand.command, ShowCommand.command,
+            VerifyCommand.command, DumpCommand.command, CompactCommand.command, StatsCommand.command,
+            ReportCommand.command, DemoCommand.command,
+        ])
+
+    /// The text `--help` prints: the usage of every command, then the notes.
+    var usageText: String {
+        var lines = ["usage: \(name) COMMAND [ARGUMENTS]   (\(name) COMMAND --help for details)", ""]
+        lines += introduction
+        lines += ["", "Commands:"]
+        for command in commands {
+            lines.append(command.synopsis(after: "  \(name) "))
             lines.append("        " + command.summary)
         }
-        lines.append("  spool --version")
+        lines.append("  \(name) --version")
         lines.append("        Print the library version and the format versions this build writes and reads.")
         lines.append("")
         lines.append(notes)
