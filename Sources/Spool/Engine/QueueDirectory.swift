@@ -8,9 +8,8 @@ struct QueueDirectory {
     struct Opened {
         var replay: LogReplay.Outcome
         var writer: LogWriter
-        var lock: any DirectoryLock
-        /// A ``ProcessSharing/shared`` owner's fence (`nil` for an exclusive one).
-        var fence: OwnershipFence?
+        /// The directory's lock, and a ``ProcessSharing/shared`` owner's fence.
+        var hold: QueueHold
     }
 
     /// How an opener takes the role of the queue's owner (``Configuration/sharing``).
@@ -96,10 +95,7 @@ struct QueueDirectory {
             }
         }
         // Every change below is fenced: a `.shared` opener that lost the role meanwhile changes nothing.
-        func fenced<T>(_ body: () throws -> T) throws -> T {
-            guard let fence else { return try body() }
-            return try fence.fenced(body)
-        }
+        let hold = QueueHold(lock: lock, fence: fence)
         do {
             // Nothing may be changed (no leftover deleted, no tail cut) in a queue a newer version wrote.
             try LogReplay(directory: path, fileSystem: fileSystem, mode: mode).refuseNewerFiles()
@@ -109,16 +105,15 @@ struct QueueDirectory {
                     directory: path, fileSystem: fileSystem, clock: ownership.clock)
             }
             if try LogReplay.logFiles(in: path, fileSystem: fileSystem).isEmpty {
-                try fenced { try createLogFile(sequence: 1, instanceID: newInstanceID()) }
+                try hold.fenced { try createLogFile(sequence: 1, instanceID: newInstanceID()) }
             }
             // Replay reads and changes nothing: what it refuses (a newer record, corruption) is refused
             // before any repair below. Unfinished snapshots are never read, so they go after it.
             var replay = try LogReplay(directory: path, fileSystem: fileSystem, mode: mode).run()
             try checkReplayed(replay.state)
-            return try fenced {
+            return try hold.fenced {
                 try repair(
-                    &replay, mode: mode, preallocationChunk: preallocationChunk, durability: durability,
-                    lock: lock, fence: fence)
+                    &replay, mode: mode, preallocationChunk: preallocationChunk, durability: durability, hold: hold)
             }
         } catch {
             lock.release()
@@ -130,7 +125,7 @@ struct QueueDirectory {
     /// after replay, and the writer; inside the fence of a `.shared` owner.
     private func repair(
         _ replay: inout LogReplay.Outcome, mode: RecoveryMode, preallocationChunk: Int64, durability: Durability,
-        lock: any DirectoryLock, fence: OwnershipFence?
+        hold: QueueHold
     ) throws -> Opened {
         do {
             try removeUnfinishedSnapshots()
@@ -180,8 +175,8 @@ struct QueueDirectory {
                 file: file, fileSequence: last.sequence,
                 seed: RecordFrame.checksumSeed(instanceID: instanceID),
                 end: replay.lastFileValidEnd, lastLSN: replay.lastLSN,
-                preallocationChunk: preallocationChunk, durability: durability, fence: fence)
-            return Opened(replay: replay, writer: writer, lock: lock, fence: fence)
+                preallocationChunk: preallocationChunk, durability: durability, fence: hold.fence)
+            return Opened(replay: replay, writer: writer, hold: hold)
         }
     }
 

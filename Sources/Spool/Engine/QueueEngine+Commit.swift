@@ -7,7 +7,7 @@ extension QueueEngine {
     /// The change feed's subscriber `madeBy` is not told of the record's changes (see
     /// ``ChangeFeed/publish(jobIDs:madeBy:)``).
     func commit(_ operations: [PlannedOperation], madeBy: UInt64? = nil) throws -> UInt64 {
-        if let writeFailure { throw writeFailure }
+        if let failure = status.failure { throw failure }
         if let refusal = state.refusal(ofTransaction: operations) { throw refusal.error }
         return try append(operations, madeBy: madeBy)
     }
@@ -24,7 +24,7 @@ extension QueueEngine {
     /// gives, which debug builds check on every commit.
     private func append(_ operations: [PlannedOperation], madeBy: UInt64? = nil) throws -> UInt64 {
         var payloadRanges: [Range<Int>] = []
-        if let writeFailure { throw writeFailure }
+        if let failure = status.failure { throw failure }
         // Encoded behind room for the frame header, so that the writer does not copy the body again.
         let frame = TransactionCodec.encode(
             operations, payloadRanges: &payloadRanges, headroom: LogFormat.frameHeaderSize)
@@ -35,10 +35,10 @@ extension QueueEngine {
                 encodedBody = Array(frame[LogFormat.frameHeaderSize...])
                 return true
             }())
-        if activeWriter.appendedEnd >= configuration.logFileSize { try rollOver() }
-        let writer = activeWriter
+        if self.writer.appendedEnd >= configuration.logFileSize { try rollOver() }
+        let writer = self.writer
         let (lsn, bodyOffset) = try writer.append(frame: consume frame)
-        if let first = operations.first, !first.enqueuesJob { recordsSinceSnapshot += 1 }
+        compactionTrigger.recordAppended(enqueuesJob: operations.first?.enqueuesJob ?? true)
         // Each operation is applied as it is made from its planned form; the list is kept for the debug check only.
         var recorded: [LogOperation] = []
         var enqueues = 0
@@ -50,10 +50,9 @@ extension QueueEngine {
                 let range = payloadRanges[enqueues]
                 enqueues += 1
                 // What its restore operation takes in a snapshot: the strings, the payload, ~30 bytes of fields.
-                let jobBytes = Double(
-                    range.count + new.id.utf8.count + new.kind.utf8.count
-                        + (new.uniqueKey?.utf8.count ?? 0) + 32)
-                averageJobBytes += (jobBytes - averageJobBytes) / 64
+                compactionTrigger.jobEnqueued(
+                    bytes: range.count + new.id.utf8.count + new.kind.utf8.count + (new.uniqueKey?.utf8.count ?? 0) + 32
+                )
                 operation = .enqueue(
                     .init(
                         id: new.id, kind: new.kind,
@@ -89,7 +88,7 @@ extension QueueEngine {
                     "record \(lsn) was written but does not apply (\(error)): "
                         + "the queue refuses writes until it is reopened", path: path,
                     jobID: error.jobID.isEmpty ? nil : JobID(error.jobID))
-                writeFailure = failure
+                status.poison(with: failure)
                 changes.publish(jobIDs: operations.map(\.jobID).filter { !$0.isEmpty } + state.takeCascadedIDs())
                 throw failure
             }
@@ -110,9 +109,7 @@ extension QueueEngine {
             progress.forget(
                 (operations.map(\.jobID) + cascaded).filter { state.jobs[$0].map { $0.state.isFinished } ?? true })
         }
-        if !backgroundCompactionScheduled, writeFailure == nil, needsCompaction() {
-            startBackgroundCompaction()
-        }
+        compactInBackgroundIfDue()
         return lsn
     }
 

@@ -4,32 +4,17 @@ import Dispatch
 extension QueueEngine {
     // MARK: Automatic compaction
 
-    /// The bytes of the log files, up to the end of the last record of the active one. Call with `lock` held.
-    var logBytes: Int64 { retiredBytes + activeWriter.appendedEnd }
+    /// The unfinished jobs, which a compaction keeps. Call with `lock` held.
+    private var liveJobs: Int { state.enqueuedCount + state.runningCount + state.failedCount }
 
-    /// What replaying the log costs, in bytes: its bytes, plus ``AutoCompaction/bytesPerRecord``
-    /// for each transition record after the snapshot. Records that enqueue jobs count their
-    /// bytes only: a log of live jobs alone holds nothing obsolete and never triggers a
-    /// compaction. Call with `lock` held.
-    var replayCost: Int64 { logBytes + Int64(recordsSinceSnapshot) * AutoCompaction.bytesPerRecord }
+    /// What replaying the log costs, in bytes (``CompactionTrigger/replayCost(activeEnd:)``). Call with `lock` held.
+    var replayCost: Int64 { compactionTrigger.replayCost(activeEnd: writer.appendedEnd) }
 
     /// Whether the log is due for a compaction by ``Configuration/autoCompaction``. O(1); call with `lock` held.
     func needsCompaction() -> Bool {
         // A snapshot cannot hold a migration half written: none starts until its commit is applied.
-        guard state.pendingMigration == nil, !isOpening, let limit = compactionLimit else { return false }
-        return replayCost > limit
-    }
-
-    /// The replay cost past which automatic compaction starts (`nil`: off). O(1); call with `lock` held.
-    var compactionLimit: Int64? {
-        guard let auto = configuration.autoCompaction else { return nil }
-        let liveJobs = state.enqueuedCount + state.runningCount + state.failedCount
-        let live = Double(liveJobs) * averageJobBytes
-        let limit = (1 + max(0, auto.obsoleteRatio)) * max(live, Double(bytesAfterCompaction))
-        // An infinite ratio times nothing live is NaN: no limit from the ratio then. A negative
-        // minimum is as none (the replay cost is never negative), and `.min - 1` would overflow.
-        let capped = limit.isNaN ? Double(Int64.max / 2) : min(limit, Double(Int64.max / 2))
-        return max(max(auto.minimumLogBytes, 0) - 1, Int64(capped))
+        guard state.pendingMigration == nil, status.isOpen else { return false }
+        return compactionTrigger.isDue(liveJobs: liveJobs, activeEnd: writer.appendedEnd)
     }
 
     /// How much more replay cost (bytes, and ``AutoCompaction/bytesPerRecord`` per record)
@@ -37,44 +22,27 @@ extension QueueEngine {
     /// under way), for the benchmark's worst case.
     var bytesBeforeAutoCompaction: Int64? {
         lock.withLock {
-            guard !backgroundCompactionScheduled, let limit = compactionLimit else { return nil }
+            guard !compactions.isScheduled, let limit = compactionTrigger.limit(liveJobs: liveJobs) else { return nil }
             return limit - replayCost
         }
     }
 
-    /// Starts one compaction on the background queue. Call with `lock` held.
-    func startBackgroundCompaction() {
-        backgroundCompactionScheduled = true
-        backgroundCompactions.enter()
-        backgroundQueue.async { [self] in
-            defer { backgroundCompactions.leave() }
-            var failure: SpoolError?
-            var compacted = false
-            do {
-                compacted = try durably { try $0.compact(onlyIfNeeded: true) } != nil
-            } catch let error as SpoolError {
-                if error.code != .closed { failure = error }
-            } catch {
-                failure = SpoolError(.ioFailure, "a background compaction failed: \(error)", path: path)
-            }
-            lock.withLock {
-                if let failure { lastBackgroundCompactionError = failure }
-                if compacted { completedBackgroundCompactions += 1 }
-                backgroundCompactionScheduled = false
-            }
-        }
+    /// Starts one compaction in the background when the log is due and none is scheduled. Call with `lock` held.
+    func compactInBackgroundIfDue() {
+        guard !compactions.isScheduled, needsCompaction() else { return }
+        compactions.startInBackground { [self] in try durably { try $0.compact(onlyIfNeeded: true) } != nil }
     }
 
     /// Waits until no background compaction is scheduled or running (for tests and close);
     /// returns the error of the last one that failed, if any.
     @discardableResult
-    func waitForBackgroundCompaction() -> SpoolError? {
-        backgroundCompactions.wait()
-        return lock.withLock { lastBackgroundCompactionError }
-    }
+    func waitForBackgroundCompaction() -> SpoolError? { compactions.waitForBackground() }
+
+    /// Background compactions that wrote a snapshot since open.
+    var backgroundCompactionCount: Int { compactions.completedCount }
 
     /// The log's bytes as automatic compaction counts them (up to the end of each file's last record).
-    var currentLogBytes: Int64 { lock.withLock { logBytes } }
+    var currentLogBytes: Int64 { lock.withLock { compactionTrigger.logBytes(activeEnd: writer.appendedEnd) } }
 
     // MARK: Compaction
 
@@ -98,7 +66,7 @@ extension QueueEngine {
     /// - Returns: The report, pending on the last record before the snapshot (the records that
     ///   expired jobs): the roll-over made it durable already, so ``durably(_:)`` returns at once.
     func compact(onlyIfNeeded: Bool = false) throws -> Pending<CompactionReport?> {
-        try compactionLock.withLock {
+        try compactions.turn {
             let now = nowMillis
             let cutoff = now - Millis.from(seconds: configuration.retention)
             let planned = try withOpenState { () -> (QueueState, SnapshotSummary, UInt64, Int, Int, UInt64)? in
@@ -107,14 +75,16 @@ extension QueueEngine {
                     .filter { ($0.state == .succeeded || $0.state == .cancelled) && ($0.finishedAt ?? .max) <= cutoff }
                     .sorted { $0.sequence < $1.sequence }.map(\.id)
                 if !expiredIDs.isEmpty { _ = try commit(expiredIDs.map { .other(.expire(id: $0)) }) }
-                let snapshotSequence = activeWriter.fileSequence + 1
+                let snapshotSequence = writer.fileSequence + 1
                 let lastLSN = try rollOver(skipping: 1)
                 let createdAt = min(state.summary?.createdAt ?? now, state.jobs.values.map(\.createdAt).min() ?? now)
                 let summary = SnapshotSummary(
                     lastLSN: lastLSN, nextSequence: state.nextSequence, createdAt: createdAt,
                     expiredJobs: state.expiredJobs)
                 // The snapshot replaces every record so far; those appended from now on follow it.
-                return (state, summary, snapshotSequence, expiredIDs.count, recordsSinceSnapshot, lastLSN)
+                return (
+                    state, summary, snapshotSequence, expiredIDs.count, compactionTrigger.recordsSinceSnapshot, lastLSN
+                )
             }
             guard let (copy, summary, sequence, expired, recordsReplaced, lastLSN) = planned else {
                 return Pending(nil, nil)
@@ -127,7 +97,7 @@ extension QueueEngine {
             } catch let error as SpoolError {
                 // What reached the disk is unknown (a failed sync cannot be retried), as after a failed
                 // write of the log: the queue refuses changes until it is reopened, and open sorts it out.
-                lock.withLock { writeFailure = writeFailure ?? Self.needsReopen(after: error, "a compaction failed") }
+                lock.withLock { status.poison(with: Self.needsReopen(after: error, "a compaction failed")) }
                 throw error
             }
         }
@@ -161,15 +131,9 @@ extension QueueEngine {
         try withOpenState {
             state.relocatePayloads(outcome.moves)
             state.adoptSummary(summary)
-            for (fileSequence, bytes) in retiredFileBytes where fileSequence < sequence {
-                retiredFileBytes[fileSequence] = nil
-                retiredBytes -= bytes
-            }
-            retiredFileBytes[sequence] = outcome.bytes
-            retiredBytes += outcome.bytes
-            recordsSinceSnapshot -= recordsReplaced
-            bytesAfterCompaction = replayCost
-            if !jobs.isEmpty { averageJobBytes = max(32, Double(outcome.bytes) / Double(jobs.count)) }
+            compactionTrigger.compacted(
+                snapshotSequence: sequence, snapshotBytes: outcome.bytes, recordsReplaced: recordsReplaced,
+                jobs: jobs.count, activeEnd: self.writer.appendedEnd)
         }
         try fenced {
             for file in replaced { try configuration.fileSystem.removeFile(at: file.path) }

@@ -80,7 +80,7 @@ extension QueueEngine {
         }
     }
 
-    /// Once the log's writer has failed, sets ``writeFailure``, so that every later call — reads
+    /// Once the log's writer has failed, poisons the engine (``EngineStatus/poisoned(_:)``), so that every later call — reads
     /// included — throws ``SpoolError/Code/needsReopen``: the state in memory holds changes that
     /// may never have reached the disk, and no read may show them. A failed wait is always the
     /// writer's failure; a change refused with `needsReopen` met a writer failed already.
@@ -88,11 +88,7 @@ extension QueueEngine {
         let spoolError = error as? SpoolError
         guard fromWait || spoolError?.code == .needsReopen else { return }
         let failure = spoolError ?? SpoolError(.ioFailure, "\(error)", path: path)
-        lock.withLock {
-            if writeFailure == nil {
-                writeFailure = Self.needsReopen(after: failure, "a write or sync of the log failed")
-            }
-        }
+        lock.withLock { status.poison(with: Self.needsReopen(after: failure, "a write or sync of the log failed")) }
     }
 
     /// The error every call throws after `failure`: `what` failed, reopen the queue.
@@ -106,12 +102,14 @@ extension QueueEngine {
 
     /// Runs `body` under `lock`, refusing with ``SpoolError/Code/closed`` once the queue is closed,
     /// and with ``SpoolError/Code/needsReopen`` once a write, a sync, a roll-over or a compaction
-    /// failed (``writeFailure``): reads too, since the state may show changes that never reached the disk.
+    /// failed (the engine is poisoned): reads too, since the state may show changes that never reached the disk.
     func withOpenState<T>(_ body: () throws -> T) throws -> T {
         try lock.withLock {
-            guard !isClosed else { throw SpoolError(.closed, "the queue is closed", path: path) }
-            if let writeFailure { throw writeFailure }
-            return try body()
+            switch status {
+            case .closed: throw SpoolError(.closed, "the queue is closed", path: path)
+            case .poisoned(let failure): throw failure
+            case .opening, .open: return try body()
+            }
         }
     }
 }

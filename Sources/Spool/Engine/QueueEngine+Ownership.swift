@@ -10,7 +10,7 @@ extension QueueEngine {
         do {
             try fence.renew()
         } catch let error as SpoolError where error.code == .ownershipLost {
-            lock.withLock { writeFailure = writeFailure ?? error }
+            lock.withLock { status.poison(with: error) }
             throw error
         }
     }

@@ -135,7 +135,7 @@ extension QueueEngine {
 
     /// Reads a payload from the log (or from the write buffer when it is not written yet).
     func payload(at location: PayloadLocation) throws -> [UInt8] {
-        let writer = try withOpenState { activeWriter }
+        let writer = try withOpenState { self.writer }
         let bytes: [UInt8]
         if location.fileSequence == writer.fileSequence {
             bytes = try writer.read(at: location.offset, count: Int(location.length))

@@ -15,14 +15,14 @@ extension QueueEngine {
     /// - Returns: The LSN of the last record in the old file.
     @discardableResult
     func rollOver(skipping: UInt64 = 0) throws -> UInt64 {
-        if let writeFailure { throw writeFailure }
-        let old = activeWriter
+        if let failure = status.failure { throw failure }
+        let old = writer
         let lastLSN: UInt64
         do {
             lastLSN = try old.retire()
         } catch let error as SpoolError {
             // The old file's last records failed their sync: the state holds changes the disk may not.
-            writeFailure = Self.needsReopen(after: error, "a write or sync of the log failed")
+            status.poison(with: Self.needsReopen(after: error, "a write or sync of the log failed"))
             throw error
         }
         let sequence = old.fileSequence + 1 + skipping
@@ -33,28 +33,21 @@ extension QueueEngine {
             }
         } catch let error as SpoolError {
             // The old writer refuses appends now and the new file may be half made: only a reopen repairs it.
-            writeFailure = Self.needsReopen(after: error, "creating the next log file failed")
+            status.poison(with: Self.needsReopen(after: error, "creating the next log file failed"))
             throw error
         }
         let next = LogWriter(
             file: file, fileSequence: sequence, seed: old.seed, end: Int64(LogFormat.fileHeaderSize),
             lastLSN: lastLSN, preallocationChunk: configuration.preallocationChunk,
             durability: configuration.durability, fence: fence)
-        writerLock.withLock {
-            activeWriter = next
-            retiredWriterStatistics = retiredWriterStatistics.adding(old.currentStatistics)
-        }
-        retiredFileBytes[old.fileSequence] = old.appendedEnd
-        retiredBytes += old.appendedEnd
+        writers.replace(with: next)
+        compactionTrigger.fileRetired(sequence: old.fileSequence, bytes: old.appendedEnd)
         return lastLSN
     }
 
-    /// Runs `body` inside the ``fence`` of a ``ProcessSharing/shared`` owner (as it is when exclusive):
+    /// Runs `body` inside the fence of a ``ProcessSharing/shared`` owner (as it is when exclusive):
     /// every change of the directory outside the log writer's commit groups goes through here.
-    func fenced<T>(_ body: () throws -> T) throws -> T {
-        guard let fence else { return try body() }
-        return try fence.fenced(body)
-    }
+    func fenced<T>(_ body: () throws -> T) throws -> T { try hold.fenced(body) }
 
     /// Rolls the log over now, whatever the size of the active file (for tests and compaction),
     /// leaving `skipping` numbers free as a compaction does (for tests).

@@ -10,86 +10,60 @@ import Dispatch
 /// durable before it returns to the caller. Queries read the state under the
 /// lock; they may see a change whose sync is still in progress.
 final class QueueEngine: @unchecked Sendable {
-    // The engine's parts live in QueueEngine+*.swift (transitions, leases, compaction, migrations,
-    // queries); its members are internal so that those files reach them. The type is internal too.
-    // @unchecked: `state` and `isClosed` are guarded by `lock`, `activeWriter`
-    // by `writerLock` (and changed only with `lock` held too); the other stored
+    // The engine's paths live in QueueEngine+*.swift (commits, transitions, leases, compaction,
+    // migrations, queries); what has state of its own is a collaborator with private state:
+    // ``ActiveWriter``, ``QueueHold``, ``CompactionTrigger``, ``Compactions``, ``InboxIngestor``,
+    // ``ChangeFeed``, ``ProgressBoard``. See docs/ARCHITECTURE.md.
+    // @unchecked: `state`, `status` and `compactionTrigger` are guarded by `lock`; the other stored
     // properties are immutable or thread-safe themselves.
 
-    let path: String
     let configuration: Configuration
-    /// The writer of the active log file. A roll-over replaces it; callers
-    /// waiting for an LSN of the previous file may use either, since the
-    /// previous file's records are all durable before the new writer exists.
-    var writer: LogWriter { writerLock.withLock { activeWriter } }
-    var activeWriter: LogWriter
-    /// Guards `activeWriter` and `retiredWriterStatistics` (a roll-over changes them with `lock` held too).
-    let writerLock = Lock()
-    /// What the writers of the files before the active one did (guarded by `writerLock`).
-    var retiredWriterStatistics = WriterStatistics()
-
-    /// What the log's writers have done since the queue was opened: the active file's
-    /// writer and every writer a roll-over or a compaction retired.
-    var writerStatistics: WriterStatistics {
-        writerLock.withLock { retiredWriterStatistics.adding(activeWriter.currentStatistics) }
-    }
     let directory: QueueDirectory
+    /// The identity of the queue's log, in every file's header.
     let instanceID: [UInt8]
+    /// The writer of the active log file (a roll-over replaces it).
+    let writers: ActiveWriter
     /// Handles of the files before the active one, for payload reads.
     let logFileReaders: LogFileReaders
-    /// Set during init only; immutable afterwards.
+    /// The directory's lock and a ``ProcessSharing/shared`` owner's fence.
+    let hold: QueueHold
+    /// What open found and repaired. Set during init only; immutable afterwards.
     private(set) var recoveryReport: RecoveryReport
-    private let directoryLock: any DirectoryLock
-    /// A ``ProcessSharing/shared`` owner's fence, shared by every writer of the log; `nil` when exclusive.
-    let fence: OwnershipFence?
     /// Publishes the ids of the jobs each committed transaction changed.
     let changes = ChangeFeed()
     /// The running jobs' progress, in memory (never recorded).
     let progress = ProgressBoard()
-    /// Guards `state`, `isClosed`, `isOpening`, `writeFailure` and the compaction bookkeeping below;
-    /// every change commits with it held, so records are appended in the order they apply.
-    let lock = Lock()
-    var state: QueueState
-    var isClosed = false
-    /// Guards nothing but its own turn: one compaction at a time (taken before `lock`, never inside it).
-    let compactionLock = Lock()
     /// Ingests the producers' inbox files, one ingestion at a time.
     let inbox: InboxIngestor
-    /// True until init returns: no background compaction starts while open migrates and reclaims jobs.
-    var isOpening = true
-    /// Set when a roll-over or a compaction failed half way; every later write fails with it until a reopen.
-    var writeFailure: SpoolError?
+    /// One compaction at a time, and those in the background.
+    let compactions: Compactions
 
-    // Automatic compaction (see ``AutoCompaction``); guarded by `lock`.
-    /// Bytes (up to the end of the last record) of each log file before the active one.
-    var retiredFileBytes: [UInt64: Int64] = [:]
-    /// The sum of `retiredFileBytes`.
-    var retiredBytes: Int64 = 0
-    /// The log's replay cost (``replayCost``) just after the last compaction finished.
-    var bytesAfterCompaction: Int64 = 0
-    /// Transition records (records that enqueue no job) in the log after its snapshot (all of
-    /// them when there is none), for the automatic compaction's trigger.
-    var recordsSinceSnapshot = 0
-    /// The estimated bytes one live job takes in a snapshot: measured by the last
-    /// compaction, moved towards the size of each new job's enqueue meanwhile.
-    var averageJobBytes: Double = 128
-    /// Whether a background compaction is scheduled or running.
-    var backgroundCompactionScheduled = false
-    /// The error of the last background compaction that failed (the queue refuses writes after it).
-    var lastBackgroundCompactionError: SpoolError?
-    /// Background compactions that wrote a snapshot since open.
-    var completedBackgroundCompactions = 0
-    var backgroundCompactionCount: Int { lock.withLock { completedBackgroundCompactions } }
-    let backgroundCompactions = DispatchGroup()
-    let backgroundQueue = DispatchQueue(label: "spool.compaction")
+    /// Guards `state`, `status` and `compactionTrigger`; every change commits with it held, so records
+    /// are appended in the order they apply.
+    let lock = Lock()
+    var state: QueueState
+    /// Opening, open, refusing every call after a failed write, or closed.
+    var status = EngineStatus.opening
+    /// When the log is due for an automatic compaction.
+    var compactionTrigger: CompactionTrigger
 
+    /// The queue's directory.
+    var path: String { directory.path }
+    /// The writer of the active log file. A roll-over replaces it; callers waiting for an LSN of the
+    /// previous file may use either, since the previous file's records are all durable before the new
+    /// writer exists.
+    var writer: LogWriter { writers.current }
+    /// What the log's writers have done since the queue was opened (``ActiveWriter/statistics``).
+    var writerStatistics: WriterStatistics { writers.statistics }
+    /// A ``ProcessSharing/shared`` owner's fence; `nil` when exclusive.
+    var fence: OwnershipFence? { hold.fence }
     var clock: any SpoolClock { configuration.clock }
 
     init(path: String, configuration: Configuration) throws {
         try configuration.validate()
-        self.path = path
         self.configuration = configuration
         inbox = InboxIngestor(order: configuration.inboxOrder)
+        compactions = Compactions(path: path)
         directory = QueueDirectory(path: path, fileSystem: configuration.fileSystem)
         logFileReaders = LogFileReaders(directory: path, fileSystem: configuration.fileSystem)
         // Migration settings need no state: invalid ones are refused before the directory is touched,
@@ -107,22 +81,21 @@ final class QueueEngine: @unchecked Sendable {
                 try Self.refuseNewerMigrations(
                     applied: replayed.appliedMigration, highest: highestMigration, path: path)
             }
-        activeWriter = opened.writer
+        writers = ActiveWriter(opened.writer)
         instanceID = opened.replay.instanceID ?? []
-        directoryLock = opened.lock
-        fence = opened.fence
+        hold = opened.hold
         state = opened.replay.state
-        recordsSinceSnapshot = opened.replay.transitionRecordsAfterSnapshot
         recoveryReport = opened.replay.report
+        compactionTrigger = CompactionTrigger(
+            settings: configuration.autoCompaction,
+            recordsSinceSnapshot: opened.replay.transitionRecordsAfterSnapshot, retiredFiles: [])
         do {
             let activeSequence = opened.writer.fileSequence
             for file in try LogReplay.logFiles(in: path, fileSystem: configuration.fileSystem)
             where file.sequence < activeSequence {
                 let handle = try configuration.fileSystem.openFile(at: file.path, mode: .readOnly)
                 defer { handle.close() }
-                let size = try handle.size()
-                retiredFileBytes[file.sequence] = size
-                retiredBytes += size
+                compactionTrigger.fileRetired(sequence: file.sequence, bytes: try handle.size())
             }
             recoveryReport.abandonedMigrations = opened.replay.abandonedMigrations
             // Migrations first: the jobs then are as this build expects them, for the steps after.
@@ -141,12 +114,11 @@ final class QueueEngine: @unchecked Sendable {
                         reason: spool.map { "\($0.code): \($0.message)" } ?? "\(error)")
                 }
             }
-            if let failure = lock.withLock({ writeFailure }) { throw failure }
-            lock.withLock { isOpening = false }
+            try lock.withLock { try status.finishOpening() }
         } catch {
-            isClosed = true
+            status = .closed
             try? writer.close()
-            directoryLock.release()
+            hold.release()
             throw error
         }
     }
@@ -158,8 +130,8 @@ final class QueueEngine: @unchecked Sendable {
 
     func close() throws {
         let alreadyClosed = lock.withLock { () -> Bool in
-            defer { isClosed = true }
-            return isClosed
+            defer { status = .closed }
+            return status.isClosed
         }
         guard !alreadyClosed else { return }
         changes.finish()
@@ -167,20 +139,19 @@ final class QueueEngine: @unchecked Sendable {
         // A compaction still writing its snapshot (a background one, or another caller's
         // compact()) stops at its next step; the directory lock is kept until it has, so that
         // nothing of this queue writes into the directory once another opener may own it.
-        backgroundCompactions.wait()
-        compactionLock.withLock {}
+        compactions.waitForAll()
         // The older files' handles kept for payload reads go too (a read under way keeps its own).
         logFileReaders.forget(below: .max)
-        defer { directoryLock.release() }
+        defer { hold.release() }
         try writer.close()
         // A clean close hands the role on at once (best effort: otherwise the lease expires).
-        try? fence?.resign()
+        hold.resign()
     }
 
     deinit {
-        if !isClosed {
+        if !status.isClosed {
             try? writer.close()
-            directoryLock.release()
+            hold.release()
         }
     }
 }

@@ -120,21 +120,21 @@ import Testing
         }
         // Six enqueue records count their bytes only; five claims and five completions weigh more.
         let bytes = queue.engine.currentLogBytes
-        #expect(queue.engine.lock.withLock { queue.engine.recordsSinceSnapshot } == 10)
+        #expect(queue.engine.lock.withLock { queue.engine.compactionTrigger.recordsSinceSnapshot } == 10)
         #expect(queue.engine.lock.withLock { queue.engine.replayCost } == bytes + 10 * AutoCompaction.bytesPerRecord)
         try closeChecked(queue)
         // Replay counts what the live path counted.
         queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock, auto: quiet))
-        #expect(queue.engine.lock.withLock { queue.engine.recordsSinceSnapshot } == 10)
+        #expect(queue.engine.lock.withLock { queue.engine.compactionTrigger.recordsSinceSnapshot } == 10)
         // A compaction replaces them all; a transition after it counts again, here and after replay.
         _ = try queue.compact()
-        #expect(queue.engine.lock.withLock { queue.engine.recordsSinceSnapshot } == 0)
+        #expect(queue.engine.lock.withLock { queue.engine.compactionTrigger.recordsSinceSnapshot } == 0)
         let lease = try #require(try queue.claim())
         try queue.complete(lease)
-        #expect(queue.engine.lock.withLock { queue.engine.recordsSinceSnapshot } == 2)
+        #expect(queue.engine.lock.withLock { queue.engine.compactionTrigger.recordsSinceSnapshot } == 2)
         try closeChecked(queue)
         queue = try JobQueue(directory: temporary.queue, configuration: configuration(clock, auto: quiet))
-        #expect(queue.engine.lock.withLock { queue.engine.recordsSinceSnapshot } == 2)
+        #expect(queue.engine.lock.withLock { queue.engine.compactionTrigger.recordsSinceSnapshot } == 2)
         try closeChecked(queue)
     }
 

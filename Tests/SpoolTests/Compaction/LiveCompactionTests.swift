@@ -116,7 +116,7 @@ import Testing
                         do { try closeChecked(queue) } catch { outcome.withLock { $0.close = error } }
                         closed.signal()
                     }.start()
-                    while !queue.engine.lock.withLock({ queue.engine.isClosed }) {}
+                    while !queue.engine.lock.withLock({ queue.engine.status.isClosed }) {}
                     // The compaction is still writing (this hook runs inside it): close must wait for it,
                     // keeping the directory until it has stopped. A close that returned let the directory go.
                     if closed.wait(timeout: .now() + 0.5) == .success {

@@ -1,0 +1,34 @@
+/// The writer of the log's active file, and what the writers before it did.
+///
+/// A roll-over replaces the writer (``replace(with:)``); callers waiting for an LSN of the previous file
+/// may use either, since the previous file's records are all durable before the new writer exists.
+final class ActiveWriter: Sendable {
+    private let slot: Locked<Slot>
+
+    private struct Slot {
+        var writer: LogWriter
+        /// What the writers of the files before the active one did.
+        var retiredStatistics = WriterStatistics()
+    }
+
+    init(_ writer: LogWriter) {
+        slot = Locked(Slot(writer: writer))
+    }
+
+    /// The writer of the active file.
+    var current: LogWriter { slot.withLock { $0.writer } }
+
+    /// Makes `next` the active file's writer; the one it replaces has retired.
+    func replace(with next: LogWriter) {
+        slot.withLock {
+            $0.retiredStatistics = $0.retiredStatistics.adding($0.writer.currentStatistics)
+            $0.writer = next
+        }
+    }
+
+    /// What the log's writers have done since the queue was opened: the active file's writer and every
+    /// writer a roll-over or a compaction retired.
+    var statistics: WriterStatistics {
+        slot.withLock { $0.retiredStatistics.adding($0.writer.currentStatistics) }
+    }
+}
