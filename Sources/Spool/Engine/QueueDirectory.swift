@@ -1,5 +1,5 @@
-/// Opens a queue directory: checks what it is, locks it, creates the first
-/// log file of a new queue, replays the log and repairs a torn tail.
+/// A queue directory: what it is, its inspection under a shared lock, its creation and its log files'
+/// creation. Opening it for writing is QueueDirectory+Open.swift.
 struct QueueDirectory {
     let path: String
     let fileSystem: any FileSystem
@@ -22,12 +22,19 @@ struct QueueDirectory {
     /// Checks that `path` is a queue (or may become one) without changing anything.
     /// - Returns: `true` when the directory holds log files.
     func checkIsQueue(mayCreate: Bool) throws -> Bool {
+        guard let listing = try listIfDirectory(mayCreate: mayCreate) else { return false }
+        return try judge(listing, mayCreate: mayCreate)
+    }
+
+    /// Lists `path` when it is a directory (or a link to one); `nil` when nothing is there and it may be
+    /// created. Refuses anything else.
+    func listIfDirectory(mayCreate: Bool) throws -> QueueListing? {
         // An empty path names no directory: every call on it would fail with a bare ENOENT.
         guard !path.isEmpty else { throw SpoolError.invalidArgument("the queue directory path is empty") }
         switch try fileSystem.entryKind(at: path) {
         case nil:
             guard mayCreate else { throw SpoolError(.queueNotFound, "no queue directory", path: path) }
-            return false
+            return nil
         case .directory?:
             break
         case .symbolicLink?:
@@ -36,9 +43,8 @@ struct QueueDirectory {
         case .file?, .other?:
             throw SpoolError(.notAQueue, "not a directory", path: path)
         }
-        let names: [String]
         do {
-            names = try fileSystem.contentsOfDirectory(at: path)
+            return try QueueListing.read(path, fileSystem: fileSystem)
         } catch let error as SpoolError where error.errno == Platform.Errno.notADirectory {
             // A link to something that is not a directory.
             throw SpoolError(
@@ -50,6 +56,12 @@ struct QueueDirectory {
                 .queueNotFound, "no queue directory", path: path,
                 errno: Platform.Errno.noSuchEntry, operation: error.operation)
         }
+    }
+
+    /// Whether `listing` is a queue's: `true` when it holds log files, `false` when it holds none but may
+    /// become one (nothing but what may come before the log, and `mayCreate`). Refuses any other directory.
+    func judge(_ listing: QueueListing, mayCreate: Bool) throws -> Bool {
+        let names = listing.names
         if names.contains(where: { QueueDirectoryLayout.logSequence(fromFileName: $0) != nil }) { return true }
         // `OWNER` may come before the first log file: a `.shared` opener takes the role first; and `inbox/`:
         // a producer may record jobs before the owner ever opened the queue.
@@ -59,134 +71,6 @@ struct QueueDirectory {
         }
         guard mayCreate else { throw SpoolError(.queueNotFound, "the directory holds no queue", path: path) }
         return false
-    }
-
-    /// Opens for writing: lock, create if new, replay, repair.
-    ///
-    /// - Parameter checkReplayed: Judges the replayed state before anything is repaired: what it
-    ///   throws is thrown with the directory as it was (apart from the first file of a new queue).
-    func openForWriting(
-        mode: RecoveryMode, createIfMissing: Bool,
-        preallocationChunk: Int64 = LogWriter.defaultPreallocationChunk, durability: Durability = .full,
-        ownership: Ownership = Ownership(),
-        checkReplayed: (QueueState) throws -> Void = { _ in }
-    ) throws -> Opened {
-        if try fileSystem.entryKind(at: path) == nil && createIfMissing {
-            try createDirectories()
-        }
-        _ = try checkIsQueue(mayCreate: createIfMissing)
-        let lock: any DirectoryLock
-        var fence: OwnershipFence?
-        switch ownership.sharing {
-        case .exclusive:
-            lock = try fileSystem.lockDirectory(at: path, exclusive: true)
-        case .shared:
-            let brief = try fileSystem.briefLock(at: path)
-            lock = brief
-            do {
-                // The newer-format check first: an OWNER file of a newer version is refused as it is.
-                try LogReplay(directory: path, fileSystem: fileSystem, mode: mode).refuseNewerFiles()
-                fence = try OwnershipFence.take(
-                    directory: path, fileSystem: fileSystem, lock: brief, clock: ownership.clock,
-                    lease: ownership.lease)
-            } catch {
-                lock.release()
-                throw error
-            }
-        }
-        // Every change below is fenced: a `.shared` opener that lost the role meanwhile changes nothing.
-        let hold = QueueHold(lock: lock, fence: fence)
-        do {
-            // Nothing may be changed (no leftover deleted, no tail cut) in a queue a newer version wrote.
-            try LogReplay(directory: path, fileSystem: fileSystem, mode: mode).refuseNewerFiles()
-            if ownership.sharing == .exclusive {
-                // A queue a `.shared` owner used: its lease is honoured, and its later writes refused.
-                try OwnershipFence.recordExclusiveOwner(
-                    directory: path, fileSystem: fileSystem, clock: ownership.clock)
-            }
-            if try LogReplay.logFiles(in: path, fileSystem: fileSystem).isEmpty {
-                try hold.fenced { try createLogFile(sequence: 1, instanceID: newInstanceID()) }
-            }
-            // Replay reads and changes nothing: what it refuses (a newer record, corruption) is refused
-            // before any repair below. Unfinished snapshots are never read, so they go after it.
-            var replay = try LogReplay(directory: path, fileSystem: fileSystem, mode: mode).run()
-            try checkReplayed(replay.state)
-            return try hold.fenced {
-                try repair(
-                    &replay, mode: mode, preallocationChunk: preallocationChunk, durability: durability, hold: hold)
-            }
-        } catch {
-            lock.release()
-            throw error
-        }
-    }
-
-    /// The repairs of ``openForWriting(mode:createIfMissing:preallocationChunk:durability:ownership:checkReplayed:)``
-    /// after replay, and the writer; inside the fence of a `.shared` owner.
-    private func repair(
-        _ replay: inout LogReplay.Outcome, mode: RecoveryMode, preallocationChunk: Int64, durability: Durability,
-        hold: QueueHold
-    ) throws -> Opened {
-        do {
-            try removeUnfinishedSnapshots()
-            // What to repair is decided from what replay found (OpenRepairs); it is carried out here.
-            let repairs = OpenRepairs.removals(after: replay, directory: path)
-            if !repairs.removeObsolete.isEmpty {
-                for obsolete in repairs.removeObsolete { try fileSystem.removeFile(at: obsolete) }
-                try fileSystem.syncDirectory(at: path)
-                replay.obsoleteFiles = []
-            }
-            if let torn = repairs.removeTornCreation {
-                // Replay judged the directory without it, and writing resumes in the file before it.
-                try fileSystem.removeFile(at: torn)
-                try fileSystem.syncDirectory(at: path)
-                replay.tornCreation = nil
-                if repairs.createFirstFile {
-                    try createLogFile(sequence: 1, instanceID: newInstanceID())
-                    replay = try LogReplay(directory: path, fileSystem: fileSystem, mode: mode).run()
-                }
-            }
-            guard let last = replay.lastFile else { throw SpoolError(.notAQueue, "no log file", path: path) }
-            guard let instanceID = replay.instanceID, let header = replay.lastFileHeader else {
-                throw SpoolError(.notAQueue, "no log header", path: last.path)
-            }
-            let lastFileRepairs = OpenRepairs.lastFile(after: replay, header: header)
-            let file = try fileSystem.openFile(at: last.path, mode: .readWrite)
-            if let torn = lastFileRepairs.truncate {
-                // The writer reserves the space after the tail again.
-                try file.truncate(to: torn)
-                try file.syncData()
-                replay.report.tornTailOffset = torn
-                replay.report.tornTailPath = last.path
-                replay.report.tornTailBytes = replay.lastFileSize - torn
-            }
-            // The last file may come from a roll-over whose header sync or directory sync failed without
-            // a crash (the queue then refused every write and was reopened): what replay read of it may
-            // be in the page cache only. So its header is written again when it holds no record (a failed
-            // sync may have dropped the dirty pages), the file synced, then the directory, before any
-            // record written into it is acknowledged. The header is written as it was read (its version,
-            // its first LSN), so the same bytes are written again.
-            if lastFileRepairs.rewriteHeader {
-                try file.write(header.encoded(), at: 0)
-            }
-            try file.syncData()
-            try fileSystem.syncDirectory(at: path)
-            let writer = LogWriter(
-                file: file, fileSequence: last.sequence,
-                seed: RecordFrame.checksumSeed(instanceID: instanceID),
-                end: replay.lastFileValidEnd, lastLSN: replay.lastLSN,
-                preallocationChunk: preallocationChunk, durability: durability, fence: hold.fence)
-            return Opened(replay: replay, writer: writer, hold: hold)
-        }
-    }
-
-    /// Deletes `snap-*.tmp` files: snapshots a compaction did not finish. They were never
-    /// renamed into the log, so nothing reads them.
-    private func removeUnfinishedSnapshots() throws {
-        let unfinished = try fileSystem.contentsOfDirectory(at: path).filter(QueueDirectoryLayout.isSnapshotTemp)
-        guard !unfinished.isEmpty else { return }
-        for name in unfinished { try fileSystem.removeFile(at: path + "/" + name) }
-        try fileSystem.syncDirectory(at: path)
     }
 
     /// Replays without writing or creating anything, under a shared lock (fails while the queue is
@@ -240,7 +124,7 @@ struct QueueDirectory {
     }
 
     /// Creates a log file holding only its header, synced, with its directory entry synced.
-    private func createLogFile(sequence: UInt64, instanceID: [UInt8]) throws {
+    func createLogFile(sequence: UInt64, instanceID: [UInt8]) throws {
         try openNewLogFile(sequence: sequence, instanceID: instanceID, firstLSN: 1).close()
     }
 
@@ -264,7 +148,7 @@ struct QueueDirectory {
         return file
     }
 
-    private func newInstanceID() -> [UInt8] {
+    func newInstanceID() -> [UInt8] {
         withUnsafeBytes(of: UUID().uuid) { Array($0) }
     }
 }

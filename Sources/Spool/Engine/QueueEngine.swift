@@ -59,6 +59,7 @@ final class QueueEngine: @unchecked Sendable {
     var fence: OwnershipFence? { hold.fence }
     var clock: any SpoolClock { configuration.clock }
 
+    /// Opens the queue at `path`: the steps QueueDirectory+Open.swift lists, in its order.
     init(path: String, configuration: Configuration) throws {
         try configuration.validate()
         self.configuration = configuration
@@ -86,35 +87,14 @@ final class QueueEngine: @unchecked Sendable {
         hold = opened.hold
         state = opened.replay.state
         recoveryReport = opened.replay.report
+        // The files before the active one, as replay read them (open removed those a snapshot replaced).
+        let activeSequence = opened.writer.fileSequence
         compactionTrigger = CompactionTrigger(
             settings: configuration.autoCompaction,
-            recordsSinceSnapshot: opened.replay.transitionRecordsAfterSnapshot, retiredFiles: [])
+            recordsSinceSnapshot: opened.replay.transitionRecordsAfterSnapshot,
+            retiredFiles: opened.replay.fileSizes.filter { $0.key < activeSequence }.map { ($0.key, $0.value) })
         do {
-            let activeSequence = opened.writer.fileSequence
-            for file in try LogReplay.logFiles(in: path, fileSystem: configuration.fileSystem)
-            where file.sequence < activeSequence {
-                let handle = try configuration.fileSystem.openFile(at: file.path, mode: .readOnly)
-                defer { handle.close() }
-                compactionTrigger.fileRetired(sequence: file.sequence, bytes: try handle.size())
-            }
-            recoveryReport.abandonedMigrations = opened.replay.abandonedMigrations
-            // Migrations first: the jobs then are as this build expects them, for the steps after.
-            recoveryReport.appliedMigrations = try durably { try $0.runMigrations() }
-            recoveryReport.unrunnableJobs = try durably { try $0.abandonUnrunnableJobs() }
-            recoveryReport.reclaimedJobs = try durably { try $0.reclaimRunningJobsAtOpen() }
-            // The producers' records waiting in the inbox (the bounded fallback's first check). A file that
-            // cannot be read (damage, a newer format) stays where it is: the report names it, and every
-            // ingestInbox() throws its error. A failed write or sync of the log is the open's own failure:
-            // the queue it would hand out refuses every change.
-            if let outcome = try? inbox.ingest(into: self) {
-                recoveryReport.inboxFilesNotIngested = outcome.unreadable.map { error in
-                    let spool = error as? SpoolError
-                    return RecoveryReport.Skipped(
-                        path: spool?.path ?? inboxPath, offset: spool?.offset ?? 0, length: 0,
-                        reason: spool.map { "\($0.code): \($0.message)" } ?? "\(error)")
-                }
-            }
-            try lock.withLock { try status.finishOpening() }
+            recoveryReport = try finishOpening(opened.replay)
         } catch {
             status = .closed
             try? writer.close()

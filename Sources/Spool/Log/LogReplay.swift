@@ -5,6 +5,8 @@ struct LogReplay {
     let directory: String
     let fileSystem: any FileSystem
     let mode: RecoveryMode
+    /// The directory as open listed it (under its lock); `nil`: replay lists it itself (an inspection).
+    var listing: QueueListing? = nil
 
     /// A log file's name and sequence number.
     struct LogFile {
@@ -28,6 +30,8 @@ struct LogReplay {
         var tornTailOffset: Int64?
         /// The last file's size on disk.
         var lastFileSize: Int64 = 0
+        /// The size of each file read, by sequence number (the automatic compaction weighs the log's bytes).
+        var fileSizes: [UInt64: Int64] = [:]
         /// A file after the last one read, holding no complete header (shorter than one, or
         /// zeroes): a creation torn by a crash, set aside unread (open removes it), with its size.
         var tornCreation: (file: LogFile, size: Int64)?
@@ -63,12 +67,12 @@ struct LogReplay {
 
     /// Log files in the directory, in sequence order; other names are ignored.
     static func logFiles(in directory: String, fileSystem: any FileSystem) throws -> [LogFile] {
-        try fileSystem.contentsOfDirectory(at: directory)
-            .compactMap { name in
-                QueueDirectoryLayout.logSequence(fromFileName: name)
-                    .map { LogFile(sequence: $0, path: directory + "/" + name) }
-            }
-            .sorted { $0.sequence < $1.sequence }
+        try QueueListing.read(directory, fileSystem: fileSystem).logFiles
+    }
+
+    /// The log files replay reads: those of ``listing``, or of a listing of its own.
+    private func logFiles() throws -> [LogFile] {
+        try listing?.logFiles ?? Self.logFiles(in: directory, fileSystem: fileSystem)
     }
 
     /// Replays every file. `inspect` sees each record's operations before they are applied.
@@ -76,7 +80,7 @@ struct LogReplay {
         throws -> Outcome
     {
         var result = Outcome()
-        var files = try Self.logFiles(in: directory, fileSystem: fileSystem)
+        var files = try logFiles()
         for logFile in files {
             let kind = try fileSystem.entryKind(at: logFile.path)
             if kind == .file { continue }
@@ -200,7 +204,7 @@ struct LogReplay {
     /// Reads the header of every log file and refuses, before anything is changed, a queue holding a
     /// file written in a newer format version: open must not repair or delete anything in it.
     func refuseNewerFiles() throws {
-        for logFile in try Self.logFiles(in: directory, fileSystem: fileSystem) {
+        for logFile in try logFiles() {
             guard try fileSystem.entryKind(at: logFile.path) == .file else { continue }
             let file = try fileSystem.openFile(at: logFile.path, mode: .readOnly)
             defer { file.close() }
@@ -238,6 +242,7 @@ struct LogReplay {
         defer { file.close() }
         try file.withContents { raw in
             result.state.reserveJobs(forLogBytes: raw.count)
+            result.fileSizes[logFile.sequence] = Int64(raw.count)
             if isLast {
                 result.lastFile = logFile
                 result.lastFileSize = Int64(raw.count)
