@@ -92,10 +92,11 @@ extension QueueDirectory {
         durability: Durability, ownership: Ownership, checkReplayed: (QueueState) throws -> Void
     ) throws -> Opened {
         var listing = listing
-        // 5. Nothing may be changed (no leftover deleted, no tail cut) in a queue a newer version wrote.
-        try LogReplay(directory: path, fileSystem: fileSystem, mode: mode, listing: listing).refuseNewerFiles()
+        // 5. Nothing may be changed (no leftover deleted, no tail cut) in a queue a newer version wrote
+        // (a `.shared` opener checked it under the same lock, before it took the role).
         // 6. A queue a `.shared` owner used: its lease is honoured, and its later writes refused.
         if ownership.sharing == .exclusive {
+            try LogReplay(directory: path, fileSystem: fileSystem, mode: mode, listing: listing).refuseNewerFiles()
             try OwnershipFence.recordExclusiveOwner(directory: path, fileSystem: fileSystem, clock: ownership.clock)
         }
         // 7. A new queue's first file.
