@@ -46,7 +46,7 @@ extension JobRunner {
         }
         let task = Task { await self.runAttempts(from: attempt) }
         state.withLock { state in
-            state.handlerTasks += 1
+            state.statistics.handlerTasks += 1
             if state.executions[lease.token] != nil {
                 state.executions[lease.token]?.task = task
             } else {

@@ -4,37 +4,27 @@ import Dispatch
 /// (``DirectoryWatcher``), and the ingestion each wake runs.
 final class InboxWake: Sendable {
     /// Ingests the producers' inbox files into the log and returns the jobs ingested
-    /// (`QueueEngine.ingestInbox()`, when the queue has an inbox). A pass of the runner calls it
-    /// when the watcher saw the inbox change, at the first pass, and otherwise at most once per
-    /// ``Configuration/inboxCheckInterval`` (``JobRunner/ingestsInbox(at:for:lastIngestion:)``); tests replace it
-    /// (``replaceIngestion(_:)``) to watch the passes.
+    /// (`QueueEngine.ingestInbox()`, when the queue has an inbox, unless the runner was created with
+    /// another). A pass of the runner calls it when the watcher saw the inbox change, at the first
+    /// pass, and otherwise at most once per ``Configuration/inboxCheckInterval``
+    /// (``JobRunner/ingestsInbox(at:for:lastIngestion:)``).
     ///
-    /// The function is kept inside a struct, not as the `Locked` value itself: `Locked` hands its
-    /// value to the closure `inout` through a generic parameter, and a function value passed so is
-    /// wrapped in a reabstraction thunk on the way in and another on the way back, so a bare
-    /// function read at every pass grew by two thunks a pass (a runner slowed down with every
-    /// job and would in the end overflow its stack). A struct's stored function keeps one form.
-    private let ingestion: Locked<Ingestion>
+    /// It is fixed at creation and stored as a constant: a function kept as a `Locked` value (to be
+    /// replaceable) was handed to the closure `inout` through a generic parameter, wrapped in a
+    /// reabstraction thunk on the way in and another on the way back, so it grew by two thunks a pass
+    /// (a runner slowed down with every job and would in the end overflow its stack).
+    private let ingestion: @Sendable () throws -> Int
     fileprivate let watcher = Locked<DirectoryWatcher?>(nil)
     fileprivate let queue = DispatchQueue(label: "spool.inbox-watcher")
 
-    /// The ingestion, in a form `Locked` passes through unchanged (see ``ingestion``).
-    private struct Ingestion {
-        let run: @Sendable () throws -> Int
-    }
-
-    init(engine: QueueEngine) {
-        ingestion = Locked(Ingestion { engine.hasInbox ? try engine.ingestInbox() : 0 })
+    /// - Parameter ingestion: What each ingestion runs; `nil` for the engine's.
+    init(engine: QueueEngine, ingestion: (@Sendable () throws -> Int)? = nil) {
+        self.ingestion = ingestion ?? { engine.hasInbox ? try engine.ingestInbox() : 0 }
     }
 
     /// Runs the ingestion once and returns the jobs it ingested.
     func ingest() throws -> Int {
-        try ingestion.withLock { $0 }.run()
-    }
-
-    /// Replaces what each pass runs (tests).
-    func replaceIngestion(_ run: @escaping @Sendable () throws -> Int) {
-        ingestion.withLock { $0 = Ingestion(run: run) }
+        try ingestion()
     }
 
     /// Whether a watcher is running: without one, the runner also looks into the inbox on a timer.

@@ -39,7 +39,7 @@ extension JobRunner {
         var lastIngestion: UInt64?
         while true {
             let reasons = wakeup.take()
-            state.withLock { $0.passes += 1 }
+            state.withLock { $0.statistics.passes += 1 }
             await awaitRetiredTasks()
             if reasons.queueClosed {
                 stopByItself(
@@ -168,7 +168,7 @@ extension JobRunner {
                 stopByItself(error, cancelRunning: false)
                 return nil
             }
-            state.withLock { $0.claimAttempts += 1 }
+            state.withLock { $0.statistics.claimAttempts += 1 }
             guard let lease else { return now }
             if case .stopping = await start(lease) { return nil }
         }

@@ -58,7 +58,15 @@ public final class JobRunner: Sendable {
     /// Creates a runner that records what it does in `events`, for tests to wait on (see ``RunnerEvents``).
     ///
     /// - Throws: As ``init(queue:options:)``.
-    public init(queue: JobQueue, options: Options = Options(), events: RunnerEvents?) throws {
+    public convenience init(queue: JobQueue, options: Options = Options(), events: RunnerEvents?) throws {
+        try self.init(queue: queue, options: options, events: events, ingestion: nil)
+    }
+
+    /// Creates a runner whose passes run `ingestion` to ingest the inbox (`nil`: the engine's), so that a
+    /// test can watch when a pass looks into the inbox.
+    init(
+        queue: JobQueue, options: Options, events: RunnerEvents?, ingestion: (@Sendable () throws -> Int)?
+    ) throws {
         guard options.maxConcurrentJobs >= 1 else {
             throw SpoolError.invalidArgument(
                 "a runner's maxConcurrentJobs must be at least 1, not \(options.maxConcurrentJobs)")
@@ -67,7 +75,7 @@ public final class JobRunner: Sendable {
         self.queue = queue
         self.options = options
         self.events = events
-        self.inbox = InboxWake(engine: queue.engine)
+        self.inbox = InboxWake(engine: queue.engine, ingestion: ingestion)
     }
 
     // MARK: Handlers
@@ -181,10 +189,8 @@ public final class JobRunner: Sendable {
     /// stops claiming, lets its handlers finish, and stops.
     public var failure: SpoolError? { state.withLock { $0.failure } }
 
-    /// Scheduling passes, claims tried and handler tasks started so far, for tests.
-    var statistics: (passes: Int, claimAttempts: Int, handlerTasks: Int) {
-        state.withLock { ($0.passes, $0.claimAttempts, $0.handlerTasks) }
-    }
+    /// Scheduling passes, claims tried and handler tasks started so far.
+    var statistics: RunnerStatistics { state.withLock { $0.statistics } }
 
     // MARK: For the context
 

@@ -99,12 +99,8 @@ struct RunnerState: Sendable {
     var loop: Task<Void, Never>?
     /// Why the runner stopped by itself.
     var failure: SpoolError?
-    /// Passes of the scheduling loop (each one a wake-up), for tests.
-    var passes = 0
-    /// Claims tried, for tests.
-    var claimAttempts = 0
-    /// Tasks started to run handlers, for tests (a handover that carries its task on starts none).
-    var handlerTasks = 0
+    /// Counts of the work done so far.
+    var statistics = RunnerStatistics()
 
     /// Running handlers per kind.
     func runningCount(of kind: String) -> Int {

@@ -5,7 +5,7 @@ import Testing
 @testable import Spool
 
 /// The runner wakes for a file written into the queue's `inbox/` (``DirectoryWatcher``) and runs
-/// the ingestion hook (``InboxWake/ingest()``), with no polling: the runner waits with no deadline,
+/// the ingestion (``InboxWake/ingest()``, here one the test gives the runner), with no polling: the runner waits with no deadline,
 /// so only the watcher can wake it.
 @Suite(.serialized) struct InboxWakeTests {
     /// Counts the hook's calls; ``next(after:)`` suspends (never blocks a thread) until a call
@@ -38,9 +38,8 @@ import Testing
         let temp = TemporaryDirectory("spool-inbox-read")
         defer { temp.cleanup() }
         let queue = try JobQueue(directory: temp.queue, configuration: testConfiguration())
-        let runner = try JobRunner(queue: queue)
         let depths = Locked<[UInt]>([])
-        runner.inbox.replaceIngestion {
+        let runner = try JobRunner(queue: queue, options: .init(), events: nil) {
             var marker = 0
             let address = withUnsafeMutablePointer(to: &marker) { UInt(bitPattern: $0) }
             depths.withLock { $0.append(address) }
@@ -62,9 +61,8 @@ import Testing
     /// interval has passed, the next pass makes another.
     @Test(.timeLimit(.minutes(1))) func aStreamOfJobsDoesNotLookIntoTheInboxAtEveryPass() async throws {
         let clock = ManualClock()
-        let fixture = try RuntimeFixture(options: .init(maxConcurrentJobs: 1), clock: clock)
         let calls = Calls()
-        fixture.runner.inbox.replaceIngestion {
+        let fixture = try RuntimeFixture(options: .init(maxConcurrentJobs: 1), clock: clock) {
             calls.record()
             return 0
         }
@@ -94,9 +92,8 @@ import Testing
         configuration.inboxCheckInterval = .infinity
         let queue = try JobQueue(directory: temp.queue, configuration: configuration)
         let events = RunnerEvents()
-        let runner = try JobRunner(queue: queue, events: events)
         let calls = Calls()
-        runner.inbox.replaceIngestion {
+        let runner = try JobRunner(queue: queue, options: .init(), events: events) {
             calls.record()
             if calls.count == 1 { throw SpoolError(.ioFailure, "injected") }
             return 0
@@ -120,14 +117,11 @@ import Testing
             defer { temp.cleanup() }
             let queue = try JobQueue(directory: temp.queue, configuration: testConfiguration())
             let events = RunnerEvents()
-            let runner = try JobRunner(queue: queue, events: events)
             let calls = Calls()
-            runner.inbox.replaceIngestion(
-                {
-                    calls.record()
-                    return 0
-                }
-            )
+            let runner = try JobRunner(queue: queue, options: .init(), events: events) {
+                calls.record()
+                return 0
+            }
             runner.start()
             // The first pass ingests (the check at start), then waits with no deadline.
             await events.wait { $0.contains(.waiting(until: nil)) }
@@ -164,26 +158,23 @@ import Testing
             defer { temp.cleanup() }
             let queue = try JobQueue(directory: temp.queue, configuration: testConfiguration())
             let events = RunnerEvents()
-            let runner = try JobRunner(queue: queue, events: events)
             let calls = Calls()
             let busyAtWake = Locked(0)
             let inbox = temp.queue + "/inbox"
-            runner.inbox.replaceIngestion(
-                {
-                    for name in (try? FileManager.default.contentsOfDirectory(atPath: inbox)) ?? [] {
-                        guard let file = try? POSIXFileSystem().openFile(at: inbox + "/" + name, mode: .readWrite)
-                        else { continue }
-                        if (try? file.tryLockFile()) == true {
-                            file.unlockFile()
-                        } else {
-                            busyAtWake.withLock { $0 += 1 }
-                        }
-                        file.close()
+            let runner = try JobRunner(queue: queue, options: .init(), events: events) {
+                for name in (try? FileManager.default.contentsOfDirectory(atPath: inbox)) ?? [] {
+                    guard let file = try? POSIXFileSystem().openFile(at: inbox + "/" + name, mode: .readWrite)
+                    else { continue }
+                    if (try? file.tryLockFile()) == true {
+                        file.unlockFile()
+                    } else {
+                        busyAtWake.withLock { $0 += 1 }
                     }
-                    calls.record()
-                    return 0
+                    file.close()
                 }
-            )
+                calls.record()
+                return 0
+            }
             runner.start()
             await events.wait { $0.contains(.waiting(until: nil)) }
             let producer = try QueueProducer(directory: temp.queue, configuration: testConfiguration())

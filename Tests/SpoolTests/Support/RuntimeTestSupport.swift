@@ -20,13 +20,13 @@ final class RuntimeFixture: Sendable {
 
     init(
         options: JobRunner.Options = JobRunner.Options(), retryPolicy: RetryPolicy = .default,
-        clock: ManualClock = ManualClock()
+        clock: ManualClock = ManualClock(), ingestion: (@Sendable () throws -> Int)? = nil
     ) throws {
         self.clock = clock
         var configuration = testConfiguration(clock: clock)
         configuration.retryPolicy = retryPolicy
         queue = try JobQueue(directory: temp.queue, configuration: configuration)
-        runner = try JobRunner(queue: queue, options: options, events: events)
+        runner = try JobRunner(queue: queue, options: options, events: events, ingestion: ingestion)
     }
 
     /// Stops the runner (cancelling), closes the queue through ``closeChecked(_:replay:sourceLocation:)``
