@@ -162,7 +162,7 @@ extension QueueProducer {
     func remember(_ requests: [InboxRequest], at place: InboxPlace) {
         recorded.withLock { jobs in
             for case .enqueue(let new, _) in requests {
-                jobs.places[new.id] = RecordedJobs.Place(file: place.file, end: place.end, ordinal: jobs.next)
+                jobs.places[new.job.id] = RecordedJobs.Place(file: place.file, end: place.end, ordinal: jobs.next)
                 jobs.next += 1
             }
         }

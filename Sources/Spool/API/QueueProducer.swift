@@ -130,7 +130,7 @@ public final class QueueProducer: Sendable {
         for index in jobs.indices {
             do {
                 let new = try jobs[index].validated(now: now, configuration: configuration)
-                ids.append(JobID(new.id))
+                ids.append(JobID(new.job.id))
                 // A job that names no budget takes the owner's, not this process's configuration's.
                 let terms = InboxTerms(
                     policy: jobs[index].uniquePolicy,

@@ -32,10 +32,10 @@ struct EnqueuePlan {
 
     /// Plans one job whose key (if any) is resolved by `policy`; see ``add(_:_:)``.
     mutating func add(policy: UniquePolicy, _ planned: consuming NewEnqueue) throws -> JobID {
-        var job = planned
+        var new = planned
         do {
             try catchUp()
-            if let key = job.uniqueKey, let holder = state.uniqueKeys[key] {
+            if let key = new.job.uniqueKey, let holder = state.uniqueKeys[key] {
                 switch policy {
                 case .keep:
                     return JobID(holder)
@@ -44,22 +44,22 @@ struct EnqueuePlan {
                     // (apply refuses a second cancel).
                     for carrier in state.unfinishedCarriers(of: key) {
                         try catchUp()
-                        let cancel = LogOperation.cancel(id: carrier, at: job.createdAt)
-                        if state.refusal(of: cancel) == nil { try record(.other(cancel)) }
+                        let cancel = LogOperation.cancel(id: carrier, at: new.job.createdAt)
+                        if state.refusal(of: cancel) == nil { try record(PlannedOperation(cancel)) }
                     }
                 case .append:
                     // Waits for the holder: a periodic holder is refused by the chain rule, as apply does.
-                    if !job.options.dependencies.contains(holder) { job.options.dependencies.append(holder) }
+                    if !new.job.options.dependencies.contains(holder) { new.job.options.dependencies.append(holder) }
                 }
             }
-            let id = JobID(job.id)
-            let tags = job.tags
-            let schedule = job.retrySchedule
-            try record(.enqueue(job))
+            let id = JobID(new.job.id)
+            try record(new.planned)
             // Its tags follow the enqueue in the same record (FORMAT.md, "Results and tags"), then its own
             // retry schedule (FORMAT.md, "Retry policies and starts").
-            if !tags.isEmpty { try record(.other(.tags(id: id.rawValue, tags: tags))) }
-            if let schedule { try record(.other(.retrySchedule(id: id.rawValue, schedule))) }
+            if !new.tags.isEmpty { try record(PlannedOperation(.tags(id: id.rawValue, tags: new.tags))) }
+            if let schedule = new.retrySchedule {
+                try record(PlannedOperation(.retrySchedule(id: id.rawValue, schedule)))
+            }
             return id
         } catch {
             throw error.error
@@ -84,7 +84,7 @@ struct EnqueuePlan {
         do {
             let id = try add(policy: policy, planned)
             guard operations.count > savedCount else { return false }
-            for operation in then(id.rawValue) { try record(.other(operation)) }
+            for operation in then(id.rawValue) { try record(PlannedOperation(operation)) }
             return true
         } catch {
             operations.removeSubrange(savedCount...)
@@ -97,7 +97,7 @@ struct EnqueuePlan {
     /// it was (a producer's cancel of a job that is finished or unknown is dropped so).
     mutating func addIfTaken(_ operation: LogOperation) -> Bool {
         do {
-            try record(.other(operation))
+            try record(PlannedOperation(operation))
             return true
         } catch {
             return false
@@ -130,8 +130,8 @@ struct EnqueuePlan {
     private mutating func record(_ operation: PlannedOperation) throws(Refusal) {
         try catchUp()
         if isTrial {
-            try state.apply(QueueState.trialForm(of: operation))
-        } else if let refusal = state.refusal(ofPlanned: operation) {
+            try state.apply(operation.operation)
+        } else if let refusal = state.refusal(of: operation.operation) {
             throw refusal
         }
         operations.append(operation)
@@ -143,7 +143,7 @@ struct EnqueuePlan {
         state = state.trial()
         state.jobs.reserveCapacity(jobs)
         isTrial = true
-        try state.apply(QueueState.trialForm(of: first))
+        try state.apply(first.operation)
     }
 }
 

@@ -16,7 +16,7 @@ struct MigrationPlanner {
             let action = migration.transform(Job(job), Data(bytes))
             switch action {
             case .keep:
-                if let ended = overBudget(MigratedJob(job)) { steps.append(.migrateJob(ended, payload: nil)) }
+                if let ended = overBudget(MigratedJob(job)) { steps.append(.migrating(ended, newPayload: nil)) }
             case .rewrite(let kind, let newPayload):
                 var image = MigratedJob(job)
                 if let kind {
@@ -24,9 +24,9 @@ struct MigrationPlanner {
                     image.kind = kind
                 }
                 if let newPayload { try checkPayload(newPayload, of: job.id) }
-                steps.append(.migrateJob(overBudget(image) ?? image, payload: newPayload.map { Array($0) }))
+                steps.append(.migrating(overBudget(image) ?? image, newPayload: newPayload))
             case .split(let replacements) where replacements.isEmpty:
-                steps.append(.migrateJob(dropped(job), payload: nil))
+                steps.append(.migrating(dropped(job), newPayload: nil))
             case .split(let replacements):
                 // Replacements are new jobs: they would not carry the original's constraints, prerequisites,
                 // schedule or dependents, so such a job is rewritten or dropped, never split.
@@ -37,7 +37,7 @@ struct MigrationPlanner {
                         "job \(job.id) has constraints, prerequisites, dependents or a periodic schedule, "
                             + "which its replacements would lose: rewrite or drop it instead of splitting it")
                 }
-                steps.append(.other(.migrationRemove(id: job.id)))
+                steps.append(PlannedOperation(.migrationRemove(id: job.id)))
                 takenIDs.remove(job.id)
                 for (index, replacement) in replacements.enumerated() {
                     let id = replacement.id?.rawValue ?? Self.replacementID(of: job.id, position: index + 1)
@@ -64,10 +64,10 @@ struct MigrationPlanner {
                         image.state = .enqueued
                         image.lease = nil
                     }
-                    steps.append(.migrateJob(overBudget(image) ?? image, payload: Array(replacement.payload)))
+                    steps.append(.migrating(overBudget(image) ?? image, newPayload: replacement.payload))
                 }
             case .drop:
-                steps.append(.migrateJob(dropped(job), payload: nil))
+                steps.append(.migrating(dropped(job), newPayload: nil))
             case .invalid(let reason):
                 var image = MigratedJob(job)
                 image.state = .failed
@@ -75,7 +75,7 @@ struct MigrationPlanner {
                 image.nextRetryAt = nil
                 image.finishedAt = now
                 image.lastError = truncated("invalid since migration \(migration.number): \(reason)")
-                steps.append(.migrateJob(image, payload: nil))
+                steps.append(.migrating(image, newPayload: nil))
             }
         }
         return steps
@@ -93,7 +93,7 @@ struct MigrationPlanner {
         let number = UInt64(migration.number)
         do {
             try scratch.apply(.migrationBegin(number: number, at: now))
-            for step in steps { try scratch.apply(QueueState.trialForm(of: step)) }
+            for step in steps { try scratch.apply(step.operation) }
             try scratch.apply(.migrationCommit(number: number))
         } catch {
             throw failure("\(error)")

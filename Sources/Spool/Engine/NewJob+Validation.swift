@@ -76,10 +76,12 @@ extension NewJob {
         let tags = try JobLimits.checkTags(request.tags)
         let base = request.runAt.map(Millis.from) ?? now
         return NewEnqueue(
-            id: request.id?.rawValue ?? generatedID ?? RandomPool.shared.nextUUIDString(), kind: request.kind,
-            payload: request.payload, priority: Int64(priority), createdAt: now,
-            runAt: base + Millis.from(seconds: request.delay), maxAttempts: Int64(maxAttempts),
-            uniqueKey: request.uniqueKey, options: options, tags: tags,
+            job: LogOperation.Enqueue(
+                id: request.id?.rawValue ?? generatedID ?? RandomPool.shared.nextUUIDString(), kind: request.kind,
+                payload: .unwritten, priority: Int64(priority), createdAt: now,
+                runAt: base + Millis.from(seconds: request.delay), maxAttempts: Int64(maxAttempts),
+                uniqueKey: request.uniqueKey, options: options),
+            payload: request.payload, tags: tags,
             retrySchedule: request.retryPolicy.map { RetriesCodec.stored($0.schedule) })
     }
 }

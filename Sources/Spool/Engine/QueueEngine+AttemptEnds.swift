@@ -94,7 +94,7 @@ extension QueueEngine {
         case .failed(let error, let terminal, let reason):
             return failure(of: job, token: token, error: error, terminal: terminal, at: now, reason: reason)
         case .released(let reason):
-            return [.other(.release(id: job.id, token: token.rawValue, at: now, reason: reason))]
+            return [PlannedOperation(.release(id: job.id, token: token.rawValue, at: now, reason: reason))]
         case .snoozed(let until, let attempt):
             if attempt == .count, job.attempts >= job.maxAttempts {
                 // Counted and judged like a failure: the last attempt snoozed ends the job.
@@ -105,7 +105,10 @@ extension QueueEngine {
             // Kept: counted, but a snooze never ends the job; on its last attempt (a claim must not count
             // past the budget) the attempt is given back, so the next run is that last attempt again.
             let givesBack = attempt == .giveBack || (attempt == .keep && job.attempts >= job.maxAttempts)
-            return [.other(.snooze(id: job.id, token: token.rawValue, at: now, runAt: until, givesBack: givesBack))]
+            return [
+                PlannedOperation(
+                    .snooze(id: job.id, token: token.rawValue, at: now, runAt: until, givesBack: givesBack))
+            ]
         case .parked(let key, let deadline):
             guard deadline > now else {
                 throw SpoolError(
@@ -113,18 +116,18 @@ extension QueueEngine {
                     "park: the deadline \(deadline) ms is not after now (\(now) ms, by the queue's clock)",
                     jobID: JobID(job.id))
             }
-            return [.other(.park(id: job.id, token: token.rawValue, key: key, deadline: deadline))]
+            return [PlannedOperation(.park(id: job.id, token: token.rawValue, key: key, deadline: deadline))]
         }
     }
 
     /// Whether `operations` (an outcome's) put a job back due at or before `now`.
     private func makesDue(_ operations: [PlannedOperation], now: Int64) -> Bool {
         operations.contains { operation in
-            switch operation {
-            case .other(.fail(_, _, _, _, let nextRetryAt?)): return nextRetryAt <= now
-            case .other(.nextOccurrence(_, _, let runAt)): return runAt <= now
-            case .other(.release): return true
-            case .other(.snooze(_, _, _, let runAt, _)): return runAt <= now
+            switch operation.operation {
+            case .fail(_, _, _, _, let nextRetryAt?): return nextRetryAt <= now
+            case .nextOccurrence(_, _, let runAt): return runAt <= now
+            case .release: return true
+            case .snooze(_, _, _, let runAt, _): return runAt <= now
             default: return false
             }
         }
@@ -133,7 +136,7 @@ extension QueueEngine {
     /// The `stop_reason` that follows an operation ending an attempt, when `reason` is not the
     /// one that operation implies (`implied`): nothing for the common case.
     func stopReasonAnnex(_ id: String, _ reason: StopReason, implied: StopReason) -> [PlannedOperation] {
-        reason == implied ? [] : [.other(.stopReason(id: id, reason: reason))]
+        reason == implied ? [] : [PlannedOperation(.stopReason(id: id, reason: reason))]
     }
 
     /// The instant `date` in milliseconds, for a snooze or a park.

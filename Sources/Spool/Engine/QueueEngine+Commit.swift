@@ -38,43 +38,26 @@ extension QueueEngine {
         if self.writer.appendedEnd >= configuration.logFileSize { try rollOver() }
         let writer = self.writer
         let (lsn, bodyOffset) = try writer.append(frame: consume frame)
-        compactionTrigger.recordAppended(enqueuesJob: operations.first?.enqueuesJob ?? true)
-        // Each operation is applied as it is made from its planned form; the list is kept for the debug check only.
+        compactionTrigger.recordAppended(enqueuesJob: operations.first?.operation.enqueuesJob ?? true)
+        // Each operation is applied as planned, a payload's location put in; the list is kept for the debug check only.
         var recorded: [LogOperation] = []
-        var enqueues = 0
+        var payloads = 0
         // By index: a `for` over the array would copy each operation (and retain its strings) first.
         for index in operations.indices {
-            let operation: LogOperation
-            switch operations[index] {
-            case .enqueue(let new):
-                let range = payloadRanges[enqueues]
-                enqueues += 1
-                // What its restore operation takes in a snapshot: the strings, the payload, ~30 bytes of fields.
-                compactionTrigger.jobEnqueued(
-                    bytes: range.count + new.id.utf8.count + new.kind.utf8.count + (new.uniqueKey?.utf8.count ?? 0) + 32
-                )
-                operation = .enqueue(
-                    .init(
-                        id: new.id, kind: new.kind,
-                        payload: PayloadLocation(
-                            fileSequence: writer.fileSequence, offset: bodyOffset + Int64(range.lowerBound),
-                            length: Int32(range.count),
-                            checksum: new.payload.withUnsafeBytes { CRC32C.checksum($0) }),
-                        priority: new.priority, createdAt: new.createdAt, runAt: new.runAt,
-                        maxAttempts: new.maxAttempts,
-                        uniqueKey: new.uniqueKey, options: new.options))
-            case .migrateJob(var job, let payload):
-                if let payload {
-                    let range = payloadRanges[enqueues]
-                    enqueues += 1
-                    job.payload = PayloadLocation(
-                        fileSequence: writer.fileSequence,
-                        offset: bodyOffset + Int64(range.lowerBound), length: Int32(range.count),
-                        checksum: CRC32C.checksum(payload))
+            var operation = operations[index].operation
+            if let payload = operations[index].payload {
+                let range = payloadRanges[payloads]
+                payloads += 1
+                operation = operation.locatingPayload(
+                    at: PayloadLocation(
+                        fileSequence: writer.fileSequence, offset: bodyOffset + Int64(range.lowerBound),
+                        length: Int32(range.count), checksum: payload.withUnsafeBytes { CRC32C.checksum($0) }))
+                if case .enqueue(let job) = operation {
+                    // What its restore operation takes in a snapshot: the strings, the payload, ~30 bytes of fields.
+                    compactionTrigger.jobEnqueued(
+                        bytes: range.count + job.id.utf8.count + job.kind.utf8.count
+                            + (job.uniqueKey?.utf8.count ?? 0) + 32)
                 }
-                operation = .migrateJob(job)
-            case .other(let other):
-                operation = other
             }
             do {
                 try state.apply(operation)

@@ -74,7 +74,7 @@ extension QueueEngine {
                 let expiredIDs = state.jobs.values
                     .filter { ($0.state == .succeeded || $0.state == .cancelled) && ($0.finishedAt ?? .max) <= cutoff }
                     .sorted { $0.sequence < $1.sequence }.map(\.id)
-                if !expiredIDs.isEmpty { _ = try commit(expiredIDs.map { .other(.expire(id: $0)) }) }
+                if !expiredIDs.isEmpty { _ = try commit(expiredIDs.map { PlannedOperation(.expire(id: $0)) }) }
                 let snapshotSequence = writer.fileSequence + 1
                 let lastLSN = try rollOver(skipping: 1)
                 let createdAt = min(state.summary?.createdAt ?? now, state.jobs.values.map(\.createdAt).min() ?? now)

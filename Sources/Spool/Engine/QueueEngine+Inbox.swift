@@ -41,12 +41,9 @@ extension QueueEngine {
                     case .enqueue(let job, let terms):
                         let start = Int(job.payload.offset)
                         let payload = Data(item.file.bytes[start..<(start + Int(job.payload.length))])
-                        var new = NewEnqueue(
-                            id: job.id, kind: job.kind, payload: payload, priority: job.priority,
-                            createdAt: job.createdAt, runAt: job.runAt,
-                            maxAttempts: terms.ownerAttempts
-                                ? Int64(configuration.retryPolicy.maxAttempts) : job.maxAttempts,
-                            uniqueKey: job.uniqueKey, options: job.options)
+                        var new = NewEnqueue(job: job, payload: payload)
+                        new.job.payload = .unwritten
+                        if terms.ownerAttempts { new.job.maxAttempts = Int64(configuration.retryPolicy.maxAttempts) }
                         // Its tags and its own retry schedule are the entries after it (the decoder checked
                         // they name it).
                         for next in entries[(index + 1)...] {

@@ -51,7 +51,7 @@ extension QueueEngine {
     private func committingControl(_ make: () -> LogOperation?) throws -> Pending<Bool> {
         let pending = try withOpenState { () -> Pending<Bool> in
             guard let operation = make() else { return Pending(false, writer.lastAppendedLSN) }
-            return Pending(true, try commit([.other(operation)]))
+            return Pending(true, try commit([PlannedOperation(operation)]))
         }
         changes.publishEnvironmentChange()
         return pending

@@ -39,7 +39,7 @@ extension QueueEngine {
 
     /// The claim of `job` at `now` under a new lease of `duration` seconds.
     func claimOperation(of job: StoredJob, at now: Int64, duration: TimeInterval) -> PlannedOperation {
-        .other(claimOperation(ofJob: job.id, at: now, duration: duration))
+        PlannedOperation(claimOperation(ofJob: job.id, at: now, duration: duration))
     }
 
     /// The claim of job `id` at `now` under a new lease of `duration` seconds.
@@ -66,7 +66,7 @@ extension QueueEngine {
         return try withOpenState {
             _ = try leasedJob(id, token: token, issued: issued)
             let lsn = try commit([
-                .other(
+                PlannedOperation(
                     .renewLease(
                         id: id.rawValue, token: token.rawValue,
                         expiresAt: nowMillis + Millis.from(seconds: duration),
@@ -81,8 +81,8 @@ extension QueueEngine {
     func completion(of job: StoredJob, token: LeaseToken, at now: Int64, result: [UInt8]? = nil)
         -> [PlannedOperation]
     {
-        (result.map { [.other(.result(id: job.id, data: $0))] } ?? [])
-            + [.other(.complete(id: job.id, token: token.rawValue, at: now))]
+        (result.map { [PlannedOperation(.result(id: job.id, data: $0))] } ?? [])
+            + [PlannedOperation(.complete(id: job.id, token: token.rawValue, at: now))]
             + nextOccurrence(of: job, endingWith: nil, at: now)
     }
 
@@ -95,7 +95,7 @@ extension QueueEngine {
     ) -> [PlannedOperation] {
         let nextRetryAt = terminal ? nil : nextRetry(after: job, now: now)
         return [
-            .other(
+            PlannedOperation(
                 .fail(
                     id: job.id, token: token.rawValue, at: now, error: Self.truncated(error), nextRetryAt: nextRetryAt))
         ]
@@ -108,7 +108,7 @@ extension QueueEngine {
     /// occurrence, to go into the same record. Empty for a one-off job or a retry.
     func nextOccurrence(of job: StoredJob, endingWith nextRetryAt: Int64?, at now: Int64) -> [PlannedOperation] {
         guard let periodic = job.periodic, nextRetryAt == nil else { return [] }
-        return [.other(.nextOccurrence(id: job.id, at: now, runAt: periodic.nextRunAt(after: now)))]
+        return [PlannedOperation(.nextOccurrence(id: job.id, at: now, runAt: periodic.nextRunAt(after: now)))]
     }
 
     /// A reclaim of `job`, followed by its next occurrence when it is periodic and out of attempts.
@@ -117,7 +117,7 @@ extension QueueEngine {
         -> [PlannedOperation]
     {
         let nextRetryAt = nextRetry(after: job, now: now)
-        return [.other(.reclaim(id: job.id, at: now, reason: reason, nextRetryAt: nextRetryAt))]
+        return [PlannedOperation(.reclaim(id: job.id, at: now, reason: reason, nextRetryAt: nextRetryAt))]
             + stopReasonAnnex(job.id, stopReason, implied: .leaseExpired)
             + nextOccurrence(of: job, endingWith: nextRetryAt, at: now)
     }
@@ -178,7 +178,7 @@ extension QueueEngine {
     func commitReclaims(_ operations: [PlannedOperation]) throws -> Pending<[JobID]> {
         guard !operations.isEmpty else { return Pending([], nil) }
         let ids = operations.compactMap { planned -> JobID? in
-            if case .other(.reclaim(let id, _, _, _)) = planned { return JobID(id) }
+            if case .reclaim(let id, _, _, _) = planned.operation { return JobID(id) }
             return nil
         }
         return Pending(ids, try commit(operations))

@@ -64,7 +64,7 @@ extension QueueEngine {
             let number = UInt64(migration.number)
             // The live path must never write what apply refuses: the whole migration is tried on a copy first.
             try planner.check(steps, on: state)
-            var record: [PlannedOperation] = [.other(.migrationBegin(number: number, at: now))]
+            var record: [PlannedOperation] = [PlannedOperation(.migrationBegin(number: number, at: now))]
             var recordBytes = 0
             for step in steps {
                 let bytes = Self.estimatedBytes(step)
@@ -76,15 +76,15 @@ extension QueueEngine {
                 record.append(step)
                 recordBytes += bytes
             }
-            record.append(.other(.migrationCommit(number: number)))
+            record.append(PlannedOperation(.migrationCommit(number: number)))
             return try commit(record)
         }
     }
 
     static func estimatedBytes(_ step: PlannedOperation) -> Int {
-        guard case .migrateJob(let job, let payload) = step else { return 64 }
+        guard case .migrateJob(let job) = step.operation else { return 64 }
         return 96 + job.id.utf8.count + job.kind.utf8.count + (job.uniqueKey?.utf8.count ?? 0)
-            + (job.lastError?.utf8.count ?? 0) + (payload?.count ?? 0)
+            + (job.lastError?.utf8.count ?? 0) + (step.payload?.count ?? 0)
     }
 
     /// Ends failed every enqueued or running job whose kind is not in ``Configuration/knownKinds``, but those
@@ -108,7 +108,8 @@ extension QueueEngine {
                 let batch = unrunnable[start..<min(start + 10_000, unrunnable.count)]
                 lastLSN = try commit(
                     batch.map {
-                        .other(.abandon(id: $0.id, at: now, reason: "this build cannot run jobs of kind \($0.kind)"))
+                        PlannedOperation(
+                            .abandon(id: $0.id, at: now, reason: "this build cannot run jobs of kind \($0.kind)"))
                     })
                 start += batch.count
             }

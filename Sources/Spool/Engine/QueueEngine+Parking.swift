@@ -27,7 +27,7 @@ extension QueueEngine {
         return try withOpenState {
             _ = try leasedJob(id, token: token, issued: issued, for: .checkpoint)
             let lsn = try commit([
-                .other(
+                PlannedOperation(
                     .checkpoint(
                         id: id.rawValue, token: token.rawValue, data: data,
                         expiresAt: nowMillis + Millis.from(seconds: duration),

@@ -80,7 +80,7 @@ extension QueueEngine {
             try Self.checked { () throws(Refusal) in
                 _ = try state.located(id.rawValue, in: QueueState.cancellableStates, for: .cancel)
             }
-            let lsn = try commit([.other(.cancel(id: id.rawValue, at: nowMillis))])
+            let lsn = try commit([PlannedOperation(.cancel(id: id.rawValue, at: nowMillis))])
             return Pending(state.jobs[id.rawValue]!, lsn)
         }
     }
@@ -92,7 +92,7 @@ extension QueueEngine {
             }
             try configuration.checkKnown(kind: job.kind, jobID: id)
             try Self.checked { () throws(Refusal) in _ = try state.checkRetry(id.rawValue) }
-            let lsn = try commit([.other(.retry(id: id.rawValue, at: nowMillis))])
+            let lsn = try commit([PlannedOperation(.retry(id: id.rawValue, at: nowMillis))])
             return Pending(state.jobs[id.rawValue]!, lsn)
         }
     }
@@ -105,7 +105,9 @@ extension QueueEngine {
             guard Millis.isRepresentable(runAt) else {
                 throw SpoolError.invalidArgument("runAt must be a finite date between the years 1 and 9999")
             }
-            let lsn = try commit([.other(.reschedule(id: id.rawValue, runAt: Millis.from(runAt), at: nowMillis))])
+            let lsn = try commit([
+                PlannedOperation(.reschedule(id: id.rawValue, runAt: Millis.from(runAt), at: nowMillis))
+            ])
             return Pending(state.jobs[id.rawValue]!, lsn)
         }
     }
@@ -121,14 +123,14 @@ extension QueueEngine {
             let now = nowMillis
             // The removal rule (``QueueState/checkNotAwaited(_:for:)``) holds once these are cancelled.
             let waiting = state.unfinishedDirectDependents(of: id.rawValue)
-            return Pending((), try commit(cancels(of: waiting, at: now) + [.other(.delete(id: id.rawValue))]))
+            return Pending((), try commit(cancels(of: waiting, at: now) + [PlannedOperation(.delete(id: id.rawValue))]))
         }
     }
 
     /// Cancels of the unfinished jobs `ids`, in enqueue order, leaving out those that the cascade
     /// of another one's cancel reaches (apply cancels them; an explicit cancel would not apply).
     func cancels(of ids: [String], at now: Int64) -> [PlannedOperation] {
-        state.cancels(of: ids, at: now).map { .other($0) }
+        state.cancels(of: ids, at: now).map { PlannedOperation($0) }
     }
 
     /// Cancels every unfinished job `select` picks, and what the chain rule cancels with them, in one record.

@@ -79,7 +79,7 @@ enum InboxCodec {
     /// The byte of the `unique_policy` operation that follows `new`, or `nil` when none does: for
     /// policy keep, and for a job without a unique key (a policy qualifies a key; alone it means nothing).
     static func policyCode(of new: NewEnqueue, _ policy: UniquePolicy) -> UInt8? {
-        new.uniqueKey == nil ? nil : code(of: policy)
+        new.job.uniqueKey == nil ? nil : code(of: policy)
     }
 
     /// The operations after an enqueue that its terms add (not counting its `unique_policy` and `tags`).
@@ -109,7 +109,7 @@ enum InboxCodec {
             count += 1
             switch request {
             case .enqueue(let new, let terms):
-                capacity += 72 + new.id.utf8.count + new.payload.count + (terms.park?.key.utf8.count ?? 0)
+                capacity += 72 + new.job.id.utf8.count + new.payload.count + (terms.park?.key.utf8.count ?? 0)
                 if policyCode(of: new, terms.policy) != nil { count += 1 }
                 count += termOperations(terms)
                 withTerms = withTerms || terms.needsTermsVersion
@@ -120,7 +120,7 @@ enum InboxCodec {
                 if new.retrySchedule != nil {
                     count += 1
                     withRetries = true
-                    capacity += 16 + new.id.utf8.count + 10 * RetriesCodec.maxTableDelays
+                    capacity += 16 + new.job.id.utf8.count + 10 * RetriesCodec.maxTableDelays
                 }
             case .cancel(let id, _): capacity += 16 + id.utf8.count
             case .cancelTagged(let tag, _):
@@ -150,7 +150,7 @@ enum InboxCodec {
             switch request {
             case .enqueue(let new, let terms):
                 TransactionCodec.encodeOperation(
-                    .enqueue(new), into: &writer, payloadRanges: &ranges, headroom: headroom)
+                    new.planned, into: &writer, payloadRanges: &ranges, headroom: headroom)
                 if let code = policyCode(of: new, terms.policy) {
                     writer.writeUInt8(TransactionCodec.Opcode.uniquePolicy.rawValue)
                     writer.writeUInt8(code)
@@ -163,17 +163,19 @@ enum InboxCodec {
                 }
                 if !new.tags.isEmpty {
                     TransactionCodec.encodeOperation(
-                        .other(.tags(id: new.id, tags: new.tags)), into: &writer, payloadRanges: &ranges,
+                        PlannedOperation(.tags(id: new.job.id, tags: new.tags)), into: &writer, payloadRanges: &ranges,
                         headroom: headroom)
                 }
                 if let schedule = new.retrySchedule {
                     TransactionCodec.encodeOperation(
-                        .other(.retrySchedule(id: new.id, schedule)), into: &writer, payloadRanges: &ranges,
+                        PlannedOperation(.retrySchedule(id: new.job.id, schedule)), into: &writer,
+                        payloadRanges: &ranges,
                         headroom: headroom)
                 }
             case .cancel(let id, let at):
                 TransactionCodec.encodeOperation(
-                    .other(.cancel(id: id, at: at)), into: &writer, payloadRanges: &ranges, headroom: headroom)
+                    PlannedOperation(.cancel(id: id, at: at)), into: &writer, payloadRanges: &ranges, headroom: headroom
+                )
             case .cancelTagged(let tag, let at):
                 writer.writeUInt8(TransactionCodec.Opcode.cancelTagged.rawValue)
                 writer.writeString(tag)

@@ -79,7 +79,9 @@ enum MigrationCodec {
             writer.writeVarint(number)
             writer.writeSignedVarint(at)
         case .migrateJob(let job):
-            precondition(job.payload == nil, "a migrated job with a new payload is encoded from its bytes")
+            precondition(
+                job.payload == nil, "a migrated job with a new payload is encoded with its bytes, as a PlannedOperation"
+            )
             _ = encodeJob(job, payload: nil, into: &writer)
         case .migrationRemove(let id):
             writer.writeUInt8(TransactionCodec.Opcode.migrationRemove.rawValue)
@@ -102,7 +104,7 @@ enum MigrationCodec {
 
     /// Appends a `migrate_job`; `payload` (new bytes) or the job's kept payload.
     /// - Returns: Where the new payload bytes lie in the writer's bytes, when there are any.
-    static func encodeJob(_ job: MigratedJob, payload: [UInt8]?, into writer: inout ByteWriter) -> Range<Int>? {
+    static func encodeJob(_ job: MigratedJob, payload: Data?, into writer: inout ByteWriter) -> Range<Int>? {
         writer.writeUInt8(TransactionCodec.Opcode.migrateJob.rawValue)
         writer.writeString(job.id)
         writer.writeString(job.kind)
@@ -124,7 +126,7 @@ enum MigrationCodec {
         writer.writeUInt8(1)
         writer.writeVarint(UInt64(payload.count))
         let start = writer.count
-        writer.writeRaw(payload)
+        payload.withUnsafeBytes { writer.writeRaw($0) }
         return start..<writer.count
     }
 

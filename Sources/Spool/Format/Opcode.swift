@@ -190,15 +190,6 @@ extension TransactionCodec {
         }
     }
 
-    /// The opcode a planned operation is written as (``opcode(of:)``).
-    static func opcode(of operation: PlannedOperation) -> Opcode {
-        switch operation {
-        case .enqueue(let op): return op.options.isEmpty ? .enqueue : .enqueueWithOptions
-        case .migrateJob: return .migrateJob
-        case .other(let op): return opcode(of: op)
-        }
-    }
-
     /// The lowest body version that can hold `operation`.
     static func minimumBodyVersion(of operation: LogOperation) -> UInt8 {
         opcode(of: operation).minimumBodyVersion

@@ -52,7 +52,7 @@ enum TransactionCodec {
     static func version(for operations: [PlannedOperation]) -> UInt8 {
         var version = baseBodyVersion
         for index in operations.indices {
-            version = max(version, opcode(of: operations[index]).minimumBodyVersion)
+            version = max(version, opcode(of: operations[index].operation).minimumBodyVersion)
         }
         return version
     }
@@ -72,15 +72,16 @@ enum TransactionCodec {
         headroom: Int = 0
     ) -> [UInt8] {
         var capacity = 3 + headroom
-        for operation in operations {
-            if case .enqueue(let op) = operation {
-                capacity +=
-                    64 + op.id.utf8.count + op.kind.utf8.count + (op.uniqueKey?.utf8.count ?? 0) + op.payload.count
-            } else if case .migrateJob(let job, let payload) = operation {
+        for index in operations.indices {
+            let payloadCount = operations[index].payload?.count ?? 0
+            switch operations[index].operation {
+            case .enqueue(let op):
+                capacity += 64 + op.id.utf8.count + op.kind.utf8.count + (op.uniqueKey?.utf8.count ?? 0) + payloadCount
+            case .migrateJob(let job):
                 capacity +=
                     96 + job.id.utf8.count + job.kind.utf8.count + (job.uniqueKey?.utf8.count ?? 0)
-                    + (job.lastError?.utf8.count ?? 0) + (job.lease?.bootID.utf8.count ?? 0) + (payload?.count ?? 0)
-            } else {
+                    + (job.lastError?.utf8.count ?? 0) + (job.lease?.bootID.utf8.count ?? 0) + payloadCount
+            default:
                 capacity += 64
             }
         }
@@ -106,11 +107,12 @@ enum TransactionCodec {
         defer {
             // The encoders below write each operation's opcode; the table says which it must be.
             assert(
-                writer.bytes[start] == opcode(of: operation).rawValue,
+                writer.bytes[start] == opcode(of: operation.operation).rawValue,
                 "operation written with opcode \(writer.bytes[start])")
         }
-        switch operation {
+        switch operation.operation {
         case .enqueue(let op):
+            guard let payload = operation.payload else { preconditionFailure("an enqueue planned without its payload") }
             writer.writeUInt8(op.options.isEmpty ? Opcode.enqueue.rawValue : Opcode.enqueueWithOptions.rawValue)
             writer.writeString(op.id)
             writer.writeString(op.kind)
@@ -130,23 +132,23 @@ enum TransactionCodec {
                     writer.writeUInt8(0)
                 }
             }
-            writer.writeVarint(UInt64(op.payload.count))
-            payloadRanges.append((writer.count - headroom)..<(writer.count - headroom + op.payload.count))
+            writer.writeVarint(UInt64(payload.count))
+            payloadRanges.append((writer.count - headroom)..<(writer.count - headroom + payload.count))
             // Through its buffer: one copy of the bytes, where appending `Data` as a collection goes byte by byte.
-            op.payload.withUnsafeBytes { writer.writeRaw($0) }
-        case .migrateJob(let job, let payload):
-            if let range = MigrationCodec.encodeJob(job, payload: payload, into: &writer) {
+            payload.withUnsafeBytes { writer.writeRaw($0) }
+        case .migrateJob(let job) where operation.payload != nil:
+            if let range = MigrationCodec.encodeJob(job, payload: operation.payload, into: &writer) {
                 payloadRanges.append((range.lowerBound - headroom)..<(range.upperBound - headroom))
             }
-        case .other(let op):
-            encode(op, into: &writer)
+        default:
+            encode(operation.operation, into: &writer)
         }
     }
 
     private static func encode(_ operation: LogOperation, into writer: inout ByteWriter) {
         switch operation {
         case .enqueue:
-            preconditionFailure("an enqueue is encoded from its payload bytes, as PlannedOperation.enqueue")
+            preconditionFailure("an enqueue is encoded with its payload bytes, as a PlannedOperation")
         case .claim(let op):
             writer.writeUInt8(Opcode.claim.rawValue)
             writer.writeString(op.id)

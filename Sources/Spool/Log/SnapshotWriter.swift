@@ -101,7 +101,8 @@ struct SnapshotWriter {
                 var ranges: [Range<Int>] = []
                 for (file, offset) in inboxOffsets.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
                     TransactionCodec.encodeOperation(
-                        .other(.inboxIngested(file: file, offset: offset)), into: &ingested, payloadRanges: &ranges,
+                        PlannedOperation(.inboxIngested(file: file, offset: offset)), into: &ingested,
+                        payloadRanges: &ranges,
                         headroom: 0)
                 }
                 _ = appendRecord(ingested, count: inboxOffsets.count, version: TransactionCodec.inboxBodyVersion)

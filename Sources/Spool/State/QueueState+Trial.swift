@@ -24,56 +24,15 @@ extension QueueState {
     /// `nil` when it takes every one, in order. A single operation is judged in the state as it is
     /// (no trial); each later one of a transaction in a trial that the ones before it were applied to.
     func refusal(ofTransaction operations: [PlannedOperation]) -> Refusal? {
-        guard operations.count > 1 else { return operations.first.flatMap(refusal(ofPlanned:)) }
+        guard operations.count > 1 else { return operations.first.flatMap { refusal(of: $0.operation) } }
         var trial = self.trial()
         for index in operations.indices.dropLast() {
             do {
-                try trial.apply(Self.trialForm(of: operations[index]))
+                try trial.apply(operations[index].operation)
             } catch {
                 return error
             }
         }
-        return trial.refusal(ofPlanned: operations[operations.count - 1])
+        return trial.refusal(of: operations[operations.count - 1].operation)
     }
-
-    /// What ``apply(_:)`` would refuse the planned `operation` for in the state as it is (see ``refusal(of:)``).
-    func refusal(ofPlanned operation: PlannedOperation) -> Refusal? {
-        switch operation {
-        case .other(let other):
-            return refusal(of: other)
-        case .enqueue(let new):
-            // The enqueue rule directly: no operation is made for it (the live path's common case).
-            do {
-                _ = try checkEnqueue(
-                    id: new.id, idHash: JobTable.hash(of: new.id), dependencies: new.options.dependencies,
-                    isPeriodic: new.options.periodic != nil, uniqueKey: new.uniqueKey)
-                return nil
-            } catch {
-                return error
-            }
-        case .migrateJob:
-            return refusal(of: Self.trialForm(of: operation))
-        }
-    }
-
-    /// The operation apply is given for a planned one in a trial: as it will be recorded, but for where
-    /// its new payload will be (unknown before the record is appended, and no rule reads it).
-    static func trialForm(of operation: PlannedOperation) -> LogOperation {
-        switch operation {
-        case .other(let other):
-            return other
-        case .enqueue(let new):
-            return .enqueue(
-                .init(
-                    id: new.id, kind: new.kind, payload: unwrittenPayload, priority: new.priority,
-                    createdAt: new.createdAt, runAt: new.runAt, maxAttempts: new.maxAttempts,
-                    uniqueKey: new.uniqueKey, options: new.options))
-        case .migrateJob(var job, let payload):
-            if payload != nil { job.payload = unwrittenPayload }
-            return .migrateJob(job)
-        }
-    }
-
-    /// The payload location a trial gives a payload not written yet.
-    static let unwrittenPayload = PayloadLocation(fileSequence: 0, offset: 0, length: 0, checksum: 0)
 }

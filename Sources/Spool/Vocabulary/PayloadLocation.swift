@@ -12,3 +12,9 @@ struct PayloadLocation: Equatable, Sendable {
     /// The CRC-32C of the payload bytes (0 for none).
     var checksum: UInt32
 }
+
+extension PayloadLocation {
+    /// Where an operation's payload is said to lie before its record is appended (a planned enqueue,
+    /// a migrated job's new payload, a trial): no rule reads it, and the commit replaces it.
+    static let unwritten = PayloadLocation(fileSequence: 0, offset: 0, length: 0, checksum: 0)
+}

@@ -93,7 +93,7 @@ import Testing
                     runAt: t, maxAttempts: 3, uniqueKey: key, options: options))
         }
         func claim(_ id: String, _ token: UInt64) -> PlannedOperation {
-            .other(
+            PlannedOperation(
                 .claim(
                     .init(
                         id: id, token: token, claimedAt: t, expiresAt: t + 600_000, monotonicExpiry: 700_000_000_000,
@@ -115,34 +115,37 @@ import Testing
                         dependencies: ["e1"]))
             ]),
             planned([claim("e1", 11)]),
-            planned([.other(.renewLease(id: "e1", token: 11, expiresAt: t + 900_000, monotonicExpiry: 800_000_000_000))]
+            planned([
+                PlannedOperation(
+                    .renewLease(id: "e1", token: 11, expiresAt: t + 900_000, monotonicExpiry: 800_000_000_000))
+            ]
             ),
-            planned([.other(.complete(id: "e1", token: 11, at: t + 1))]),
+            planned([PlannedOperation(.complete(id: "e1", token: 11, at: t + 1))]),
             planned([claim("e2", 12)]),
-            planned([.other(.fail(id: "e2", token: 12, at: t + 2, error: "no", nextRetryAt: t + 5_000))]),
-            planned([.other(.reschedule(id: "e2", runAt: t + 100, at: t + 3))]),
+            planned([PlannedOperation(.fail(id: "e2", token: 12, at: t + 2, error: "no", nextRetryAt: t + 5_000))]),
+            planned([PlannedOperation(.reschedule(id: "e2", runAt: t + 100, at: t + 3))]),
             planned([claim("e2", 13)]),
-            planned([.other(.reclaim(id: "e2", at: t + 4, reason: "lost", nextRetryAt: nil))]),
-            planned([.other(.retry(id: "e2", at: t + 5))]),
-            planned([.other(.cancel(id: "e2", at: t + 6))]),
-            planned([.other(.delete(id: "e2"))]),
-            planned([.other(.expire(id: "c"))]),
+            planned([PlannedOperation(.reclaim(id: "e2", at: t + 4, reason: "lost", nextRetryAt: nil))]),
+            planned([PlannedOperation(.retry(id: "e2", at: t + 5))]),
+            planned([PlannedOperation(.cancel(id: "e2", at: t + 6))]),
+            planned([PlannedOperation(.delete(id: "e2"))]),
+            planned([PlannedOperation(.expire(id: "c"))]),
             planned([
-                claim("p", 14), .other(.complete(id: "p", token: 14, at: t + 7)),
-                .other(.nextOccurrence(id: "p", at: t + 7, runAt: t + 900_000)),
+                claim("p", 14), PlannedOperation(.complete(id: "p", token: 14, at: t + 7)),
+                PlannedOperation(.nextOccurrence(id: "p", at: t + 7, runAt: t + 900_000)),
             ]),
             planned([
-                .other(.migrationBegin(number: 2, at: t + 8)), .migrateJob(migrated, payload: nil),
-                .migrateJob(created, payload: Array("new".utf8)), .other(.migrationRemove(id: "w")),
-                .other(.migrationCommit(number: 2)),
+                PlannedOperation(.migrationBegin(number: 2, at: t + 8)), .migrating(migrated, newPayload: nil),
+                .migrating(created, newPayload: Data("new".utf8)), PlannedOperation(.migrationRemove(id: "w")),
+                PlannedOperation(.migrationCommit(number: 2)),
             ]),
-            planned([.other(.abandon(id: "b", at: t + 9, reason: "unknown kind"))]),
+            planned([PlannedOperation(.abandon(id: "b", at: t + 9, reason: "unknown kind"))]),
             planned([enqueue("q", options: EnqueueOptions(periodic: (interval: 900_000, flex: 300_000)))]),
             planned([claim("q", 15)]),
-            planned([.other(.release(id: "q", token: 15, at: t + 10, reason: .systemTimeExpired))]),
+            planned([PlannedOperation(.release(id: "q", token: 15, at: t + 10, reason: .systemTimeExpired))]),
             planned([claim("q", 16)]),
-            planned([.other(.snooze(id: "q", token: 16, at: t + 11, runAt: t + 20_000, givesBack: true))]),
-            planned([.other(.stopReason(id: "q", reason: .timedOut))]),
+            planned([PlannedOperation(.snooze(id: "q", token: 16, at: t + 11, runAt: t + 20_000, givesBack: true))]),
+            planned([PlannedOperation(.stopReason(id: "q", reason: .timedOut))]),
         ]
         // One commit group of three records, so that group indexes above 0 are swept too.
         records[2].groupIndex = 0

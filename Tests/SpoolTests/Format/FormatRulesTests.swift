@@ -145,7 +145,7 @@ import Testing
 
     @Test func otherFieldsTakeAnyValueOfTheirEncoding() throws {
         let claim = TransactionCodec.encode([
-            .other(
+            PlannedOperation(
                 .claim(
                     .init(
                         id: "j", token: .max, claimedAt: .min, expiresAt: .max,

@@ -121,7 +121,7 @@ import Testing
             .delete(id: "j"),
             .reclaim(id: "j", at: 1, reason: "orphaned", nextRetryAt: nil),
         ]
-        let body = TransactionCodec.encode([.enqueue(enqueue)] + others.map { .other($0) })
+        let body = TransactionCodec.encode([.enqueue(enqueue)] + others.map { PlannedOperation($0) })
         let decoded = try body.withUnsafeBytes {
             try TransactionCodec.decode($0, fileSequence: 3, bodyOffset: 1000)
         }
@@ -146,9 +146,9 @@ import Testing
     }
 
     @Test func compactionOperationsAreWrittenInBodyVersion2Only() throws {
-        let expire = TransactionCodec.encode([.other(.expire(id: "j"))])
+        let expire = TransactionCodec.encode([PlannedOperation(.expire(id: "j"))])
         #expect(expire.first == 2)
-        #expect(TransactionCodec.encode([.other(.delete(id: "j"))]).first == 1)
+        #expect(TransactionCodec.encode([PlannedOperation(.delete(id: "j"))]).first == 1)
         let decoded = try expire.withUnsafeBytes { try TransactionCodec.decode($0, fileSequence: 1, bodyOffset: 0) }
         #expect(decoded == [.expire(id: "j")])
         // The same operation in a version 1 body is malformed: a reader of version 1 only refuses version 2 as newer.

@@ -81,7 +81,7 @@ import Testing
         try state.apply(
             .enqueue(
                 .init(
-                    id: "u1", kind: "upload", payload: QueueState.unwrittenPayload, priority: 0, createdAt: 0,
+                    id: "u1", kind: "upload", payload: .unwritten, priority: 0, createdAt: 0,
                     runAt: 0, maxAttempts: 3, uniqueKey: nil)))
         try state.apply(.pauseKind(kind: "upload", at: 5))
         let claim = LogOperation.claim(

@@ -97,7 +97,7 @@ import Testing
             try state.apply(
                 .enqueue(
                     .init(
-                        id: id, kind: "send", payload: QueueState.unwrittenPayload, priority: 0, createdAt: 0,
+                        id: id, kind: "send", payload: .unwritten, priority: 0, createdAt: 0,
                         runAt: 0, maxAttempts: 3, uniqueKey: nil)))
         }
         try state.apply(.setRateLimit(kind: "send", limit: StoredRateLimit(starts: 1, intervalMillis: 1000), at: 0))
@@ -125,7 +125,7 @@ import Testing
             .setRateLimit(kind: "send", limit: nil, at: 6),
             .rateWindow(kind: "send", window: RateWindow(start: 7, count: 3)),
         ]
-        let body = TransactionCodec.encode(operations.map { .other($0) })
+        let body = TransactionCodec.encode(operations.map { PlannedOperation($0) })
         #expect(body[0] == 7)
         let decoded = try body.withUnsafeBytes { try TransactionCodec.decode($0, fileSequence: 1, bodyOffset: 0) }
         #expect(decoded == operations)

@@ -74,7 +74,7 @@ import Testing
         var groupWrite: [UInt8] = []
         let seed = RecordFrame.checksumSeed(instanceID: Array(bytes[12..<28]))
         for index in 0..<30 {
-            let body = TransactionCodec.encode([.other(.cancel(id: "job-0", at: Int64(index)))])
+            let body = TransactionCodec.encode([PlannedOperation(.cancel(id: "job-0", at: Int64(index)))])
             body.withUnsafeBytes {
                 _ = RecordFrame.append(
                     body: $0, type: .transaction, lsn: UInt64(2 + index), groupIndex: UInt16(index),
@@ -138,7 +138,7 @@ import Testing
         let (bytes, _) = try makeLog(in: temp.queue, count: 1)
         let seed = RecordFrame.checksumSeed(instanceID: Array(bytes[12..<28]))
         // A cancel of job-0, then a byte that is no opcode: the count says two operations.
-        var body = TransactionCodec.encode([.other(.cancel(id: "job-0", at: 5))])
+        var body = TransactionCodec.encode([PlannedOperation(.cancel(id: "job-0", at: 5))])
         #expect(body[1] == 1)
         body[1] = 2
         body.append(0xEE)

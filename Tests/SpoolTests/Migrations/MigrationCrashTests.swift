@@ -143,8 +143,8 @@ import Testing
     /// The body of FORMAT.md's example: a migration with no step.
     @Test func theMigrationExampleOfTheFormatDocumentIsWhatThisBuildWrites() {
         let body = TransactionCodec.encode([
-            .other(.migrationBegin(number: 1, at: 1_800_000_000_000)),
-            .other(.migrationCommit(number: 1)),
+            PlannedOperation(.migrationBegin(number: 1, at: 1_800_000_000_000)),
+            PlannedOperation(.migrationCommit(number: 1)),
         ])
         #expect(body == [0x04, 0x02, 0x14, 0x01, 0x80, 0xc0, 0xe2, 0x85, 0xe3, 0x68, 0x17, 0x01])
     }

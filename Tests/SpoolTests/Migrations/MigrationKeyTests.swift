@@ -27,8 +27,8 @@ import Testing
             image.lease = nil
             let now = engine.nowMillis
             _ = try engine.commit([
-                .other(.migrationBegin(number: number, at: now)), .migrateJob(image, payload: nil),
-                .other(.migrationCommit(number: number)),
+                PlannedOperation(.migrationBegin(number: number, at: now)), .migrating(image, newPayload: nil),
+                PlannedOperation(.migrationCommit(number: number)),
             ])
         }
     }

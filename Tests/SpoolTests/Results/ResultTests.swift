@@ -170,13 +170,13 @@ import Testing
 
     @Test func resultOperationBytes() throws {
         let result: [UInt8] = [0x09, 0x01, 0x27, 0x01, 0x6a, 0x02, 0x6f, 0x6b]
-        #expect(TransactionCodec.encode([.other(.result(id: "j", data: Array("ok".utf8)))]) == result)
+        #expect(TransactionCodec.encode([PlannedOperation(.result(id: "j", data: Array("ok".utf8)))]) == result)
         #expect(try decode(result) == [.result(id: "j", data: Array("ok".utf8))])
         let tags: [UInt8] = [0x09, 0x01, 0x26, 0x01, 0x6a, 0x02, 0x01, 0x61, 0x01, 0x62]
-        #expect(TransactionCodec.encode([.other(.tags(id: "j", tags: ["a", "b"]))]) == tags)
+        #expect(TransactionCodec.encode([PlannedOperation(.tags(id: "j", tags: ["a", "b"]))]) == tags)
         #expect(try decode(tags) == [.tags(id: "j", tags: ["a", "b"])])
         let kept = LogOperation.prerequisiteResult(id: "j", prerequisite: "p", data: [0, 255])
-        #expect(try decode(TransactionCodec.encode([.other(kept)])) == [kept])
+        #expect(try decode(TransactionCodec.encode([PlannedOperation(kept)])) == [kept])
     }
 
     @Test func aResultOpcodeInABodyOfVersionEightIsMalformed() {
@@ -195,11 +195,11 @@ import Testing
         }
         let many = (0...JobLimits.maxTags).map { String(format: "t%03d", $0) }
         #expect(throws: TransactionCodec.Failure.self) {
-            try decode(TransactionCodec.encode([.other(.tags(id: "j", tags: many))]))
+            try decode(TransactionCodec.encode([PlannedOperation(.tags(id: "j", tags: many))]))
         }
         let big = [UInt8](repeating: 0, count: JobLimits.maxResultBytes + 1)
         #expect(throws: TransactionCodec.Failure.self) {
-            try decode(TransactionCodec.encode([.other(.result(id: "j", data: big))]))
+            try decode(TransactionCodec.encode([PlannedOperation(.result(id: "j", data: big))]))
         }
     }
 }

@@ -145,7 +145,7 @@ import Testing
             Issue.record("not an enqueue")
             return
         }
-        #expect(op.options == job.options)
+        #expect(op.options == job.job.options)
         // The same body claiming version 2 is malformed, not newer.
         var old = body
         old[0] = 2
@@ -174,18 +174,20 @@ import Testing
             requiresCharging: true, requiresBatteryNotLow: true, requiredConditions: ["z", "é"])
         job.waitingFor = ["p", "q"]
         job.periodic = StoredPeriodic(interval: 900_000, flex: 300_000, anchor: -7, occurrence: 12)
-        #expect(TransactionCodec.version(for: [.other(.restore(plain))]) == 2)
-        #expect(TransactionCodec.version(for: [.other(.restore(job))]) == 3)
-        #expect(TransactionCodec.version(for: [.other(.cancel(id: "a", at: 1))]) == 1)
+        #expect(TransactionCodec.version(for: [PlannedOperation(.restore(plain))]) == 2)
+        #expect(TransactionCodec.version(for: [PlannedOperation(.restore(job))]) == 3)
+        #expect(TransactionCodec.version(for: [PlannedOperation(.cancel(id: "a", at: 1))]) == 1)
         #expect(
             TransactionCodec.version(for: [
-                .other(.complete(id: "a", token: 1, at: 1)), .other(.nextOccurrence(id: "a", at: 1, runAt: 2)),
+                PlannedOperation(.complete(id: "a", token: 1, at: 1)),
+                PlannedOperation(.nextOccurrence(id: "a", at: 1, runAt: 2)),
             ]) == 3)
         var writer = ByteWriter()
         writer.writeUInt8(3)
         writer.writeVarint(2)
         let range = SnapshotCodec.encodeRestore(job, payload: [1, 2], into: &writer)
-        writer.writeRaw(TransactionCodec.encode([.other(.nextOccurrence(id: "r", at: -1, runAt: 99))]).dropFirst(2))
+        writer.writeRaw(
+            TransactionCodec.encode([PlannedOperation(.nextOccurrence(id: "r", at: -1, runAt: 99))]).dropFirst(2))
         let decoded = try writer.bytes.withUnsafeBytes {
             try TransactionCodec.decode($0, fileSequence: 1, bodyOffset: 0)
         }

@@ -214,12 +214,7 @@ import Testing
                     }
                     written = operations
                     let planned = operations.map { operation -> PlannedOperation in
-                        guard case .enqueue(let op) = operation else { return .other(operation) }
-                        return .enqueue(
-                            NewEnqueue(
-                                id: op.id, kind: op.kind, payload: Data([3]), priority: op.priority,
-                                createdAt: op.createdAt, runAt: op.runAt, maxAttempts: op.maxAttempts,
-                                uniqueKey: op.uniqueKey, options: op.options))
+                        PlannedOperation(operation, payload: operation.writesPayload ? Data([3]) : nil)
                     }
                     let engine = queue.engine
                     try engine.lock.withLock { _ = try engine.commit(planned) }

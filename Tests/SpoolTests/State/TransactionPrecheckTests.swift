@@ -45,11 +45,11 @@ import Testing
 
         // The second cancel meets a job the first one cancelled.
         expectRefusedBeforeAppend(
-            [.other(.cancel(id: "a", at: now)), .other(.cancel(id: "a", at: now))], in: queue,
+            [PlannedOperation(.cancel(id: "a", at: now)), PlannedOperation(.cancel(id: "a", at: now))], in: queue,
             .wrongState(id: "a", action: .cancel, state: .cancelled))
         // The cascade of the first cancel (b waits for a) reaches the job the second one names.
         expectRefusedBeforeAppend(
-            [.other(.cancel(id: "a", at: now)), .other(.cancel(id: "b", at: now))], in: queue,
+            [PlannedOperation(.cancel(id: "a", at: now)), PlannedOperation(.cancel(id: "b", at: now))], in: queue,
             .wrongState(id: "b", action: .cancel, state: .cancelled))
         // A second enqueue of an id the first one took.
         let new = NewEnqueue(
@@ -59,7 +59,7 @@ import Testing
         // A delete after the cancel of a job that is not its only unfinished dependent.
         try await queue.enqueue(NewJob(kind: "k", id: "d", dependencies: ["a"]))
         expectRefusedBeforeAppend(
-            [.other(.cancel(id: "b", at: now)), .other(.delete(id: "a"))], in: queue,
+            [PlannedOperation(.cancel(id: "b", at: now)), PlannedOperation(.delete(id: "a"))], in: queue,
             .awaitedByUnfinished(id: "a", action: .delete, dependent: "d"))
 
         // Still writable, and the log replays strictly to the live state.

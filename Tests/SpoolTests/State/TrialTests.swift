@@ -63,7 +63,7 @@ import Testing
             options.dependencies = after
             return .enqueue(
                 .init(
-                    id: id, kind: "k", payload: QueueState.unwrittenPayload, priority: 0, createdAt: at,
+                    id: id, kind: "k", payload: .unwritten, priority: 0, createdAt: at,
                     runAt: at, maxAttempts: 3, uniqueKey: key, options: options))
         }
         for operation in [enqueue("a", key: "u"), enqueue("b", after: ["a"]), enqueue("c", after: ["b"]), enqueue("d")]
@@ -84,9 +84,14 @@ import Testing
         #expect(trial.uniqueKeys == copy.uniqueKeys && trial.dependents == copy.dependents)
         #expect(comparableJobs(state) == comparableJobs(before) && state.uniqueKeys == before.uniqueKeys)
         // What the commit asks before appending: every operation, each after the ones before it.
-        #expect(state.refusal(ofTransaction: transaction.map { .other($0) }) == nil)
         #expect(
-            state.refusal(ofTransaction: [.other(.cancel(id: "a", at: at)), .other(.cancel(id: "c", at: at))])
+            state.refusal(
+                ofTransaction: transaction.map { PlannedOperation($0, payload: $0.writesPayload ? Data() : nil) })
+                == nil)
+        #expect(
+            state.refusal(ofTransaction: [
+                PlannedOperation(.cancel(id: "a", at: at)), PlannedOperation(.cancel(id: "c", at: at)),
+            ])
                 == .wrongState(id: "c", action: .cancel, state: .cancelled))
     }
 }

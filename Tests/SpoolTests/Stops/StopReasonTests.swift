@@ -150,7 +150,7 @@ import Testing
 @Suite struct StopOperationBytesTests {
     @Test func stopOperationBytes() throws {
         let body = TransactionCodec.encode([
-            .other(.release(id: "j", token: 1, at: 0, reason: .systemTimeExpired))
+            PlannedOperation(.release(id: "j", token: 1, at: 0, reason: .systemTimeExpired))
         ])
         #expect(body == [0x06, 0x01, 0x1e, 0x01, 0x6a, 0x01, 0, 0, 0, 0, 0, 0, 0, 0x00, 0x08])
         let document = try String(contentsOfFile: packageRoot() + "/FORMAT.md", encoding: .utf8)
@@ -161,10 +161,11 @@ import Testing
             .snooze(id: "j", token: 9, at: 3, runAt: 60_000, givesBack: false),
             .stopReason(id: "j", reason: .orphaned),
         ]
-        let encoded = TransactionCodec.encode(operations.map { .other($0) })
+        let encoded = TransactionCodec.encode(operations.map { PlannedOperation($0) })
         let decoded = try encoded.withUnsafeBytes { try TransactionCodec.decode($0, fileSequence: 1, bodyOffset: 0) }
         #expect(decoded == operations)
-        var bad = TransactionCodec.encode([.other(.release(id: "j", token: 1, at: 0, reason: .runnerStopped))])
+        var bad = TransactionCodec.encode([PlannedOperation(.release(id: "j", token: 1, at: 0, reason: .runnerStopped))]
+        )
         bad[bad.count - 1] = 2  // failed: not an interruption
         #expect(throws: TransactionCodec.Failure.self) {
             try bad.withUnsafeBytes { try TransactionCodec.decode($0, fileSequence: 1, bodyOffset: 0) }
