@@ -6,11 +6,16 @@ let package = Package(
     platforms: [.iOS(.v15), .macOS(.v12)],
     products: [
         .library(name: "Spool", targets: ["Spool"]),
+        // Spool in an Apple app: background launches, background transfers, device conditions and logging,
+        // over small protocols (Linux runs their logic against fakes; the Apple conformances are compiled
+        // only where BackgroundTasks, Network and os exist).
+        .library(name: "SpoolApp", targets: ["SpoolApp"]),
         .executable(name: "spool", targets: ["SpoolCLI"]),
         .executable(name: "spool-bench", targets: ["SpoolBench"]),
     ],
     targets: [
         .target(name: "Spool"),
+        .target(name: "SpoolApp", dependencies: ["Spool"]),
         // The commands of `spool`, and what they share with the process tests' harness.
         .target(name: "SpoolCommands", dependencies: ["Spool"]),
         .executableTarget(name: "SpoolCLI", dependencies: ["SpoolCommands"]),
@@ -23,6 +28,7 @@ let package = Package(
             exclude: ["Fixtures"]),
         // Tests written as an app writes them: `import Spool`, public API only, no @testable.
         .testTarget(name: "AppStyleTests", dependencies: ["Spool"]),
+        .testTarget(name: "SpoolAppTests", dependencies: ["SpoolApp", "Spool"]),
     ],
     swiftLanguageModes: [.v6]
 )

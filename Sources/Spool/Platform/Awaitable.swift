@@ -4,7 +4,9 @@
 ///
 /// Waiters suspend; none blocks a thread. Conditions run under the lock, on the thread that changed
 /// the value: keep them short and call nothing from them.
-final class Awaitable<Value>: @unchecked Sendable {
+///
+/// `package`: the Apple product (SpoolApp) waits on it too.
+package final class Awaitable<Value>: @unchecked Sendable {
     // @unchecked: `Value` is only touched under `state`'s lock, and values given out are copies.
     private struct Waiter {
         let id: UInt64
@@ -20,13 +22,13 @@ final class Awaitable<Value>: @unchecked Sendable {
 
     private let state: Locked<State>
 
-    init(_ value: Value) { state = Locked(State(value: value)) }
+    package init(_ value: Value) { state = Locked(State(value: value)) }
 
     /// Reads the value under the lock.
-    func read<T>(_ body: (Value) -> T) -> T { state.withLock { body($0.value) } }
+    package func read<T>(_ body: (Value) -> T) -> T { state.withLock { body($0.value) } }
 
     /// Changes the value under the lock, then resumes every waiter whose condition now holds.
-    func update(_ change: (inout Value) -> Void) {
+    package func update(_ change: (inout Value) -> Void) {
         let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             change(&state.value)
             let value = state.value
@@ -43,7 +45,7 @@ final class Awaitable<Value>: @unchecked Sendable {
 
     /// Returns once `condition` holds for the value (at once if it does already), or once the calling
     /// task is cancelled: check `Task.isCancelled` where the difference matters.
-    func wait(until condition: @escaping @Sendable (Value) -> Bool) async {
+    package func wait(until condition: @escaping @Sendable (Value) -> Bool) async {
         let id = state.withLock { state -> UInt64 in
             state.lastWaiter += 1
             return state.lastWaiter

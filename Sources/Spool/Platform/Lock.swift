@@ -51,16 +51,19 @@ final class Lock: @unchecked Sendable {
 ///
 /// Keep a function inside a struct rather than as `Value` itself: `withLock` passes the value
 /// `inout` through its generic parameter, and a bare function value gains a reabstraction thunk
-/// each way, so one read at a time it grows without bound (see `InboxWake`).
-final class Locked<Value>: @unchecked Sendable {
+/// each way, so one read at a time it grows without bound (a runner's inbox ingestion did, when
+/// it was kept so: `InboxWake` now keeps it as a constant).
+///
+/// `package`: the Apple product (SpoolApp) guards its state with it too.
+package final class Locked<Value>: @unchecked Sendable {
     // @unchecked: `value` is only read or written inside `lock.withLock`.
     private let lock = Lock()
     private var value: Value
 
-    init(_ value: Value) { self.value = value }
+    package init(_ value: Value) { self.value = value }
 
     @inline(__always)
-    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+    package func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
         try lock.withLock { try body(&value) }
     }
 }

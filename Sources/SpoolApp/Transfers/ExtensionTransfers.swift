@@ -1,0 +1,28 @@
+import Spool
+
+extension BackgroundTransfers {
+    /// In a share extension (a producer of the app's queue): enqueues `job` parked under its transfer's
+    /// key, durably, then starts `request` in the extension's own background session `session`
+    /// (identified by ``extensionSessionIdentifier(_:)``). The app records the transfer's outcome when
+    /// the system hands it the session's events (``handleEvents(forSession:completionHandler:)``); should
+    /// the extension end before the transfer starts, the park's deadline brings the job back to the app,
+    /// whose handler for its kind runs it.
+    ///
+    /// - Parameters:
+    ///   - job: The job; given an id (a UUID) when it has none, since its key names it.
+    ///   - duration: The park's duration: how long the app waits for the transfer's outcome.
+    /// - Returns: The job's id.
+    /// - Throws: The producer's errors (nothing is started then); the session's refusal to start.
+    public static func enqueue(
+        _ job: NewJob, transferring request: TransferRequest, producer: QueueProducer,
+        session: any TransferSession, for duration: TimeInterval
+    ) async throws -> JobID {
+        var job = job
+        let id = job.id ?? JobID(UUID().uuidString.lowercased())
+        job.id = id
+        let key = key(for: id, session: session.identifier)
+        let enqueued = try await producer.enqueue(job, parkedUnder: key, for: duration)
+        try session.start(request, key: key)
+        return enqueued
+    }
+}

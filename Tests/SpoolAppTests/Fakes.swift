@@ -1,0 +1,220 @@
+import Foundation
+import Spool
+import SpoolApp
+import Testing
+
+/// A scheduler that keeps what is pending as `BGTaskScheduler` does (one request per identifier, a
+/// submit replacing the pending one) and refuses past iOS's limits, as `BGTaskScheduler` does with
+/// `tooManyPendingTaskRequests`.
+final class FakeScheduler: BackgroundTaskScheduling, @unchecked Sendable {
+    private let lock = NSLock()
+    private var handlers: [String: @Sendable (any LaunchedTask) -> Void] = [:]
+    private var pendingRequests: [String: LaunchRequest] = [:]
+    private(set) var submissions = 0
+    /// Requests left pending by an earlier process, as the system still holds them.
+    init(leftPending: [LaunchRequest] = []) {
+        for request in leftPending { pendingRequests[request.identifier] = request }
+    }
+
+    struct TooManyPendingRequests: Error {}
+
+    func register(identifier: String, handler: @escaping @Sendable (any LaunchedTask) -> Void) -> Bool {
+        lock.withLock {
+            guard handlers[identifier] == nil else { return false }
+            handlers[identifier] = handler
+            return true
+        }
+    }
+
+    func submit(_ request: LaunchRequest) throws {
+        try lock.withLock {
+            var next = pendingRequests
+            next[request.identifier] = request
+            let refresh = next.values.filter { $0.kind == .refresh }.count
+            let processing = next.values.filter { $0.kind == .processing }.count
+            guard refresh <= SchedulingLimits.iOS.refreshRequests, processing <= SchedulingLimits.iOS.processingRequests
+            else { throw TooManyPendingRequests() }
+            pendingRequests = next
+            submissions += 1
+        }
+    }
+
+    func cancel(identifier: String) { _ = lock.withLock { pendingRequests.removeValue(forKey: identifier) } }
+
+    var pending: [String: LaunchRequest] { lock.withLock { pendingRequests } }
+    var submitted: Int { lock.withLock { submissions } }
+
+    /// The system launches the app for `identifier`'s request.
+    func launch(_ identifier: String) -> FakeLaunchedTask {
+        let task = FakeLaunchedTask(identifier: identifier)
+        let handler = lock.withLock { () -> (@Sendable (any LaunchedTask) -> Void)? in
+            pendingRequests[identifier] = nil
+            return handlers[identifier]
+        }
+        handler?(task)
+        return task
+    }
+}
+
+/// A launch: records its completions, and runs its expiration handler when told the time is up.
+final class FakeLaunchedTask: LaunchedTask, @unchecked Sendable {
+    let identifier: String
+    private let lock = NSLock()
+    private var expirationHandler: (@Sendable () -> Void)?
+    private var completions: [Bool] = []
+    private var waiters: [CheckedContinuation<Bool, Never>] = []
+
+    init(identifier: String) { self.identifier = identifier }
+
+    func setExpirationHandler(_ handler: (@Sendable () -> Void)?) { lock.withLock { expirationHandler = handler } }
+
+    func setTaskCompleted(success: Bool) {
+        let waiting = lock.withLock { () -> [CheckedContinuation<Bool, Never>] in
+            completions.append(success)
+            defer { waiters = [] }
+            return waiters
+        }
+        for waiter in waiting { waiter.resume(returning: success) }
+    }
+
+    /// The system's time for the launch runs out.
+    func expire() { lock.withLock { expirationHandler }?() }
+
+    var completed: [Bool] { lock.withLock { completions } }
+
+    /// Returns the first completion's success, once there is one.
+    func completion() async -> Bool {
+        await withCheckedContinuation { continuation in
+            let done = lock.withLock { () -> Bool? in
+                if let first = completions.first { return first }
+                waiters.append(continuation)
+                return nil
+            }
+            if let done { continuation.resume(returning: done) }
+        }
+    }
+}
+
+/// A background session: transfers start and end when the test says; what the system still holds
+/// is `pending` (a finished transfer whose completion was not reported yet stays there).
+final class FakeTransferSession: TransferSession, @unchecked Sendable {
+    let identifier: String
+    let completions: TransferCompletions
+    private let lock = NSLock()
+    private var pendingSet: Set<String>
+    private var starts: [(TransferRequest, String)] = []
+
+    init(identifier: String, completions: TransferCompletions, pending: Set<String> = []) {
+        self.identifier = identifier
+        self.completions = completions
+        self.pendingSet = pending
+    }
+
+    func start(_ request: TransferRequest, key: String) throws {
+        lock.withLock {
+            pendingSet.insert(key)
+            starts.append((request, key))
+        }
+    }
+
+    func pendingKeys() async -> Set<String> { lock.withLock { pendingSet } }
+
+    var started: [String] { lock.withLock { starts.map(\.1) } }
+
+    /// The transfer `key` ends with `status` (or `error`): reported to the delegate.
+    func finish(_ key: String, status: Int?, error: String? = nil) {
+        lock.withLock { _ = pendingSet.remove(key) }
+        completions.transferDidComplete(TransferCompletion(key: key, statusCode: status, error: error))
+    }
+
+    /// The system reports that it delivered every event of the session.
+    func finishEvents() { completions.sessionDidFinishEvents(identifier: identifier) }
+}
+
+/// The sessions a `BackgroundWork` makes, by identifier, each with what the system still holds for it.
+final class FakeTransferSystem: @unchecked Sendable {
+    private let lock = NSLock()
+    private var sessions: [String: FakeTransferSession] = [:]
+    private let held: [String: Set<String>]
+
+    init(held: [String: Set<String>] = [:]) { self.held = held }
+
+    func make(_ identifier: String, _ completions: TransferCompletions) -> any TransferSession {
+        lock.withLock {
+            let session = FakeTransferSession(
+                identifier: identifier, completions: completions, pending: held[identifier] ?? [])
+            sessions[identifier] = session
+            return session
+        }
+    }
+
+    func session(_ identifier: String) -> FakeTransferSession? { lock.withLock { sessions[identifier] } }
+}
+
+/// A path monitor the test drives.
+final class FakePathMonitor: NetworkPathMonitoring, @unchecked Sendable {
+    private let lock = NSLock()
+    private var handler: (@Sendable (NetworkPath) -> Void)?
+    private let initial: NetworkPath
+
+    init(_ initial: NetworkPath) { self.initial = initial }
+
+    func start(_ handler: @escaping @Sendable (NetworkPath) -> Void) {
+        lock.withLock { self.handler = handler }
+        handler(initial)
+    }
+
+    func cancel() { lock.withLock { handler = nil } }
+
+    func report(_ path: NetworkPath) { lock.withLock { handler }?(path) }
+}
+
+/// A power monitor the test drives.
+final class FakePowerMonitor: PowerStateMonitoring, @unchecked Sendable {
+    private let lock = NSLock()
+    private var handler: (@Sendable (Bool) -> Void)?
+    private let initial: Bool
+
+    init(lowPowerMode: Bool) { initial = lowPowerMode }
+
+    func start(_ handler: @escaping @Sendable (Bool) -> Void) {
+        lock.withLock { self.handler = handler }
+        handler(initial)
+    }
+
+    func cancel() { lock.withLock { handler = nil } }
+
+    func report(lowPowerMode: Bool) { lock.withLock { handler }?(lowPowerMode) }
+}
+
+/// A log sink that keeps what it was given.
+final class RecordingSink: EventSink, @unchecked Sendable {
+    private let lock = NSLock()
+    private var logged: [BackgroundWorkEvent] = []
+    func log(_ event: BackgroundWorkEvent) { lock.withLock { logged.append(event) } }
+    var events: [BackgroundWorkEvent] { lock.withLock { logged } }
+}
+
+/// A queue in a fresh folder of the temporary directory, on a manual clock.
+struct AppFolder {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("spool-app-\(UUID().uuidString)")
+    var directory: URL { folder.appendingPathComponent("jobs") }
+    let clock = ManualClock()
+
+    var configuration: Configuration {
+        var configuration = Configuration()
+        configuration.clock = clock
+        configuration.retryPolicy = .table([30], maxAttempts: 5)
+        return configuration
+    }
+
+    func open(sharing: ProcessSharing = .exclusive) throws -> JobQueue {
+        var configuration = configuration
+        configuration.sharing = sharing
+        return try JobQueue(directory: directory, configuration: configuration)
+    }
+    func remove() { try? FileManager.default.removeItem(at: folder) }
+}
+
+/// The identifiers the tests register.
+let identifiers = LaunchIdentifiers(refresh: "app.refresh", processing: ["app.process.1", "app.process.2"])

@@ -1,0 +1,149 @@
+import Foundation
+import Spool
+import SpoolApp
+import Testing
+
+@Suite struct TransferTests {
+    static let file = URL(fileURLWithPath: "/photos/1.jpg")
+    static let server = URL(string: "https://example.com/photos/1.jpg")!
+
+    /// A setup whose "upload" handler hands its transfer to the system.
+    static func uploads(
+        _ folder: AppFolder, transfers: FakeTransferSystem, sink: RecordingSink? = nil
+    ) throws -> Setup {
+        try Setup(folder, scheduler: FakeScheduler(), transfers: transfers, sink: sink) { runner, work in
+            try runner.register(kind: "upload") { _, context in
+                try await work()!.transfers!.start(.upload(file, to: server), in: context, for: 86_400)
+            }
+        }
+    }
+
+    /// A transfer that finishes while the app runs and one that finishes while it is not running (reported
+    /// after the relaunch) each end their job once; a second report of the first changes nothing; the
+    /// system's background-events handler is called once the outcome is durable.
+    @Test(.timeLimit(.minutes(1))) func aTransferIsCountedOnceBeforeAndAfterARelaunch() async throws {
+        let folder = AppFolder()
+        defer { folder.remove() }
+        let system = FakeTransferSystem()
+        let first = try Self.uploads(folder, transfers: system)
+        var events = EventReader(first.work)
+        let a = try await first.queue.enqueue(NewJob(kind: "upload", id: "a"))
+        let b = try await first.queue.enqueue(NewJob(kind: "upload", id: "b"))
+        await first.work.appWillEnterForeground()
+        let session = try #require(system.session("app.transfers"))
+        let keyA = BackgroundTransfers.key(for: a, session: "app.transfers")
+        let keyB = BackgroundTransfers.key(for: b, session: "app.transfers")
+        await events.until { session.started.count == 2 }
+        session.finish(keyA, status: 200)
+        await events.until { (try? first.queue.job(a)?.state) == .succeeded }
+        session.finish(keyA, status: 200)
+        await events.until(seen: .transferOutcomeDropped(key: keyA))
+        #expect(try first.queue.job(a)?.attempts == 1)
+        try await first.close()
+
+        // B finished while the app was not running: the system still holds its report.
+        let relaunched = FakeTransferSystem(held: ["app.transfers": [keyB]])
+        let second = try Self.uploads(folder, transfers: relaunched)
+        var later = EventReader(second.work)
+        let handled = Calls()
+        second.work.transfers!.handleEvents(forSession: "app.transfers") { handled.record() }
+        let session2 = try #require(relaunched.session("app.transfers"))
+        await second.work.appWillEnterForeground()
+        #expect(try second.queue.job(b)?.state == .running, "a transfer the system still holds was reconciled away")
+        session2.finish(keyB, status: 201)
+        session2.finishEvents()
+        await later.until { handled.count == 1 }
+        let jobB = try #require(try second.queue.job(b))
+        #expect(jobB.state == .succeeded && jobB.attempts == 1)
+        let jobA = try #require(try second.queue.job(a))
+        #expect(jobA.state == .succeeded && jobA.attempts == 1)
+        #expect(session2.started.isEmpty, "a finished transfer was started again")
+        try await second.close()
+    }
+
+    /// A transfer the system no longer has after a relaunch (dropped, or never started: the app died between
+    /// the park and the start) is failed by the retry policy, and its job runs again: a new transfer.
+    @Test(.timeLimit(.minutes(1))) func aTransferTheSystemDroppedIsRetried() async throws {
+        let folder = AppFolder()
+        defer { folder.remove() }
+        let system = FakeTransferSystem()
+        let first = try Self.uploads(folder, transfers: system)
+        var events = EventReader(first.work)
+        let c = try await first.queue.enqueue(NewJob(kind: "upload", id: "c"))
+        await first.work.appWillEnterForeground()
+        await events.until { system.session("app.transfers")?.started.count == 1 }
+        try await first.close()
+
+        let relaunched = FakeTransferSystem()
+        let second = try Self.uploads(folder, transfers: relaunched)
+        var later = EventReader(second.work)
+        await second.work.appWillEnterForeground()
+        let retried = try #require(try second.queue.job(c))
+        #expect(retried.state == .enqueued && retried.attempts == 1 && retried.nextRetryAt != nil)
+        folder.clock.advance(by: 30)
+        await later.until { relaunched.session("app.transfers")?.started.count == 1 }
+        #expect(try second.queue.job(c)?.attempts == 2)
+        try await second.close()
+    }
+
+    /// The app's rule decides: a 404 fails the job for good; a 503 retries it.
+    @Test(.timeLimit(.minutes(1))) func theRulesMapStatusesToOutcomes() async throws {
+        let standard = TransferRules.standard
+        #expect(standard.outcome(TransferCompletion(key: "k", statusCode: 204, error: nil)) == .success)
+        #expect(standard.outcome(TransferCompletion(key: "k", statusCode: 404, error: nil)) == .fail("HTTP 404"))
+        #expect(standard.outcome(TransferCompletion(key: "k", statusCode: 503, error: nil)) == .retry("HTTP 503"))
+        #expect(standard.outcome(TransferCompletion(key: "k", statusCode: nil, error: "offline")) == .retry("offline"))
+
+        let folder = AppFolder()
+        defer { folder.remove() }
+        let system = FakeTransferSystem()
+        let setup = try Self.uploads(folder, transfers: system)
+        var events = EventReader(setup.work)
+        let d = try await setup.queue.enqueue(NewJob(kind: "upload", id: "d"))
+        await setup.work.appWillEnterForeground()
+        await events.until { system.session("app.transfers")?.started.count == 1 }
+        system.session("app.transfers")!.finish(BackgroundTransfers.key(for: d, session: "app.transfers"), status: 404)
+        await events.until { (try? setup.queue.job(d)?.state) == .failed }
+        try await setup.close()
+    }
+
+    /// A share extension enqueues the parked job as a producer and starts the transfer in its own session;
+    /// the app, handed that session's events, records the outcome and calls the system's handler.
+    @Test(.timeLimit(.minutes(1))) func aShareExtensionsTransferIsRecordedByTheApp() async throws {
+        let folder = AppFolder()
+        defer { folder.remove() }
+        var configuration = folder.configuration
+        configuration.sharing = .shared
+        let system = FakeTransferSystem()
+        let app = try Setup(folder, scheduler: FakeScheduler(), transfers: system, sharing: .shared)
+        let extensionSession = BackgroundTransfers.extensionSessionIdentifier("app.transfers")
+        let producer = try QueueProducer(directory: folder.directory, configuration: configuration)
+        let extensionTransfers = FakeTransferSession(identifier: extensionSession, completions: TransferCompletions())
+        let id = try await BackgroundTransfers.enqueue(
+            NewJob(kind: "upload"), transferring: .upload(Self.file, to: Self.server), producer: producer,
+            session: extensionTransfers, for: 86_400)
+        #expect(extensionTransfers.started == [BackgroundTransfers.key(for: id, session: extensionSession)])
+        try await app.queue.ingestInbox()
+        #expect(try app.queue.job(id)?.parkedKey == BackgroundTransfers.key(for: id, session: extensionSession))
+
+        // The system relaunches the app for the extension's session.
+        let handled = Calls()
+        #expect(app.work.transfers!.handleEvents(forSession: extensionSession) { handled.record() })
+        #expect(!app.work.transfers!.handleEvents(forSession: "someone.else") {})
+        let session = try #require(system.session(extensionSession))
+        var events = EventReader(app.work)
+        session.finish(BackgroundTransfers.key(for: id, session: extensionSession), status: 200)
+        session.finishEvents()
+        await events.until { handled.count == 1 }
+        #expect(try app.queue.job(id)?.state == .succeeded)
+        try await app.close()
+    }
+}
+
+/// Counts calls from a `@Sendable` closure.
+final class Calls: @unchecked Sendable {
+    private let lock = NSLock()
+    private var calls = 0
+    func record() { lock.withLock { calls += 1 } }
+    var count: Int { lock.withLock { calls } }
+}
