@@ -123,7 +123,8 @@ public struct OSLogType: Hashable, RawRepresentable, Sendable {
 }
 
 /// https://developer.apple.com/documentation/os/oslogboolformat — the `format:` of Bool interpolations,
-/// default `.truth` (true/false; `.answer` gives yes/no per the Bool overload's documentation).
+/// default `.truth` (documented); the Bool overload's page says values format "as either true/false or
+/// yes/no strings". UNCONFIRMED: the name `answer` of the yes/no case (not read).
 @available(macOS 11.0, iOS 14.0, watchOS 7.0, tvOS 14.0, *)
 public enum OSLogBoolFormat: Sendable {
     case truth
