@@ -46,12 +46,15 @@ public final class BackgroundWork: Sendable {
         public var logging: EventLogging
         /// How many unread events each ``BackgroundWork/events()`` stream keeps (the newest).
         public var eventBufferLimit: Int
+        /// The task identifier of continued-processing launches (iOS 26), or `nil` for none
+        /// (``BackgroundWork/continueInBackground(_:title:subtitle:)``).
+        public var continuedProcessing: String?
 
         /// The app's setup; everything but the launch identifiers has a default.
         public init(
             launches: LaunchIdentifiers, transferSession: String? = nil, sharedContainerIdentifier: String? = nil,
             transferRules: TransferRules = .standard, logSubsystem: String? = nil, logging: EventLogging = .failures,
-            eventBufferLimit: Int = 256
+            eventBufferLimit: Int = 256, continuedProcessing: String? = nil
         ) {
             self.launches = launches
             self.transferSession = transferSession
@@ -60,6 +63,7 @@ public final class BackgroundWork: Sendable {
             self.logSubsystem = logSubsystem
             self.logging = logging
             self.eventBufferLimit = eventBufferLimit
+            self.continuedProcessing = continuedProcessing
         }
     }
 
@@ -76,19 +80,22 @@ public final class BackgroundWork: Sendable {
         public var power: (any PowerStateMonitoring)?
         /// Where events are logged, or `nil`.
         public var log: (any EventSink)?
+        /// The continued-processing scheduler (iOS 26), or `nil`.
+        public var continuedProcessing: (any ContinuedProcessingScheduling)?
 
         /// The services, each replaceable.
         public init(
             scheduler: any BackgroundTaskScheduling,
             transferSessions: (@Sendable (String, TransferCompletions) -> any TransferSession)? = nil,
             network: (any NetworkPathMonitoring)? = nil, power: (any PowerStateMonitoring)? = nil,
-            log: (any EventSink)? = nil
+            log: (any EventSink)? = nil, continuedProcessing: (any ContinuedProcessingScheduling)? = nil
         ) {
             self.scheduler = scheduler
             self.transferSessions = transferSessions
             self.network = network
             self.power = power
             self.log = log
+            self.continuedProcessing = continuedProcessing
         }
     }
 
@@ -109,6 +116,9 @@ public final class BackgroundWork: Sendable {
     private let activation: Task<Void, Never>
     /// The task following the queue's changes.
     private let follower: Locked<Task<Void, Never>?>
+    /// Continued-processing launches: the identifier, the scheduler, and the jobs the next launch carries on.
+    private let continued: (identifier: String, scheduler: any ContinuedProcessingScheduling)?
+    private let continuedJobs = Locked<[JobID]>([])
 
     /// Sets Spool up over `queue` and `runner` with the platform's `system` services: registers the
     /// launch handlers (so call it at launch, before the app finishes launching), starts the
@@ -157,6 +167,21 @@ public final class BackgroundWork: Sendable {
                         + "and is this call made before the app finishes launching?")
             }
         }
+        if let identifier = options.continuedProcessing, let scheduler = system.continuedProcessing {
+            continued = (identifier, scheduler)
+            let runs = ContinuedJobs(queue: queue, runner: runner, phase: phase, events: log)
+            guard
+                scheduler.registerContinued(
+                    identifier: identifier,
+                    handler: { [continuedJobs] task in
+                        runs.run(continuedJobs.withLock { $0 }, in: task)
+                    })
+            else {
+                throw SpoolError(.invalidArgument, "the scheduler refused to register \(identifier)")
+            }
+        } else {
+            continued = nil
+        }
         conditions.start()
         follower.withLock { $0 = Self.follow(queue: queue, requests: requests, log: log) }
     }
@@ -184,6 +209,21 @@ public final class BackgroundWork: Sendable {
                 group.cancelAll()
             }
         }
+    }
+
+    /// Asks the system to carry on `jobs` (enqueued already) in the background now, showing their progress
+    /// under `title` and `subtitle` (iOS 26's continued processing: for work the user started and waits
+    /// for, such as an export). The launch runs the runner until the jobs are finished, forwarding their
+    /// progress (``JobContext/reportProgress(_:)``), and completes with success when all succeeded.
+    ///
+    /// - Throws: ``SpoolError/Code/invalidArgument`` when ``Options/continuedProcessing`` names no
+    ///   identifier; the scheduler's refusal.
+    public func continueInBackground(_ jobs: [JobID], title: String, subtitle: String) throws {
+        guard let continued else {
+            throw SpoolError(.invalidArgument, "no continued-processing identifier was given at launch")
+        }
+        continuedJobs.withLock { $0 = jobs }
+        try continued.scheduler.submitContinued(identifier: continued.identifier, title: title, subtitle: subtitle)
     }
 
     /// The launch requests pending now, by identifier (as submitted since launch).

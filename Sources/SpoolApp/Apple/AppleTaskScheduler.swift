@@ -1,4 +1,4 @@
-#if canImport(BackgroundTasks)
+#if canImport(BackgroundTasks) && !os(macOS)
     import BackgroundTasks
     import Spool
 

@@ -1,0 +1,82 @@
+import Foundation
+import Spool
+import SpoolApp
+import Testing
+
+/// A continued-processing scheduler and its launch, as the test drives them.
+final class FakeContinuedScheduler: ContinuedProcessingScheduling, @unchecked Sendable {
+    private let lock = NSLock()
+    private var handler: (@Sendable (any ProgressReportingLaunch) -> Void)?
+    private(set) var submitted: [(identifier: String, title: String)] = []
+
+    func registerContinued(identifier: String, handler: @escaping @Sendable (any ProgressReportingLaunch) -> Void)
+        -> Bool
+    {
+        lock.withLock { self.handler = handler }
+        return true
+    }
+
+    func submitContinued(identifier: String, title: String, subtitle: String) throws {
+        lock.withLock { submitted.append((identifier, title)) }
+    }
+
+    /// The system runs the submitted request now.
+    func launch(_ identifier: String) -> FakeContinuedTask {
+        let task = FakeContinuedTask(identifier: identifier)
+        lock.withLock { handler }?(task)
+        return task
+    }
+}
+
+final class FakeContinuedTask: ProgressReportingLaunch, @unchecked Sendable {
+    private let launched: FakeLaunchedTask
+    private let lock = NSLock()
+    private var reports: [(Int64, Int64)] = []
+
+    init(identifier: String) { launched = FakeLaunchedTask(identifier: identifier) }
+
+    var identifier: String { launched.identifier }
+    func setExpirationHandler(_ handler: (@Sendable () -> Void)?) { launched.setExpirationHandler(handler) }
+    func setTaskCompleted(success: Bool) { launched.setTaskCompleted(success: success) }
+    func reportProgress(completed: Int64, total: Int64) { lock.withLock { reports.append((completed, total)) } }
+    func updateTitle(_ title: String, subtitle: String) {}
+
+    var progress: [(Int64, Int64)] { lock.withLock { reports } }
+    func completion() async -> Bool { await launched.completion() }
+}
+
+@Suite struct ContinuedProcessingTests {
+    /// The jobs' progress reaches the launch (1,000 units a job), which completes with success once both
+    /// succeeded: the last report is all of it.
+    @Test(.timeLimit(.minutes(1))) func progressIsForwardedUntilTheJobsAreDone() async throws {
+        let folder = AppFolder()
+        defer { folder.remove() }
+        let scheduler = FakeContinuedScheduler()
+        let (gate, open) = AsyncStream.makeStream(of: Void.self)
+        let queue = try folder.open()
+        let events = RunnerEvents()
+        let runner = try JobRunner(queue: queue, options: .init(maxConcurrentJobs: 1), events: events)
+        try runner.register(kind: "export") { _, context in
+            context.reportProgress(completed: 1, of: 2)
+            for await _ in gate { break }
+        }
+        let work = try BackgroundWork(
+            queue: queue, runner: runner, options: .init(launches: identifiers, continuedProcessing: "app.continued"),
+            system: .init(scheduler: FakeScheduler(), continuedProcessing: scheduler))
+        let ids = try await queue.enqueue(contentsOf: [NewJob(kind: "export"), NewJob(kind: "export")])
+        try work.continueInBackground(ids, title: "Exporting", subtitle: "2 videos")
+        #expect(scheduler.submitted.map(\.identifier) == ["app.continued"])
+        let task = scheduler.launch("app.continued")
+        try await events.wait(for: .claimed(ids[0], attempt: 1), timeout: 30)
+        open.yield()
+        try await events.wait(for: .claimed(ids[1], attempt: 1), timeout: 30)
+        open.yield()
+        #expect(await task.completion() == true)
+        #expect(task.progress.allSatisfy { $0.1 == 2_000 })
+        #expect(task.progress.contains { $0.0 == 500 }, "a running job's reported half never showed: \(task.progress)")
+        #expect(task.progress.last?.0 == 2_000)
+        open.finish()
+        await work.close()
+        try queue.close()
+    }
+}
