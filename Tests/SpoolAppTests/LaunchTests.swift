@@ -129,3 +129,30 @@ import Testing
         #expect(throws: SpoolError.self) { _ = try Setup(folder, scheduler: scheduler) }
     }
 }
+
+@Suite struct SuspensionTests {
+    /// iOS kills a suspended process that holds, or waits for, a file lock in an App Group container
+    /// (`0xdead10cc`). With a `.shared` queue, once a background launch has completed, and once the app
+    /// has entered the background, this process holds no lock on any file of the queue and waits for none.
+    @Test(.enabled(if: ProcLocks.isAvailable), .timeLimit(.minutes(1))) func noLockIsHeldOnceSuspendable() async throws
+    {
+        let folder = AppFolder()
+        defer { folder.remove() }
+        let scheduler = FakeScheduler()
+        let setup = try Setup(folder, scheduler: scheduler, sharing: .shared) { runner, _ in
+            try runner.register(kind: "sync") { _, _ in }
+        }
+        let pid = ProcessInfo.processInfo.processIdentifier
+        for _ in 0..<3 {
+            _ = try await setup.queue.enqueue(contentsOf: [NewJob(kind: "sync"), NewJob(kind: "sync")])
+            #expect(await scheduler.launch("app.refresh").completion() == true)
+            #expect(try ProcLocks.locks(of: pid, in: folder.directory.path).isEmpty, "a lock held after a launch")
+        }
+        await setup.work.appWillEnterForeground()
+        try await setup.queue.enqueue(NewJob(kind: "sync"))
+        await setup.runner.idle()
+        await setup.work.appDidEnterBackground()
+        #expect(try ProcLocks.locks(of: pid, in: folder.directory.path).isEmpty, "a lock held in the background")
+        try await setup.close()
+    }
+}
