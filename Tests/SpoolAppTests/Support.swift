@@ -1,6 +1,7 @@
 import Foundation
 import Spool
 import SpoolApp
+import Testing
 
 /// The events of a `BackgroundWork`, read as a test waits: each wait checks its condition, then again
 /// after each event, so a test synchronises on what the product reports, never on time.
@@ -12,27 +13,37 @@ struct EventReader {
     /// Reads the events `work` reports from now on.
     init(_ work: BackgroundWork) { iterator = work.events().makeAsyncIterator() }
 
-    /// Returns once `condition` holds (checked first, then after each event), or once the stream ends.
-    mutating func until(_ condition: () throws -> Bool) async rethrows {
-        while try !condition() {
-            guard let event = await iterator.next() else { return }
-            seen.append(event)
-        }
+    /// Returns once `condition` holds (checked first, then after each event), or once the stream ends
+    /// (the test's time limit cancelled it): an issue then, naming the events seen.
+    mutating func until(
+        _ condition: () throws -> Bool, sourceLocation: SourceLocation = #_sourceLocation
+    ) async rethrows {
+        try await read(until: { _ in try condition() }, sourceLocation: sourceLocation)
     }
 
     /// Returns once `count` events matching `matches` were read.
-    mutating func until(_ count: Int = 1, seenWhere matches: (BackgroundWorkEvent) -> Bool) async {
-        while seen.filter(matches).count < count {
-            guard let next = await iterator.next() else { return }
-            seen.append(next)
-        }
+    mutating func until(
+        _ count: Int = 1, seenWhere matches: @escaping (BackgroundWorkEvent) -> Bool,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async {
+        await read(until: { $0.filter(matches).count >= count }, sourceLocation: sourceLocation)
     }
 
     /// Returns once `event` was read.
-    mutating func until(seen event: BackgroundWorkEvent) async {
-        while !seen.contains(event) {
-            guard let next = await iterator.next() else { return }
-            seen.append(next)
+    mutating func until(seen event: BackgroundWorkEvent, sourceLocation: SourceLocation = #_sourceLocation) async {
+        await read(until: { $0.contains(event) }, sourceLocation: sourceLocation)
+    }
+
+    private mutating func read(
+        until condition: ([BackgroundWorkEvent]) throws -> Bool, sourceLocation: SourceLocation
+    ) async rethrows {
+        while try !condition(seen) {
+            guard let event = await iterator.next() else {
+                Issue.record(
+                    "the events ended before the condition held; seen: \(seen)", sourceLocation: sourceLocation)
+                return
+            }
+            seen.append(event)
         }
     }
 }

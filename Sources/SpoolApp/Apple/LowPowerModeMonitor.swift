@@ -13,7 +13,7 @@
         public func start(_ handler: @escaping @Sendable (Bool) -> Void) {
             handler(ProcessInfo.processInfo.isLowPowerModeEnabled)
             let token = NotificationCenter.default.addObserver(
-                forName: ProcessInfo.powerStateDidChangeNotification, object: nil, queue: nil
+                forName: .NSProcessInfoPowerStateDidChange, object: nil, queue: nil
             ) { _ in
                 handler(ProcessInfo.processInfo.isLowPowerModeEnabled)
             }

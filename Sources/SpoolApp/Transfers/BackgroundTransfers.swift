@@ -31,7 +31,7 @@ public final class BackgroundTransfers: Sendable {
         /// The keys whose completions are being recorded now.
         var recording: [String: Int] = [:]
         /// The system's completion handlers for sessions' events, by session identifier.
-        var eventHandlers: [String: @Sendable () -> Void] = [:]
+        var eventHandlers: [String: @MainActor @Sendable () -> Void] = [:]
     }
     private let state = Awaitable(State())
 
@@ -135,11 +135,14 @@ public final class BackgroundTransfers: Sendable {
 
     /// The app delegate's `application(_:handleEventsForBackgroundURLSession:completionHandler:)`: the
     /// system launched (or woke) the app for the events of session `identifier`. `completionHandler`
-    /// is called once the session reported all its events and their outcomes are durable. Returns
+    /// is called, on the main actor, once the session reported all its events and their outcomes are
+    /// durable. UIKit's handler is not `Sendable`: pass `{ completionHandler() }`. Returns
     /// whether the session is one of Spool's transfers: the app's own, or a share extension's
     /// (``extensionSessionIdentifier(_:)``); `false` leaves the handler to the app.
     @discardableResult
-    public func handleEvents(forSession identifier: String, completionHandler: @escaping @Sendable () -> Void) -> Bool {
+    public func handleEvents(
+        forSession identifier: String, completionHandler: @escaping @MainActor @Sendable () -> Void
+    ) -> Bool {
         guard identifier == session.identifier || identifier.hasPrefix(Self.extensionPrefix(of: session.identifier))
         else { return false }
         state.update { $0.eventHandlers[identifier] = completionHandler }
@@ -160,7 +163,7 @@ public final class BackgroundTransfers: Sendable {
             let (handler, other) = state.read { ($0.eventHandlers[identifier], $0.otherSessions[identifier]) }
             if let other { _ = await reconcile(other) }
             state.update { $0.eventHandlers[identifier] = nil }
-            handler?()
+            await handler?()
             events.record(.sessionEventsHandled(identifier: identifier))
         }
     }

@@ -49,7 +49,7 @@ final class AppDelegate: UIResponder, UIApplicationDelegate {
         _ application: UIApplication, handleEventsForBackgroundURLSession identifier: String,
         completionHandler: @escaping () -> Void
     ) {
-        work?.transfers?.handleEvents(forSession: identifier, completionHandler: completionHandler)
+        work?.transfers?.handleEvents(forSession: identifier) { completionHandler() }
     }
 
     /// Called by the app's UI when the user picks a photo: the photo is copied into the app group's
