@@ -60,6 +60,29 @@ open class UIResponder: NSObject {
 @available(iOS 2.0, tvOS 9.0, visionOS 1.0, *)
 @MainActor
 open class UIApplication: UIResponder {
+    /// https://developer.apple.com/documentation/uikit/uiapplication/beginbackgroundtask(expirationhandler:) —
+    /// `nonisolated func beginBackgroundTask(expirationHandler handler: (@MainActor @Sendable () -> Void)? = nil)
+    /// -> UIBackgroundTaskIdentifier`; iOS 4.0, Mac Catalyst 13.1, visionOS 1.0. "The system calls the handler
+    /// synchronously on the main thread."
+    nonisolated open func beginBackgroundTask(expirationHandler handler: (@MainActor @Sendable () -> Void)? = nil)
+        -> UIBackgroundTaskIdentifier
+    { fatalError("stand-in: type-check only") }
+
+    /// https://developer.apple.com/documentation/uikit/uiapplication/beginbackgroundtask(withname:expirationhandler:)
+    /// — `nonisolated func beginBackgroundTask(withName taskName: String?, expirationHandler handler:
+    /// (@MainActor @Sendable () -> Void)? = nil) -> UIBackgroundTaskIdentifier`; iOS 7.0. UNCONFIRMED: the
+    /// `nonisolated` and closure attributes are taken from the page of the method above, which this one mirrors.
+    nonisolated open func beginBackgroundTask(
+        withName taskName: String?, expirationHandler handler: (@MainActor @Sendable () -> Void)? = nil
+    ) -> UIBackgroundTaskIdentifier { fatalError("stand-in: type-check only") }
+
+    /// https://developer.apple.com/documentation/uikit/uiapplication/endbackgroundtask(_:) — `nonisolated func
+    /// endBackgroundTask(_ identifier: UIBackgroundTaskIdentifier)`; iOS 4.0. UNCONFIRMED: `nonisolated`, as its
+    /// pair `beginBackgroundTask` is documented.
+    nonisolated open func endBackgroundTask(_ identifier: UIBackgroundTaskIdentifier) {
+        fatalError("stand-in: type-check only")
+    }
+
     /// https://developer.apple.com/documentation/uikit/uiapplication/shared — `class var shared: UIApplication
     /// { get }` (`+sharedApplication`, NS_EXTENSION_UNAVAILABLE_IOS). The unavailability in app extensions and its
     /// message are as Xcode reports them: "'shared' is unavailable in application extensions for iOS: Use view
@@ -243,4 +266,15 @@ open class UIDevice: NSObject {
     @available(tvOS, unavailable)
     nonisolated public static let batteryStateDidChangeNotification = NSNotification.Name(
         "UIDeviceBatteryStateDidChangeNotification")
+}
+
+/// https://developer.apple.com/documentation/uikit/uibackgroundtaskidentifier — `struct
+/// UIBackgroundTaskIdentifier` (`typedef NSUInteger UIBackgroundTaskIdentifier NS_TYPED_ENUM`); Equatable,
+/// Hashable, RawRepresentable, Sendable; `static let invalid`.
+public struct UIBackgroundTaskIdentifier: RawRepresentable, Hashable, Sendable {
+    public var rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+    /// https://developer.apple.com/documentation/uikit/uibackgroundtaskidentifier/invalid — `static let invalid:
+    /// UIBackgroundTaskIdentifier`.
+    public static let invalid = UIBackgroundTaskIdentifier(rawValue: 0)
 }

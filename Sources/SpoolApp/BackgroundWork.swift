@@ -46,8 +46,9 @@ public final class BackgroundWork: Sendable {
         public var logging: EventLogging
         /// How many unread events each ``BackgroundWork/events()`` stream keeps (the newest).
         public var eventBufferLimit: Int
-        /// The task identifier of continued-processing launches (iOS 26), or `nil` for none
-        /// (``BackgroundWork/continueInBackground(_:title:subtitle:)``).
+        /// The base of continued-processing launches' identifiers (iOS 26), or `nil` for none: each
+        /// ``BackgroundWork/continueInBackground(_:title:subtitle:)`` asks under `<base>.<UUID>`, so list
+        /// `<base>.*` in `BGTaskSchedulerPermittedIdentifiers`.
         public var continuedProcessing: String?
 
         /// The app's setup; everything but the launch identifiers has a default.
@@ -108,7 +109,7 @@ public final class BackgroundWork: Sendable {
     /// The device's conditions, as given to the queue.
     public let conditions: DeviceConditionsFeed
 
-    private let phase: AppPhase
+    private let control: RunnerControl
     private let requests: LaunchRequests
     private let launchHandler: LaunchHandler
     private let log: EventLog
@@ -116,9 +117,8 @@ public final class BackgroundWork: Sendable {
     private let activation: Task<Void, Never>
     /// The task following the queue's changes.
     private let follower: Locked<Task<Void, Never>?>
-    /// Continued-processing launches: the identifier, the scheduler, and the jobs the next launch carries on.
-    private let continued: (identifier: String, scheduler: any ContinuedProcessingScheduling)?
-    private let continuedJobs = Locked<[JobID]>([])
+    /// Continued-processing launches: the identifiers' base and the scheduler.
+    private let continued: (base: String, scheduler: any ContinuedProcessingScheduling)?
 
     /// Sets Spool up over `queue` and `runner` with the platform's `system` services: registers the
     /// launch handlers (so call it at launch, before the app finishes launching), starts the
@@ -126,11 +126,18 @@ public final class BackgroundWork: Sendable {
     /// The runner runs in launches, and once the app is in the foreground (``appWillEnterForeground()``).
     ///
     /// - Throws: ``SpoolError/Code/invalidArgument`` for identifiers that are not as ``LaunchIdentifiers``
-    ///   says, or that the scheduler refuses to register.
+    ///   says, or that the scheduler refuses to register; for a queue shared with extensions
+    ///   (``Options/sharedContainerIdentifier``) that is not opened with `sharing = .shared`, whose lock
+    ///   would be held while the app is suspended (iOS kills such a process: `0xdead10cc`).
     public init(queue: JobQueue, runner: JobRunner, options: Options, system: System) throws {
         try options.launches.validate()
+        if options.sharedContainerIdentifier != nil, queue.configuration.sharing != .shared {
+            throw SpoolError(
+                .invalidArgument,
+                "a queue in an app group container must be opened with sharing = .shared: an .exclusive queue holds "
+                    + "its lock while the app is suspended, and iOS kills a process suspended with a lock there")
+        }
         let log = EventLog(sink: system.log, logging: options.logging, bufferLimit: options.eventBufferLimit)
-        let phase = AppPhase(isForeground: false)
         let requests = LaunchRequests(
             queue: queue, scheduler: system.scheduler, identifiers: options.launches, events: log)
         let transfers: BackgroundTransfers? =
@@ -144,15 +151,14 @@ public final class BackgroundWork: Sendable {
         self.runner = runner
         self.transfers = transfers
         self.conditions = DeviceConditionsFeed(queue: queue, network: system.network, power: system.power, events: log)
-        self.phase = phase
         self.requests = requests
         self.log = log
-        self.activation = Task { if let transfers { await transfers.reconcile() } }
+        let activation = Task { if let transfers { await transfers.reconcile() } }
+        self.activation = activation
         self.follower = Locked(nil)
-        let activation = self.activation
-        self.launchHandler = LaunchHandler(runner: runner, phase: phase, events: log, before: activation) {
-            requests.queueChanged()
-        }
+        let control = RunnerControl(runner: runner, activation: activation)
+        self.control = control
+        self.launchHandler = LaunchHandler(runner: runner, control: control, requests: requests, events: log)
         for identifier in options.launches.all {
             guard
                 system.scheduler.register(
@@ -167,18 +173,8 @@ public final class BackgroundWork: Sendable {
                         + "and is this call made before the app finishes launching?")
             }
         }
-        if let identifier = options.continuedProcessing, let scheduler = system.continuedProcessing {
-            continued = (identifier, scheduler)
-            let runs = ContinuedJobs(queue: queue, runner: runner, phase: phase, events: log)
-            guard
-                scheduler.registerContinued(
-                    identifier: identifier,
-                    handler: { [continuedJobs] task in
-                        runs.run(continuedJobs.withLock { $0 }, in: task)
-                    })
-            else {
-                throw SpoolError(.invalidArgument, "the scheduler refused to register \(identifier)")
-            }
+        if let base = options.continuedProcessing, let scheduler = system.continuedProcessing {
+            continued = (base, scheduler)
         } else {
             continued = nil
         }
@@ -222,8 +218,42 @@ public final class BackgroundWork: Sendable {
         guard let continued else {
             throw SpoolError(.invalidArgument, "no continued-processing identifier was given at launch")
         }
-        continuedJobs.withLock { $0 = jobs }
-        try continued.scheduler.submitContinued(identifier: continued.identifier, title: title, subtitle: subtitle)
+        guard !jobs.isEmpty else { throw SpoolError(.invalidArgument, "no job to continue in the background") }
+        let identifier = continued.base + "." + UUID().uuidString
+        let (queue, launchHandler) = (self.queue, self.launchHandler)
+        guard
+            continued.scheduler.registerContinued(
+                identifier: identifier,
+                handler: { task in
+                    launchHandler.run(task) { await ContinuedJobs.follow(jobs, of: queue, reportingTo: task) }
+                })
+        else {
+            throw SpoolError(.invalidArgument, "the scheduler refused to register \(identifier)")
+        }
+        try continued.scheduler.submitContinued(identifier: identifier, title: title, subtitle: subtitle)
+    }
+
+    /// In a handler: parks the job, then hands `request` to the system as a background transfer whose
+    /// completion ends the job (``BackgroundTransfers/start(_:in:for:)``); ends the handler by throwing
+    /// ``JobParked``.
+    ///
+    /// ```swift
+    /// try runner.register(UploadPhoto.self) { photo, context in
+    ///     try await work.startTransfer(.upload(photo.file, to: photo.destination), in: context, for: 86_400)
+    /// }
+    /// ```
+    ///
+    /// - Throws: ``SpoolError/Code/invalidArgument`` when no transfer session was set up
+    ///   (``Options/transferSession``), so that a job never succeeds without its transfer; otherwise as
+    ///   ``BackgroundTransfers/start(_:in:for:)``.
+    public func startTransfer(_ request: TransferRequest, in context: JobContext, for duration: TimeInterval)
+        async throws -> Never
+    {
+        guard let transfers else {
+            throw SpoolError(
+                .invalidArgument, "no transfer session was set up (BackgroundWork.Options.transferSession)")
+        }
+        try await transfers.start(request, in: context, for: duration)
     }
 
     /// The launch requests pending now, by identifier (as submitted since launch).
@@ -234,30 +264,32 @@ public final class BackgroundWork: Sendable {
     public func events() -> AsyncStream<BackgroundWorkEvent> { log.stream() }
 
     /// The app came to the foreground (SwiftUI: `scenePhase` became `.active`; UIKit:
-    /// `sceneWillEnterForeground`, and at launch into the foreground): the runner runs.
+    /// `applicationDidBecomeActive`, which also comes at a launch into the foreground): the runner runs,
+    /// once the transfers are reconciled. Transitions take effect in the order they are called, however
+    /// the tasks that await them are scheduled.
     public func appWillEnterForeground() async {
-        phase.set(foreground: true)
-        await activation.value
-        guard phase.isForeground else { return }
-        runner.resume()
+        control.setForeground(true)
         log.record(.enteredForeground)
+        await control.settle()
     }
 
     /// The app went to the background (SwiftUI: `scenePhase` became `.background`; UIKit:
-    /// `sceneDidEnterBackground`): gives the running attempts back, stops the runner and brings the
-    /// launch requests up to date, so that a launch comes for what is left. Returns once done (within
-    /// the few seconds the system gives: the runner's handlers are cancelled).
+    /// `applicationDidEnterBackground`): unless a background launch is running, gives the running attempts
+    /// back and stops the runner (its handlers are cancelled), then brings the launch requests up to date,
+    /// so that a launch comes for what is left. Returns once done; ask the system for the time it takes
+    /// (UIKit's `beginBackgroundTask`, or `ProcessInfo.performExpiringActivity`), as the sample app does.
     public func appDidEnterBackground() async {
-        phase.set(foreground: false)
-        await runner.suspend()
-        requests.queueChanged()
+        control.setForeground(false)
         log.record(.enteredBackground)
+        await control.settle()
+        requests.queueChanged()
     }
 
     /// Stops following the queue and the device, stops the runner and ends the event streams.
     public func close() async {
         follower.withLock { $0 }?.cancel()
         conditions.cancel()
+        control.setForeground(false)
         await runner.stop(.releaseRunning)
         log.finish()
     }

@@ -104,10 +104,13 @@ final class FakeTransferSession: TransferSession, @unchecked Sendable {
     private var pendingSet: Set<String>
     private var starts: [(TransferRequest, String)] = []
 
-    init(identifier: String, completions: TransferCompletions, pending: Set<String> = []) {
+    private let gate: Gate?
+
+    init(identifier: String, completions: TransferCompletions, pending: Set<String> = [], gate: Gate? = nil) {
         self.identifier = identifier
         self.completions = completions
         self.pendingSet = pending
+        self.gate = gate
     }
 
     func start(_ request: TransferRequest, key: String) throws {
@@ -117,7 +120,10 @@ final class FakeTransferSession: TransferSession, @unchecked Sendable {
         }
     }
 
-    func pendingKeys() async -> Set<String> { lock.withLock { pendingSet } }
+    func pendingKeys() async -> Set<String> {
+        await gate?.passed()
+        return lock.withLock { pendingSet }
+    }
 
     var started: [String] { lock.withLock { starts.map(\.1) } }
 
@@ -136,13 +142,18 @@ final class FakeTransferSystem: @unchecked Sendable {
     private let lock = NSLock()
     private var sessions: [String: FakeTransferSession] = [:]
     private let held: [String: Set<String>]
+    private let gate: Gate?
 
-    init(held: [String: Set<String>] = [:]) { self.held = held }
+    /// `gate`: the sessions answer `pendingKeys()` only once it opens.
+    init(held: [String: Set<String>] = [:], gate: Gate? = nil) {
+        self.held = held
+        self.gate = gate
+    }
 
     func make(_ identifier: String, _ completions: TransferCompletions) -> any TransferSession {
         lock.withLock {
             let session = FakeTransferSession(
-                identifier: identifier, completions: completions, pending: held[identifier] ?? [])
+                identifier: identifier, completions: completions, pending: held[identifier] ?? [], gate: gate)
             sessions[identifier] = session
             return session
         }
@@ -218,3 +229,47 @@ struct AppFolder {
 
 /// The identifiers the tests register.
 let identifiers = LaunchIdentifiers(refresh: "app.refresh", processing: ["app.process.1", "app.process.2"])
+
+/// Holds whoever waits until the test opens it.
+final class Gate: @unchecked Sendable {
+    private let lock = NSLock()
+    private var isOpen = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+    private var arrivals = 0
+    private var arrivalWaiters: [CheckedContinuation<Void, Never>] = []
+
+    /// Returns once the gate is open.
+    func passed() async {
+        await withCheckedContinuation { continuation in
+            let (open, arrived) = lock.withLock { () -> (Bool, [CheckedContinuation<Void, Never>]) in
+                arrivals += 1
+                defer { arrivalWaiters = [] }
+                if !isOpen { waiters.append(continuation) }
+                return (isOpen, arrivalWaiters)
+            }
+            for waiter in arrived { waiter.resume() }
+            if open { continuation.resume() }
+        }
+    }
+
+    /// Returns once someone waits at the gate (or passed it).
+    func reached() async {
+        await withCheckedContinuation { continuation in
+            let already = lock.withLock { () -> Bool in
+                if arrivals > 0 { return true }
+                arrivalWaiters.append(continuation)
+                return false
+            }
+            if already { continuation.resume() }
+        }
+    }
+
+    func open() {
+        let waiting = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
+            isOpen = true
+            defer { waiters = [] }
+            return waiters
+        }
+        for waiter in waiting { waiter.resume() }
+    }
+}

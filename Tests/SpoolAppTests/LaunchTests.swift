@@ -8,7 +8,7 @@ import Testing
     /// cancelled; each group of needs gets its request, never more than the app's identifiers (so never
     /// past iOS's 1 refresh + 10 processing, which the fake scheduler enforces); a stream of jobs that asks
     /// for nothing new submits nothing; once no job is left, every request is cancelled.
-    @Test(.timeLimit(.minutes(1))) func requestsFollowTheQueueWithinTheLimits() async throws {
+    @Test(.timeLimit(.minutes(10))) func requestsFollowTheQueueWithinTheLimits() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
         let now = folder.clock.now()
@@ -45,16 +45,19 @@ import Testing
                     identifier: "app.process.2", kind: .processing, earliestBeginDate: now + 7200,
                     requiresExternalPower: true))
 
-        // A fourth group of needs: three processing hints for two identifiers, merged (the latest two
-        // into one needing what both need: external power).
-        var both = NewJob(kind: "backup", delay: 9000)
+        // A fourth group of needs, due between the two: three processing hints for two identifiers, so the
+        // latest (power, +7200) merges into the next latest (network and power, +5400): the merged request
+        // begins at +5400 and needs what both need, external power only.
+        var both = NewJob(kind: "backup", delay: 5400)
         both.constraints.requiresNetwork = true
         both.constraints.requiresCharging = true
         try await setup.queue.enqueue(both)
-        await events.until {
-            scheduler.pending["app.process.2"]?.requiresNetworkConnectivity == false
-                && scheduler.pending["app.process.2"]?.earliestBeginDate == now + 7200
-        }
+        await events.until { scheduler.pending["app.process.2"]?.earliestBeginDate == now + 5400 }
+        #expect(
+            scheduler.pending["app.process.2"]
+                == LaunchRequest(
+                    identifier: "app.process.2", kind: .processing, earliestBeginDate: now + 5400,
+                    requiresExternalPower: true))
         #expect(scheduler.pending.count == 3)
 
         // A stream of plain jobs due now asks for nothing new: after it, a network job due earlier than the
@@ -76,7 +79,7 @@ import Testing
 
     /// A launch runs what is due and completes with success once the runner is idle; in the background
     /// the runner is stopped before the launch completes, and the launch completes once.
-    @Test(.timeLimit(.minutes(1))) func aLaunchCompletesWithSuccessWhenIdle() async throws {
+    @Test(.timeLimit(.minutes(10))) func aLaunchCompletesWithSuccessWhenIdle() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
         let scheduler = FakeScheduler()
@@ -95,8 +98,9 @@ import Testing
     }
 
     /// When the launch's time runs out, the running attempt is given back (not spent) before the launch
-    /// completes, without success.
-    @Test(.timeLimit(.minutes(1))) func anExpiredLaunchGivesTheAttemptsBack() async throws {
+    /// completes, without success; the request the system dropped when it launched is asked for again, as
+    /// the job is still due.
+    @Test(.timeLimit(.minutes(10))) func anExpiredLaunchGivesTheAttemptsBack() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
         let scheduler = FakeScheduler()
@@ -106,15 +110,95 @@ import Testing
                 for await _ in never {}
             }
         }
+        var events = EventReader(setup.work)
         let id = try await setup.queue.enqueue(NewJob(kind: "export"))
-        let task = scheduler.launch("app.process.1")
-        try await setup.runnerEvents.wait(for: .claimed(id, attempt: 1), timeout: 30)
+        await events.until { scheduler.pending["app.refresh"] != nil }
+        let task = scheduler.launch("app.refresh")
+        #expect(scheduler.pending["app.refresh"] == nil)
+        try await setup.runnerEvents.wait(for: .claimed(id, attempt: 1), timeout: hangGuard)
         task.expire()
         #expect(await task.completion() == false)
         let job = try #require(try setup.queue.job(id))
         #expect(job.state == .enqueued && job.attempts == 0 && job.lastStopReason == .systemTimeExpired)
         #expect(task.completed == [false])
         #expect(!setup.runner.isRunning)
+        await events.until { scheduler.pending["app.refresh"] != nil }
+        keepOpen.finish()
+        try await setup.close()
+    }
+
+    /// A launch that expires while the work at launch (the transfers' reconciliation) still runs completes
+    /// without success and never starts the runner, then or later.
+    @Test(.timeLimit(.minutes(10))) func aLaunchExpiredBeforeItsWorkBeganNeverStartsTheRunner() async throws {
+        let folder = AppFolder()
+        defer { folder.remove() }
+        // A job parked under a transfer, so that the reconciliation asks the session, which waits at the gate.
+        let first = try TransferTests.uploads(folder, transfers: FakeTransferSystem())
+        var events = EventReader(first.work)
+        try await first.queue.enqueue(NewJob(kind: "upload", id: "u"))
+        await first.work.appWillEnterForeground()
+        await events.until(seenWhere: { if case .transferStarted = $0 { true } else { false } })
+        try await first.close()
+
+        let gate = Gate()
+        let scheduler = FakeScheduler()
+        let second = try Setup(folder, scheduler: scheduler, transfers: FakeTransferSystem(held: [:], gate: gate))
+        await gate.reached()
+        let task = scheduler.launch("app.refresh")
+        task.expire()
+        gate.open()
+        #expect(await task.completion() == false)
+        #expect(!second.runner.isRunning)
+        // What the reconciliation found, after which nothing may start the runner.
+        var later = EventReader(second.work)
+        try await second.queue.enqueue(NewJob(kind: "other"))
+        await later.until(seenWhere: { if case .requestSubmitted = $0 { true } else { false } })
+        #expect(!second.runner.isRunning)
+        try await second.close()
+    }
+
+    /// Two launches at once share the runner: each completes once, with success, and once both have, the
+    /// runner is stopped (the app is in the background).
+    @Test(.timeLimit(.minutes(10))) func twoLaunchesAtOnceLeaveTheRunnerStopped() async throws {
+        let folder = AppFolder()
+        defer { folder.remove() }
+        let scheduler = FakeScheduler()
+        let setup = try Setup(folder, scheduler: scheduler) { runner, _ in
+            try runner.register(kind: "sync") { _, _ in }
+        }
+        for round in 0..<5 {
+            _ = try await setup.queue.enqueue(
+                contentsOf: (0..<4).map { NewJob(kind: "sync", id: JobID("r\(round)-\($0)")) })
+            let refresh = scheduler.launch("app.refresh")
+            let process = scheduler.launch("app.process.1")
+            #expect(await refresh.completion() == true)
+            #expect(await process.completion() == true)
+            #expect(refresh.completed == [true] && process.completed == [true])
+            #expect(!setup.runner.isRunning, "round \(round): the runner runs after both launches completed")
+        }
+        try await setup.close()
+    }
+
+    /// The app goes to the background and comes back before the stop has finished: the last transition
+    /// wins, and the runner runs.
+    @Test(.timeLimit(.minutes(10))) func theLastTransitionWins() async throws {
+        let folder = AppFolder()
+        defer { folder.remove() }
+        let (never, keepOpen) = AsyncStream.makeStream(of: Void.self)
+        let setup = try Setup(folder, scheduler: FakeScheduler()) { runner, _ in
+            try runner.register(kind: "export") { _, _ in
+                for await _ in never {}
+            }
+        }
+        let id = try await setup.queue.enqueue(NewJob(kind: "export"))
+        await setup.work.appWillEnterForeground()
+        try await setup.runnerEvents.wait(for: .claimed(id, attempt: 1), timeout: hangGuard)
+        var events = EventReader(setup.work)
+        let background = Task { await setup.work.appDidEnterBackground() }
+        await events.until(seen: .enteredBackground)
+        await setup.work.appWillEnterForeground()
+        await background.value
+        #expect(setup.runner.isRunning, "the app is in the foreground, its runner stopped")
         keepOpen.finish()
         try await setup.close()
     }
@@ -134,7 +218,7 @@ import Testing
     /// iOS kills a suspended process that holds, or waits for, a file lock in an App Group container
     /// (`0xdead10cc`). With a `.shared` queue, once a background launch has completed, and once the app
     /// has entered the background, this process holds no lock on any file of the queue and waits for none.
-    @Test(.enabled(if: ProcLocks.isAvailable), .timeLimit(.minutes(1))) func noLockIsHeldOnceSuspendable() async throws
+    @Test(.enabled(if: ProcLocks.isAvailable), .timeLimit(.minutes(10))) func noLockIsHeldOnceSuspendable() async throws
     {
         let folder = AppFolder()
         defer { folder.remove() }

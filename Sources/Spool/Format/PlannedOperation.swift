@@ -28,7 +28,7 @@ struct PlannedOperation: Sendable {
     var payload: Data?
 
     init(_ operation: LogOperation, payload: Data? = nil) {
-        assert(
+        precondition(
             (payload != nil) == operation.writesPayload,
             "an enqueue, or a migrated job with a new payload, and only it, is planned with its bytes")
         self.operation = operation

@@ -36,8 +36,9 @@ import Dispatch
 final class LogWriter: @unchecked Sendable {
     // @unchecked: every mutable property below is guarded by `lock`, except
     // `output`, which only the current leader touches (the role passes from a
-    // caller to the flusher under `lock`). `file` is immutable and safe for
-    // concurrent positional I/O.
+    // caller to the flusher under `lock`), and `retire()` and `close()` once every
+    // appended record is durable (no leader is left, and the engine's lock keeps
+    // new appends out). `file` is immutable and safe for concurrent positional I/O.
 
     /// The active log file (the one `output` writes): read here concurrently with the leader's writes.
     let file: any StorageFile
@@ -208,7 +209,12 @@ final class LogWriter: @unchecked Sendable {
         while true {
             let outcome = output.write(work.groups, at: work.offset)
             if let failed = outcome.failure {
-                poison(with: failed, counting: outcome.statistics)
+                // The groups' syncs are counted only when all of the work is durable (as before the
+                // split); the reservations and extending writes made on the way are counted in any case.
+                var spent = outcome.statistics
+                spent.dataSyncs = 0
+                spent.dataSyncNanoseconds = 0
+                poison(with: failed, counting: spent)
                 throw failed
             }
             // One critical section per sync: the waiters it covers are taken out and, when the

@@ -27,10 +27,12 @@ package final class Awaitable<Value>: @unchecked Sendable {
     /// Reads the value under the lock.
     package func read<T>(_ body: (Value) -> T) -> T { state.withLock { body($0.value) } }
 
-    /// Changes the value under the lock, then resumes every waiter whose condition now holds.
-    package func update(_ change: (inout Value) -> Void) {
-        let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            change(&state.value)
+    /// Changes the value under the lock, then resumes every waiter whose condition now holds; returns what
+    /// `change` returns.
+    @discardableResult
+    package func update<T>(_ change: (inout Value) -> T) -> T {
+        let (result, ready) = state.withLock { state -> (T, [CheckedContinuation<Void, Never>]) in
+            let result = change(&state.value)
             let value = state.value
             var ready: [CheckedContinuation<Void, Never>] = []
             state.waiters.removeAll { waiter in
@@ -38,9 +40,10 @@ package final class Awaitable<Value>: @unchecked Sendable {
                 ready.append(waiter.continuation)
                 return true
             }
-            return ready
+            return (result, ready)
         }
         for continuation in ready { continuation.resume() }
+        return result
     }
 
     /// Returns once `condition` holds for the value (at once if it does already), or once the calling

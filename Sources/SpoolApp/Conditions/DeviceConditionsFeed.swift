@@ -63,8 +63,14 @@ public final class DeviceConditionsFeed: Sendable {
     /// The conditions as last given to the queue.
     public var current: DeviceConditions { conditions.withLock { $0 } }
 
-    /// Starts the monitors.
+    /// Gives the queue the conditions known now, then starts the monitors.
     func start() {
+        let initial = conditions.withLock { $0 }
+        do {
+            try queue.updateDeviceConditions(initial)
+        } catch {
+            events.record(.schedulingFailed(error: "device conditions: \(error)"))
+        }
         network?.start { [weak self] path in
             self?.change {
                 $0.isNetworkAvailable = path.isSatisfied
@@ -72,7 +78,6 @@ public final class DeviceConditionsFeed: Sendable {
             }
         }
         power?.start { [weak self] lowPowerMode in self?.change { $0.isBatteryNotLow = !lowPowerMode } }
-        if power == nil { change { $0.isBatteryNotLow = true } }
     }
 
     /// Stops the monitors.

@@ -19,53 +19,21 @@ public protocol ContinuedProcessingScheduling: Sendable {
     func submitContinued(identifier: String, title: String, subtitle: String) throws
 }
 
-/// Runs the runner in a continued-processing launch until the given jobs are finished, forwarding their
-/// progress (``JobContext/reportProgress(_:)``) to the launch: each job counts 1,000 units, a finished one
-/// all of them, a running one its reported fraction. Completes with success when every job succeeded,
-/// without when one failed or was cancelled, and, when the system's time runs out, gives the running
-/// attempts back first (``JobRunner/expire()``).
-final class ContinuedJobs: Sendable {
+/// The jobs a continued-processing launch carries on, their progress forwarded to the launch
+/// (``JobContext/reportProgress(_:)``): each job counts 1,000 units, a finished one all of them, a running
+/// one its reported fraction. The launch succeeds when every job succeeded.
+enum ContinuedJobs {
     static let unitsPerJob: Int64 = 1_000
 
-    private let queue: JobQueue
-    private let runner: JobRunner
-    private let phase: AppPhase
-    private let events: EventLog
-
-    init(queue: JobQueue, runner: JobRunner, phase: AppPhase, events: EventLog) {
-        self.queue = queue
-        self.runner = runner
-        self.phase = phase
-        self.events = events
-    }
-
-    func run(_ ids: [JobID], in task: any ProgressReportingLaunch) {
-        let completion = LaunchCompletion(task)
-        events.record(.launchStarted(identifier: task.identifier))
-        phase.launchBegan()
-        task.setExpirationHandler { [runner, phase, events] in
-            guard completion.expire() else { return }
-            Task {
-                await runner.expire()
-                Self.end(completion, expired: true, success: false, runner: runner, phase: phase, events: events)
-            }
-        }
-        Task { [queue, runner, phase, events] in
-            runner.start()
-            let succeeded = await Self.follow(ids, of: queue, reportingTo: task)
-            guard completion.isRunning else { return }
-            if phase.isLastLaunchInBackground { await runner.suspend() }
-            Self.end(completion, expired: false, success: succeeded, runner: runner, phase: phase, events: events)
-        }
-    }
-
     /// Reports the jobs' progress until every one is finished; returns whether all succeeded.
-    private static func follow(_ ids: [JobID], of queue: JobQueue, reportingTo task: any ProgressReportingLaunch)
+    static func follow(_ ids: [JobID], of queue: JobQueue, reportingTo task: any ProgressReportingLaunch)
         async -> Bool
     {
         let wanted = Set(ids)
         let total = Int64(ids.count) * unitsPerJob
         let tally = Locked(Tally())
+        // A job that is not there (deleted, dropped by retention) counts as finished, without success.
+        for id in wanted where (try? queue.job(id)) == nil { _ = tally.withLock { $0.gone.insert(id) } }
         func report() {
             let done = tally.withLock { $0.units(of: wanted) }
             task.reportProgress(completed: done, total: total)
@@ -73,16 +41,18 @@ final class ContinuedJobs: Sendable {
         report()
         return await withTaskGroup(of: Bool?.self) { group in
             group.addTask {
+                if tally.withLock({ $0.allFinished(wanted) }) { return tally.withLock { $0.allSucceeded(wanted) } }
                 for await change in queue.changes() {
-                    guard case .updated(let job) = change, wanted.contains(job.id) else { continue }
                     let finished = tally.withLock { tally -> Bool in
-                        tally.states[job.id] = job.state
-                        return wanted.allSatisfy { tally.states[$0]?.isFinished ?? false }
+                        switch change {
+                        case .updated(let job) where wanted.contains(job.id): tally.states[job.id] = job.state
+                        case .removed(let id) where wanted.contains(id): tally.gone.insert(id)
+                        default: break
+                        }
+                        return tally.allFinished(wanted)
                     }
                     report()
-                    if finished {
-                        return tally.withLock { tally in wanted.allSatisfy { tally.states[$0] == .succeeded } }
-                    }
+                    if finished { return tally.withLock { $0.allSucceeded(wanted) } }
                 }
                 return false
             }
@@ -108,28 +78,21 @@ final class ContinuedJobs: Sendable {
     private struct Tally {
         var states: [JobID: JobState] = [:]
         var fractions: [JobID: Double] = [:]
+        /// Jobs that are not there any more.
+        var gone: Set<JobID> = []
+
+        func isFinished(_ id: JobID) -> Bool { gone.contains(id) || (states[id]?.isFinished ?? false) }
+        func allFinished(_ ids: Set<JobID>) -> Bool { ids.allSatisfy(isFinished) }
+        func allSucceeded(_ ids: Set<JobID>) -> Bool {
+            ids.allSatisfy { !gone.contains($0) && states[$0] == .succeeded }
+        }
 
         func units(of ids: Set<JobID>) -> Int64 {
             ids.reduce(0) { sum, id in
-                if states[id]?.isFinished ?? false { return sum + ContinuedJobs.unitsPerJob }
+                if isFinished(id) { return sum + ContinuedJobs.unitsPerJob }
                 let fraction = min(1, max(0, fractions[id] ?? 0))
                 return sum + Int64(fraction * Double(ContinuedJobs.unitsPerJob))
             }
         }
-    }
-
-    private static func end(
-        _ completion: LaunchCompletion, expired: Bool, success: Bool, runner: JobRunner, phase: AppPhase,
-        events: EventLog
-    ) {
-        guard completion.finish(expired: expired) else { return }
-        phase.launchEnded()
-        // An expired launch stopped the runner: an app in the foreground runs it again.
-        if expired, phase.isForeground { runner.resume() }
-        events.record(
-            expired
-                ? .launchExpired(identifier: completion.identifier)
-                : .launchCompleted(identifier: completion.identifier))
-        completion.complete(success: success)
     }
 }

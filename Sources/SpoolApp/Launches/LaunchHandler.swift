@@ -2,65 +2,68 @@ import Spool
 
 /// Runs the queue's runner in a background launch and completes the launch once: with success once the
 /// runner is idle (``JobRunner/idle()``), without when the system's time runs out, after the running
-/// attempts were given back (``JobRunner/expire()``). In the background the runner is stopped before the
-/// launch completes, so that nothing of the queue runs (or waits for `LOCK`) when the app is suspended.
+/// attempts were given back when nothing else needs the runner (``RunnerControl/expire(_:)``). In the
+/// background the runner is stopped before the launch completes, so that nothing of the queue runs when
+/// the app is suspended.
 final class LaunchHandler: Sendable {
     private let runner: JobRunner
-    private let phase: AppPhase
+    private let control: RunnerControl
     private let events: EventLog
-    /// What runs after each launch, before its completion: bringing the requests up to date.
-    private let afterLaunch: @Sendable () -> Void
-    /// What must end before the runner runs (the transfers' reconciliation at launch).
-    private let before: Task<Void, Never>
+    private let requests: LaunchRequests
+    private let launches = Locked<UInt64>(0)
 
-    init(
-        runner: JobRunner, phase: AppPhase, events: EventLog, before: Task<Void, Never>,
-        afterLaunch: @escaping @Sendable () -> Void
-    ) {
+    init(runner: JobRunner, control: RunnerControl, requests: LaunchRequests, events: EventLog) {
         self.runner = runner
-        self.phase = phase
+        self.control = control
+        self.requests = requests
         self.events = events
-        self.before = before
-        self.afterLaunch = afterLaunch
+    }
+
+    /// A number for a new launch.
+    func nextLaunch() -> UInt64 {
+        launches.withLock { count in
+            count += 1
+            return count
+        }
     }
 
     /// Handles `task`: runs the runner until idle, or until the system's time runs out.
     func handle(_ task: any LaunchedTask) {
-        let completion = LaunchCompletion(task)
-        events.record(.launchStarted(identifier: task.identifier))
-        phase.launchBegan()
-        task.setExpirationHandler { [runner, phase, events, afterLaunch] in
-            guard completion.expire() else { return }
-            Task {
-                await runner.expire()
-                Self.end(
-                    completion, success: false, runner: runner, phase: phase, events: events, afterLaunch: afterLaunch)
-            }
-        }
-        Task { [runner, phase, events, afterLaunch, before] in
-            await before.value
-            runner.start()
+        // The system dropped the request it launched for: the next update submits one again if needed.
+        requests.launched(task.identifier)
+        run(task) { [runner] in
             await runner.idle()
-            // An expiry meanwhile stopped the runner (which ended the wait): its handler completes.
-            guard completion.isRunning else { return }
-            if phase.isLastLaunchInBackground { await runner.suspend() }
-            Self.end(completion, success: true, runner: runner, phase: phase, events: events, afterLaunch: afterLaunch)
+            return true
         }
     }
 
-    private static func end(
-        _ completion: LaunchCompletion, success: Bool, runner: JobRunner, phase: AppPhase, events: EventLog,
-        afterLaunch: @Sendable () -> Void
-    ) {
-        guard completion.finish(expired: !success) else { return }
-        phase.launchEnded()
-        // An expired launch stopped the runner: an app in the foreground runs it again.
-        if !success, phase.isForeground { runner.resume() }
-        afterLaunch()
+    /// Runs the runner for `task` until `work` returns (`true`: success), or until the task expires.
+    func run(_ task: any LaunchedTask, until work: @escaping @Sendable () async -> Bool) {
+        let completion = LaunchCompletion(task, number: nextLaunch())
+        events.record(.launchStarted(identifier: task.identifier))
+        task.setExpirationHandler { [self] in
+            guard completion.expire() else { return }
+            Task {
+                await control.expire(completion.number)
+                end(completion, success: false)
+            }
+        }
+        Task { [self] in
+            guard completion.start(), await control.begin(completion.number) else { return }
+            let success = await work()
+            // An expiry meanwhile (which may have ended the wait by stopping the runner) completes the launch.
+            guard completion.finishWork() else { return }
+            await control.end(completion.number)
+            end(completion, success: success)
+        }
+    }
+
+    private func end(_ completion: LaunchCompletion, success: Bool) {
+        requests.queueChanged()
         events.record(
-            success
-                ? .launchCompleted(identifier: completion.identifier)
-                : .launchExpired(identifier: completion.identifier))
+            completion.expired
+                ? .launchExpired(identifier: completion.identifier)
+                : .launchCompleted(identifier: completion.identifier))
         completion.complete(success: success)
     }
 }
@@ -68,33 +71,36 @@ final class LaunchHandler: Sendable {
 /// A launch's completion, made once: by the end of its work, or by its expiry, which wins once it began.
 final class LaunchCompletion: Sendable {
     private enum Phase {
-        case running, expiring, finished
+        case waiting, started, expiring, finished
     }
     private let task: any LaunchedTask
-    private let phase = Locked(Phase.running)
+    /// The launch's number for ``RunnerControl``.
+    let number: UInt64
+    private let phase = Locked(Phase.waiting)
 
-    init(_ task: any LaunchedTask) { self.task = task }
+    init(_ task: any LaunchedTask, number: UInt64) {
+        self.task = task
+        self.number = number
+    }
 
     var identifier: String { task.identifier }
 
-    /// Neither expiring nor finished.
-    var isRunning: Bool { phase.withLock { $0 == .running } }
+    /// Whether the launch expired.
+    var expired: Bool { phase.withLock { $0 == .expiring } }
 
-    /// The system's time ran out: returns whether the expiry is to complete the launch (it is not
-    /// finished already).
-    func expire() -> Bool {
-        phase.withLock { phase in
-            guard phase == .running else { return false }
-            phase = .expiring
-            return true
-        }
-    }
+    /// The work begins: `false` when the launch expired before.
+    func start() -> Bool { transition(from: [.waiting], to: .started) }
 
-    /// Returns whether this call finishes the launch: an expiry's, once expiring; the work's, while running.
-    func finish(expired: Bool) -> Bool {
+    /// The work ended: `false` when the launch expired meanwhile (its expiry completes it).
+    func finishWork() -> Bool { transition(from: [.started], to: .finished) }
+
+    /// The system's time ran out: `false` when the work finished already.
+    func expire() -> Bool { transition(from: [.waiting, .started], to: .expiring) }
+
+    private func transition(from: Set<Phase>, to next: Phase) -> Bool {
         phase.withLock { phase in
-            guard phase == (expired ? .expiring : .running) else { return false }
-            phase = .finished
+            guard from.contains(phase) else { return false }
+            phase = next
             return true
         }
     }
@@ -103,26 +109,4 @@ final class LaunchCompletion: Sendable {
         task.setExpirationHandler(nil)
         task.setTaskCompleted(success: success)
     }
-}
-
-/// Whether the app is in the foreground, and how many background launches run now.
-final class AppPhase: Sendable {
-    private struct State {
-        var isForeground: Bool
-        var launches = 0
-    }
-    private let state: Locked<State>
-
-    init(isForeground: Bool) { state = Locked(State(isForeground: isForeground)) }
-
-    var isForeground: Bool { state.withLock { $0.isForeground } }
-
-    func set(foreground: Bool) { state.withLock { $0.isForeground = foreground } }
-
-    func launchBegan() { state.withLock { $0.launches += 1 } }
-
-    func launchEnded() { state.withLock { $0.launches -= 1 } }
-
-    /// The app is in the background and no launch but the one asking runs.
-    var isLastLaunchInBackground: Bool { state.withLock { !$0.isForeground && $0.launches <= 1 } }
 }

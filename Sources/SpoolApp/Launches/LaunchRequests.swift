@@ -36,6 +36,11 @@ final class LaunchRequests: Sendable {
     /// The requests submitted and not cancelled since this object was made, by identifier.
     var pending: [String: LaunchRequest] { state.withLock { $0.pending } }
 
+    /// The system launched the app for the request `identifier`: it is no longer pending.
+    func launched(_ identifier: String) {
+        state.withLock { _ = $0.pending.removeValue(forKey: identifier) }
+    }
+
     /// The queue changed: brings the pending requests up to date now, or after the update running now.
     func queueChanged() {
         let runs = state.withLock { state -> Bool in

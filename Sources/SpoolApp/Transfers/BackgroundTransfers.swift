@@ -11,7 +11,7 @@ import Spool
 /// system no longer has (the app was killed between the park and the start, or the system dropped the
 /// task) are failed by their retry policy, so they run again (``reconcile()``).
 ///
-/// A transfer's key is `transfer:<session identifier>:<job id>`: its task's description carries it
+/// A transfer's key is `transfer:<session identifier>:<job id>:<attempt>`: its task's description carries it
 /// (task identifiers start again in every new session), and it names the session, so that a share
 /// extension's own session is reconciled with its own tasks only.
 public final class BackgroundTransfers: Sendable {
@@ -30,8 +30,11 @@ public final class BackgroundTransfers: Sendable {
         var otherSessions: [String: any TransferSession] = [:]
         /// The keys whose completions are being recorded now.
         var recording: [String: Int] = [:]
-        /// The system's completion handlers for sessions' events, by session identifier.
-        var eventHandlers: [String: @MainActor @Sendable () -> Void] = [:]
+        /// The system's completion handlers for sessions' events, by session identifier, until called.
+        var eventHandlers: [String: [@MainActor @Sendable () -> Void]] = [:]
+        /// Sessions that reported all their events, and whose outcomes are durable, with no handler
+        /// waiting then: a handler given later is called at once.
+        var eventsFinished: Set<String> = []
     }
     private let state = Awaitable(State())
 
@@ -50,9 +53,11 @@ public final class BackgroundTransfers: Sendable {
         completions.attach(self)
     }
 
-    /// The key of the transfer of job `id` in the session `sessionIdentifier`.
-    public static func key(for id: JobID, session sessionIdentifier: String) -> String {
-        "transfer:\(sessionIdentifier):\(id.rawValue)"
+    /// The key of the transfer of job `id`'s attempt `attempt` in the session `sessionIdentifier` (a share
+    /// extension's transfer, made before any attempt, is attempt 0). The attempt is part of it so that a
+    /// late report of an earlier attempt's transfer never ends a later attempt.
+    public static func key(for id: JobID, attempt: Int, session sessionIdentifier: String) -> String {
+        "transfer:\(sessionIdentifier):\(id.rawValue):\(attempt)"
     }
 
     /// A new identifier for a share extension's background session, under the app's session
@@ -85,7 +90,7 @@ public final class BackgroundTransfers: Sendable {
     public func start(_ request: TransferRequest, in context: JobContext, for duration: TimeInterval) async throws
         -> Never
     {
-        let key = Self.key(for: context.id, session: session.identifier)
+        let key = Self.key(for: context.id, attempt: context.job.attempts, session: session.identifier)
         try await context.park(key: key, for: duration) {
             try session.start(request, key: key)
             events.record(.transferStarted(context.id, key: key))
@@ -113,16 +118,26 @@ public final class BackgroundTransfers: Sendable {
         }
         let outcome = rules.outcome(completion)
         do {
-            switch outcome {
-            case .success: try await queue.completeParked(key: completion.key)
-            case .retry(let error): try await queue.failParked(key: completion.key, error: error)
-            case .fail(let error): try await queue.failParked(key: completion.key, error: error, terminal: true)
+            do {
+                try await recordOutcome(outcome, key: completion.key)
+            } catch let error as SpoolError where error.code == .jobNotFound {
+                // A share extension's job may still wait in its inbox file: ingested, it is parked under the key.
+                _ = try await queue.ingestInbox()
+                try await recordOutcome(outcome, key: completion.key)
             }
             events.record(.transferFinished(key: completion.key, outcome: outcome))
         } catch let error as SpoolError where error.code == .jobNotFound {
             events.record(.transferOutcomeDropped(key: completion.key))
         } catch {
             events.record(.transferRecordFailed(key: completion.key, error: "\(error)"))
+        }
+    }
+
+    private func recordOutcome(_ outcome: TransferOutcome, key: String) async throws {
+        switch outcome {
+        case .success: try await queue.completeParked(key: key)
+        case .retry(let error): try await queue.failParked(key: key, error: error)
+        case .fail(let error): try await queue.failParked(key: key, error: error, terminal: true)
         }
     }
 
@@ -145,8 +160,13 @@ public final class BackgroundTransfers: Sendable {
     ) -> Bool {
         guard identifier == session.identifier || identifier.hasPrefix(Self.extensionPrefix(of: session.identifier))
         else { return false }
-        state.update { $0.eventHandlers[identifier] = completionHandler }
-        if identifier != session.identifier {
+        let finished = state.update { state -> Bool in
+            if state.eventsFinished.remove(identifier) != nil { return true }
+            state.eventHandlers[identifier, default: []].append(completionHandler)
+            return false
+        }
+        if finished { Task { await completionHandler() } }
+        if identifier != session.identifier, state.read({ $0.otherSessions[identifier] == nil }) {
             // A share extension's session: made now, with the app's delegate, to receive its events.
             let other = makeSession(identifier, completions)
             state.update { $0.otherSessions[identifier] = other }
@@ -160,10 +180,16 @@ public final class BackgroundTransfers: Sendable {
     public func sessionDidFinishEvents(identifier: String) {
         Task {
             await completionsRecorded()
-            let (handler, other) = state.read { ($0.eventHandlers[identifier], $0.otherSessions[identifier]) }
-            if let other { _ = await reconcile(other) }
-            state.update { $0.eventHandlers[identifier] = nil }
-            await handler?()
+            if let other = state.read({ $0.otherSessions[identifier] }) { _ = await reconcile(other) }
+            // Taken and removed in one step: each handler is called once.
+            let handlers = state.update { state -> [@MainActor @Sendable () -> Void] in
+                guard let handlers = state.eventHandlers.removeValue(forKey: identifier) else {
+                    state.eventsFinished.insert(identifier)
+                    return []
+                }
+                return handlers
+            }
+            for handler in handlers { await handler() }
             events.record(.sessionEventsHandled(identifier: identifier))
         }
     }
@@ -183,15 +209,24 @@ public final class BackgroundTransfers: Sendable {
     /// Reconciles the jobs parked under `session`'s keys with its pending transfers.
     func reconcile(_ session: any TransferSession) async -> [JobID] {
         let prefix = Self.keyPrefix(session: session.identifier)
-        let pending = await session.pendingKeys()
         do {
+            // The parks first, then the session's transfers: a park made after this read is not a candidate,
+            // so a transfer started after the session was read is never taken for a dropped one.
+            let candidates = try queue.parkedJobs().compactMap(\.parkedKey).filter { $0.hasPrefix(prefix) }
+            guard !candidates.isEmpty else { return [] }
+            let pending = await session.pendingKeys()
             let recording = state.read { Set($0.recording.keys) }
-            // Parks of other sessions, and of the app's own kind (not transfers), are left as they are.
-            let others = try queue.parkedJobs().compactMap(\.parkedKey).filter { !$0.hasPrefix(prefix) }
-            let failed = try await queue.reconcileParked(stillPending: pending.union(recording).union(others))
-            let ids = failed.map(\.id)
-            if !ids.isEmpty { events.record(.transfersReconciled(failed: ids)) }
-            return ids
+            var failed: [JobID] = []
+            for key in candidates where !pending.contains(key) && !recording.contains(key) {
+                do {
+                    failed.append(
+                        try await queue.failParked(key: key, error: "the system no longer has the transfer").id)
+                } catch let error as SpoolError where error.code == .jobNotFound {
+                    // Its completion was recorded meanwhile.
+                }
+            }
+            if !failed.isEmpty { events.record(.transfersReconciled(failed: failed)) }
+            return failed
         } catch {
             events.record(.transferRecordFailed(key: prefix, error: "reconciliation: \(error)"))
             return []

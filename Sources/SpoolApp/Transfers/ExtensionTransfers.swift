@@ -20,7 +20,7 @@ extension BackgroundTransfers {
         var job = job
         let id = job.id ?? JobID(UUID().uuidString.lowercased())
         job.id = id
-        let key = key(for: id, session: session.identifier)
+        let key = key(for: id, attempt: 0, session: session.identifier)
         let enqueued = try await producer.enqueue(job, parkedUnder: key, for: duration)
         try session.start(request, key: key)
         return enqueued

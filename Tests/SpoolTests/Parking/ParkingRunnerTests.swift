@@ -64,7 +64,7 @@ import Testing
         // Idle once the handler returned: the slot is free and nothing is due.
         // The limit is a guard: in the full suite, tests that block threads of Swift's cooperative pool
         // (child processes, blocking calls) can hold this test's tasks back for seconds.
-        try await fixture.events.wait(for: .idle, timeout: 60)
+        try await fixture.events.wait(for: .idle, timeout: hangGuard)
         #expect(seen.withLock { $0 } == ["running t-u"])
         let job = try fixture.job(id)
         #expect(job.state == .succeeded && job.attempts == 1 && job.parkedKey == nil)

@@ -47,10 +47,10 @@ import Testing
         }
         let id = try await fixture.queue.enqueue(NewJob(kind: "upload"))
         fixture.runner.start()
-        try await fixture.events.wait(for: .claimed(id, attempt: 1), timeout: 60)
+        try await fixture.events.wait(for: .claimed(id, attempt: 1), timeout: hangGuard)
         await fixture.runner.suspend()
         fixture.runner.resume()
-        try await fixture.events.wait(for: .finished(id, .succeeded), timeout: 60)
+        try await fixture.events.wait(for: .finished(id, .succeeded), timeout: hangGuard)
         #expect(seen.withLock { $0 } == ["attempt 1 starts 1", "attempt 1 starts 2"])
         #expect(try fixture.job(id).attempts == 1 && fixture.job(id).starts == 2)
         try await fixture.tearDown()

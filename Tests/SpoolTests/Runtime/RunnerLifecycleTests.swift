@@ -16,16 +16,16 @@ import Testing
         let id = try await fixture.queue.enqueue(NewJob(kind: "upload"))
         fixture.runner.start()
         for switchNumber in 1...4 {
-            try await fixture.events.wait(for: switchNumber, timeout: 60) { $0 == .claimed(id, attempt: 1) }
+            try await fixture.events.wait(for: switchNumber, timeout: hangGuard) { $0 == .claimed(id, attempt: 1) }
             await fixture.runner.suspend()
             let job = try fixture.job(id)
             #expect(job.state == .enqueued && job.attempts == 0 && job.lastStopReason == .runnerStopped)
             #expect(job.nextRetryAt == nil)
             fixture.runner.resume()
         }
-        try await fixture.events.wait(for: 5, timeout: 60) { $0 == .claimed(id, attempt: 1) }
+        try await fixture.events.wait(for: 5, timeout: hangGuard) { $0 == .claimed(id, attempt: 1) }
         gate.open()
-        try await fixture.events.wait(for: .finished(id, .succeeded), timeout: 60)
+        try await fixture.events.wait(for: .finished(id, .succeeded), timeout: hangGuard)
         #expect(try fixture.job(id).state == .succeeded)
         #expect(!fixture.events.all.contains { $0.isFailure })
         try await fixture.tearDown()
@@ -38,7 +38,7 @@ import Testing
         let id = try await fixture.queue.enqueue(NewJob(kind: "upload"))
         for switchNumber in 1...2 {
             fixture.runner.start()
-            try await fixture.events.wait(for: .claimed(id, attempt: switchNumber), timeout: 60)
+            try await fixture.events.wait(for: .claimed(id, attempt: switchNumber), timeout: hangGuard)
             await fixture.runner.stop(.cancelRunning)
         }
         #expect(try fixture.job(id).state == .failed && fixture.job(id).attempts == 2)
@@ -131,17 +131,17 @@ import Testing
         let ok = try await fixture.queue.enqueue(NewJob(kind: "ok"))
         let slow = try await fixture.queue.enqueue(NewJob(kind: "slow"))
         fixture.runner.start()
-        try await fixture.events.wait(for: .claimed(slow, attempt: 1), timeout: 60)
+        try await fixture.events.wait(for: .claimed(slow, attempt: 1), timeout: hangGuard)
         _ = try await fixture.queue.cancel(slow)
-        try await fixture.events.wait(for: .finished(slow, .cancelled), timeout: 60)
-        try await fixture.events.wait(for: .finished(broken, .failed), timeout: 60)
-        try await fixture.events.wait(for: .finished(ok, .succeeded), timeout: 60)
+        try await fixture.events.wait(for: .finished(slow, .cancelled), timeout: hangGuard)
+        try await fixture.events.wait(for: .finished(broken, .failed), timeout: hangGuard)
+        try await fixture.events.wait(for: .finished(ok, .succeeded), timeout: hangGuard)
         // The first failure retries: no final event; the second uses the budget up.
-        try await fixture.events.wait(for: .claimed(flaky, attempt: 1), timeout: 60)
+        try await fixture.events.wait(for: .claimed(flaky, attempt: 1), timeout: hangGuard)
         await fixture.runner.idle()
         #expect(!fixture.events.all.contains { if case .finished(flaky, _) = $0 { true } else { false } })
         fixture.clock.advance(by: 10)
-        try await fixture.events.wait(for: .finished(flaky, .failed), timeout: 60)
+        try await fixture.events.wait(for: .finished(flaky, .failed), timeout: hangGuard)
         let failures = fixture.events.all.filter {
             if case .failed(flaky, _, let terminal) = $0 { !terminal } else { false }
         }

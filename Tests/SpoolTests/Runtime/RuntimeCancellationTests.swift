@@ -29,7 +29,7 @@ import Testing
         await checkpoints.wait(for: "returning")
         await fixture.events.wait { $0 == .discarded(id) }
         // The loop records the job's final state when it notices the cancel; the handler's end races it.
-        try await fixture.events.wait(for: .finished(id, .cancelled), timeout: 60)
+        try await fixture.events.wait(for: .finished(id, .cancelled), timeout: hangGuard)
         #expect(observed.withLock { $0 } == .jobCancelled)
         let job = try fixture.job(id)
         #expect(job.state == .cancelled && job.attempts == 1 && job.lastError == nil)

@@ -169,7 +169,7 @@ import Testing
         fixture.runner.start()
         await fixture.events.wait { $0 == .succeeded(known) }
         await fixture.events.wait { $0.isFailure }
-        try await fixture.events.wait(for: .finished(mystery, .failed), timeout: 60)
+        try await fixture.events.wait(for: .finished(mystery, .failed), timeout: hangGuard)
         let job = try fixture.job(mystery)
         #expect(job.state == .failed && job.nextRetryAt == nil, "terminal: never a retry loop")
         #expect(job.attempts == 1, "the claim used to fail it counts one attempt")

@@ -24,10 +24,9 @@ final class AppDelegate: UIResponder, UIApplicationDelegate {
                 options: .init(
                     launches: PhotoUploads.launches, transferSession: PhotoUploads.transferSession,
                     sharedContainerIdentifier: PhotoUploads.appGroup, logSubsystem: "com.example.photouploads"))
-            let transfers = work.transfers
             try runner.register(UploadPhoto.self) { photo, context in
                 // Parks the job, then hands the upload to the system; its completion ends the job.
-                try await transfers?.start(photo.transfer, in: context, for: PhotoUploads.transferPatience)
+                try await work.startTransfer(photo.transfer, in: context, for: PhotoUploads.transferPatience)
             }
             self.work = work
         } catch {
@@ -42,14 +41,22 @@ final class AppDelegate: UIResponder, UIApplicationDelegate {
     }
 
     func applicationDidEnterBackground(_ application: UIApplication) {
-        Task { await work?.appDidEnterBackground() }
+        // The attempts are given back and recorded before the app is suspended: ask for the time it takes.
+        let time = application.beginBackgroundTask(withName: "spool.background-entry", expirationHandler: nil)
+        Task {
+            await work?.appDidEnterBackground()
+            application.endBackgroundTask(time)
+        }
     }
 
     func application(
         _ application: UIApplication, handleEventsForBackgroundURLSession identifier: String,
         completionHandler: @escaping () -> Void
     ) {
-        work?.transfers?.handleEvents(forSession: identifier) { completionHandler() }
+        // A session that is not Spool's (or no queue): the handler is the app's to call.
+        if work?.transfers?.handleEvents(forSession: identifier, completionHandler: { completionHandler() }) != true {
+            completionHandler()
+        }
     }
 
     /// Called by the app's UI when the user picks a photo: the photo is copied into the app group's
