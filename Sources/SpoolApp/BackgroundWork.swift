@@ -173,6 +173,13 @@ public final class BackgroundWork: Sendable {
                         + "and is this call made before the app finishes launching?")
             }
         }
+        if let transfers {
+            // A share extension's transfer outcomes, carried to the app as jobs.
+            try runner.register(kind: BackgroundTransfers.outcomeKind) { payload, _ in
+                let completion = try BackgroundTransfers.decode(payload)
+                await transfers.record(completion)
+            }
+        }
         if let base = options.continuedProcessing, let scheduler = system.continuedProcessing {
             continued = (base, scheduler)
         } else {

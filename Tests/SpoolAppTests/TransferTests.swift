@@ -140,6 +140,32 @@ import Testing
         #expect(job.state == .succeeded && job.attempts == 1)
         try await app.close()
     }
+
+    /// A share extension's transfer that ends while the extension still runs reports to the extension's
+    /// delegate, not the app's: the extension enqueues the outcome as a job after the parked one, and the
+    /// app's runner records it for the parked job.
+    @Test(.timeLimit(.minutes(10))) func aTransferEndingWhileTheExtensionRunsIsRecordedByTheApp() async throws {
+        let folder = AppFolder()
+        defer { folder.remove() }
+        var configuration = folder.configuration
+        configuration.sharing = .shared
+        let app = try Setup(folder, scheduler: FakeScheduler(), transfers: FakeTransferSystem(), sharing: .shared)
+        var events = EventReader(app.work)
+        let extensionSession = BackgroundTransfers.extensionSessionIdentifier("app.transfers")
+        let producer = try QueueProducer(directory: folder.directory, configuration: configuration)
+        let extensionTransfers = FakeTransferSession(
+            identifier: extensionSession, completions: TransferCompletions(recordingThrough: producer))
+        let id = try await BackgroundTransfers.enqueue(
+            NewJob(kind: "upload"), transferring: .upload(Self.file, to: Self.server), producer: producer,
+            session: extensionTransfers, for: 86_400)
+        let key = BackgroundTransfers.key(for: id, attempt: 0, session: extensionSession)
+        extensionTransfers.finish(key, status: 201)
+        await app.work.appWillEnterForeground()
+        await events.until(seen: .transferFinished(key: key, outcome: .success))
+        let job = try #require(try app.queue.job(id))
+        #expect(job.state == .succeeded && job.attempts == 1)
+        try await app.close()
+    }
 }
 
 /// Counts calls from a `@Sendable` closure.

@@ -3,8 +3,10 @@ import Spool
 extension BackgroundTransfers {
     /// In a share extension (a producer of the app's queue): enqueues `job` parked under its transfer's
     /// key, durably, then starts `request` in the extension's own background session `session`
-    /// (identified by ``extensionSessionIdentifier(_:)``). The app records the transfer's outcome when
-    /// the system hands it the session's events (``handleEvents(forSession:completionHandler:)``); should
+    /// (identified by ``extensionSessionIdentifier(_:)``, its delegate reporting to a
+    /// ``TransferCompletions/init(recordingThrough:)`` receiver). The app records the transfer's outcome:
+    /// from the receiver's outcome job when the transfer ends while the extension runs, or when the system
+    /// hands it the session's events (``handleEvents(forSession:completionHandler:)``) after; should
     /// the extension end before the transfer starts, the park's deadline brings the job back to the app,
     /// whose handler for its kind runs it.
     ///
@@ -24,5 +26,21 @@ extension BackgroundTransfers {
         let enqueued = try await producer.enqueue(job, parkedUnder: key, for: duration)
         try session.start(request, key: key)
         return enqueued
+    }
+}
+
+extension BackgroundTransfers {
+    /// The kind of the jobs that carry a share extension's transfer outcomes to the app
+    /// (``TransferCompletions/init(recordingThrough:)``); ``BackgroundWork`` registers their handler.
+    public static let outcomeKind = "spool.transfer-outcome"
+
+    /// A completion as an outcome job's payload.
+    static func encode(_ completion: TransferCompletion) -> Data {
+        (try? JSONEncoder().encode(completion)) ?? Data()
+    }
+
+    /// An outcome job's completion.
+    static func decode(_ payload: Data) throws -> TransferCompletion {
+        try JSONDecoder().decode(TransferCompletion.self, from: payload)
     }
 }

@@ -2,6 +2,10 @@ import Spool
 
 /// Where a transfer session's delegate reports completions: handed to the session when it is made,
 /// before the ``BackgroundTransfers`` that records them exists; what arrives before then waits for it.
+///
+/// In a share extension, which never owns the queue, ``init(recordingThrough:)`` makes one that hands each
+/// completion to the app as a job of its own (``BackgroundTransfers/outcomeKind``), enqueued through the
+/// extension's producer after the parked job it ends: the app's runner records the outcome.
 public final class TransferCompletions: Sendable {
     private enum Report {
         case completed(TransferCompletion)
@@ -12,12 +16,25 @@ public final class TransferCompletions: Sendable {
         var waiting: [Report] = []
     }
     private let state = Locked(State())
+    /// A share extension's producer, which completions are enqueued through; `nil` in the app.
+    private let producer: QueueProducer?
 
     /// A receiver with no ``BackgroundTransfers`` yet: for an app's tests of a session it writes itself.
-    public init() {}
+    public init() { producer = nil }
+
+    /// A share extension's receiver: each completion is enqueued through `producer` as a job of kind
+    /// ``BackgroundTransfers/outcomeKind``, which the app's ``BackgroundWork`` runs by recording the outcome
+    /// for the parked job (a producer cannot end a parked job itself). Enqueued after the parked job, it is
+    /// ingested after it (producers' calls are applied in the order they were acknowledged).
+    public init(recordingThrough producer: QueueProducer) { self.producer = producer }
 
     /// The session's delegate: a transfer ended (``BackgroundTransfers/transferDidComplete(_:)``).
-    public func transferDidComplete(_ completion: TransferCompletion) { deliver(.completed(completion)) }
+    public func transferDidComplete(_ completion: TransferCompletion) {
+        guard let producer else { return deliver(.completed(completion)) }
+        // Durable before the delegate's call returns: the extension may end right after it.
+        _ = try? producer.enqueue(
+            NewJob(kind: BackgroundTransfers.outcomeKind, payload: BackgroundTransfers.encode(completion)))
+    }
 
     /// The session's delegate: the session `identifier` reported all its events
     /// (``BackgroundTransfers/sessionDidFinishEvents(identifier:)``).

@@ -42,7 +42,7 @@ public struct TransferRequest: Sendable, Equatable {
 }
 
 /// How a transfer ended, as the session's delegate reports it.
-public struct TransferCompletion: Sendable, Equatable {
+public struct TransferCompletion: Sendable, Equatable, Codable {
     /// The transfer's key (its task's description): the key its job is parked under.
     public var key: String
     /// The HTTP status of the response, or `nil` when there was none.

@@ -19,7 +19,8 @@ public enum ShareUploads {
         let upload = UploadPhoto(file: copy, destination: destination)
         let session = URLSessionTransfers(
             identifier: BackgroundTransfers.extensionSessionIdentifier(PhotoUploads.transferSession),
-            sharedContainerIdentifier: PhotoUploads.appGroup, completions: TransferCompletions())
+            sharedContainerIdentifier: PhotoUploads.appGroup,
+            completions: TransferCompletions(recordingThrough: producer))
         return try await BackgroundTransfers.enqueue(
             try NewJob(upload), transferring: upload.transfer, producer: producer, session: session,
             for: PhotoUploads.transferPatience)
