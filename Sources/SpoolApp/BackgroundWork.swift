@@ -292,10 +292,12 @@ public final class BackgroundWork: Sendable {
         requests.queueChanged()
     }
 
-    /// Stops following the queue and the device, stops the runner and ends the event streams.
+    /// Stops following the queue and the device, stops the runner, lets the transfer sessions go (the system
+    /// carries their transfers on) and ends the event streams.
     public func close() async {
         follower.withLock { $0 }?.cancel()
         conditions.cancel()
+        transfers?.close()
         control.setForeground(false)
         await runner.stop(.releaseRunning)
         log.finish()

@@ -3,17 +3,25 @@
     import Spool
 
     /// ``PowerStateMonitoring`` over `ProcessInfo.isLowPowerModeEnabled` and its change notification.
-    public final class LowPowerModeMonitor: PowerStateMonitoring, Sendable {
+    public final class LowPowerModeMonitor: PowerStateMonitoring, @unchecked Sendable {
+        // @unchecked: `reports` is an OperationQueue, used only to add operations (thread-safe).
         private let observer = Locked<(any NSObjectProtocol)?>(nil)
+        /// One serial queue for the first report and every change, each reading the state when it runs: the
+        /// reports reach the handler in order, the last one the state as it is.
+        private let reports: OperationQueue = {
+            let queue = OperationQueue()
+            queue.maxConcurrentOperationCount = 1
+            return queue
+        }()
 
         /// A monitor of the process's power state.
         public init() {}
 
         /// Reports the current state, then each change.
         public func start(_ handler: @escaping @Sendable (Bool) -> Void) {
-            handler(ProcessInfo.processInfo.isLowPowerModeEnabled)
+            reports.addOperation { handler(ProcessInfo.processInfo.isLowPowerModeEnabled) }
             let token = NotificationCenter.default.addObserver(
-                forName: .NSProcessInfoPowerStateDidChange, object: nil, queue: nil
+                forName: .NSProcessInfoPowerStateDidChange, object: nil, queue: reports
             ) { _ in
                 handler(ProcessInfo.processInfo.isLowPowerModeEnabled)
             }

@@ -52,6 +52,10 @@
             Set(await session.allTasks.compactMap { $0.taskDescription.map(Self.key(of:)) })
         }
 
+        /// `URLSession.finishTasksAndInvalidate()`: the session lets its delegate go; the system carries its
+        /// transfers on, and a new session with the identifier receives their events.
+        public func finish() { session.finishTasksAndInvalidate() }
+
         /// The key on a task description's first line.
         static func key(of description: String) -> String {
             String(description.prefix { $0 != "\n" })

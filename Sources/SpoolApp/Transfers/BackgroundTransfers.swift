@@ -194,6 +194,12 @@ public final class BackgroundTransfers: Sendable {
         }
     }
 
+    /// Lets every session go (``TransferSession/finish()``).
+    func close() {
+        session.finish()
+        for other in state.read({ Array($0.otherSessions.values) }) { other.finish() }
+    }
+
     // MARK: Reconciliation
 
     /// Fails, by their retry policy, the jobs parked under a key of the app's session that the session

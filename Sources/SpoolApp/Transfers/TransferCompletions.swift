@@ -12,7 +12,8 @@ public final class TransferCompletions: Sendable {
         case finishedEvents(String)
     }
     private struct State {
-        var transfers: BackgroundTransfers?
+        /// Weak: the sessions hold this receiver, and the transfers hold the sessions.
+        weak var transfers: BackgroundTransfers?
         var waiting: [Report] = []
     }
     private let state = Locked(State())

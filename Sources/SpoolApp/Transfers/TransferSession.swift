@@ -110,4 +110,12 @@ public protocol TransferSession: Sendable {
     /// The keys of the session's transfers whose completion has not been reported yet (running,
     /// waiting, or finished while the app was not running and to be reported).
     func pendingKeys() async -> Set<String>
+    /// Lets the session go once its transfers are handed over (the system carries them on): on Apple
+    /// platforms `finishTasksAndInvalidate()`, which releases its delegate.
+    func finish()
+}
+
+extension TransferSession {
+    /// Nothing to let go.
+    public func finish() {}
 }
