@@ -42,9 +42,10 @@ final class LaunchHandler: Sendable {
         let completion = LaunchCompletion(task, number: nextLaunch())
         events.record(.launchStarted(identifier: task.identifier))
         task.setExpirationHandler { [self] in
-            guard completion.expire() else { return }
+            guard let began = completion.expire() else { return }
             Task {
-                await control.expire(completion.number)
+                // Only a launch whose work began can have started the runner (or be about to).
+                if began { await control.expire(completion.number) }
                 end(completion, success: false)
             }
         }
@@ -94,8 +95,14 @@ final class LaunchCompletion: Sendable {
     /// The work ended: `false` when the launch expired meanwhile (its expiry completes it).
     func finishWork() -> Bool { transition(from: [.started], to: .finished) }
 
-    /// The system's time ran out: `false` when the work finished already.
-    func expire() -> Bool { transition(from: [.waiting, .started], to: .expiring) }
+    /// The system's time ran out: whether the work had begun, or `nil` when it finished already.
+    func expire() -> Bool? {
+        phase.withLock { phase in
+            guard phase == .waiting || phase == .started else { return nil }
+            defer { phase = .expiring }
+            return phase == .started
+        }
+    }
 
     private func transition(from: Set<Phase>, to next: Phase) -> Bool {
         phase.withLock { phase in

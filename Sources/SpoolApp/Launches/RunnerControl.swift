@@ -13,7 +13,8 @@ actor RunnerControl {
     private nonisolated let foreground = Locked(false)
     /// The launches in progress.
     private var launches: Set<UInt64> = []
-    /// Launches that expired before they began: they never start the runner.
+    /// Launches whose expiry reached this actor before their ``begin(_:)``, which then starts nothing (each
+    /// such begin follows: an expiry comes here only for a launch whose work began).
     private var expiredEarly: Set<UInt64> = []
     /// Whether this actor last started the runner (and has not stopped it since).
     private var running = false

@@ -166,10 +166,13 @@ public final class BackgroundTransfers: Sendable {
             return false
         }
         if finished { Task { await completionHandler() } }
-        if identifier != session.identifier, state.read({ $0.otherSessions[identifier] == nil }) {
-            // A share extension's session: made now, with the app's delegate, to receive its events.
-            let other = makeSession(identifier, completions)
-            state.update { $0.otherSessions[identifier] = other }
+        if identifier != session.identifier {
+            // A share extension's session: made now, once, with the app's delegate, to receive its events.
+            state.update { state in
+                if state.otherSessions[identifier] == nil {
+                    state.otherSessions[identifier] = makeSession(identifier, completions)
+                }
+            }
         }
         return true
     }
