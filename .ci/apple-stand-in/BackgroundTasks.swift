@@ -51,6 +51,8 @@ open class BGTaskScheduler: NSObject {
     /// API_UNAVAILABLE(macos, tvos, visionos, watchos, macCatalyst) (iOS 26 SDK header; the Xcode 27 one
     /// lists the same).
     @available(iOS 26.0, *)
+    @available(macCatalyst, unavailable)
+@available(macCatalyst, unavailable)
     @available(tvOS, unavailable)
     @available(visionOS, unavailable)
     open class var supportedResources: BGContinuedProcessingTaskRequest.Resources {
@@ -64,8 +66,10 @@ open class BGTaskScheduler: NSObject {
     /// NS_SWIFT_SENDABLE: the closure is NOT @Sendable. A closure literal written in an actor-isolated
     /// context therefore inherits that isolation, and Swift 6 inserts a run-time executor check that traps
     /// when the scheduler calls it on its background queue (`using: nil`). iOS 26 SDK: the method is also
-    /// NS_EXTENSION_UNAVAILABLE("Only the host application may register launch handlers"); the Xcode 27.2
-    /// header no longer says so.
+    /// NS_EXTENSION_UNAVAILABLE("Only the host application may register launch handlers") (alexey-lysiuk/macos-sdk
+    /// MacOSX26.0.sdk/System/Library/Frameworks/BackgroundTasks.framework/Versions/A/Headers/BGTaskScheduler.h,
+    /// commit c47669c5), declared so here; the Xcode 27.2 header no longer says so.
+    @available(iOSApplicationExtension, unavailable, message: "Only the host application may register launch handlers")
     open func register(
         forTaskWithIdentifier identifier: String, using queue: DispatchQueue?,
         launchHandler: @escaping (BGTask) -> Void
@@ -242,6 +246,7 @@ open class BGProcessingTaskRequest: BGTaskRequest {
 /// API_AVAILABLE(ios(26.0)) API_UNAVAILABLE(macos, tvos, visionos, watchos, macCatalyst); the Swift page
 /// of the documentation also lists Mac Catalyst 26.0, which the header excludes).
 @available(iOS 26.0, *)
+@available(macCatalyst, unavailable)
 @available(macOS, unavailable)
 @available(tvOS, unavailable)
 @available(watchOS, unavailable)
@@ -365,6 +370,7 @@ open class BGAppRefreshTask: BGTask {}
 /// NSObjectProtocol, ProgressReporting — not Sendable. It "must report progress via the
 /// NSProgressReporting protocol conformance"; stalled tasks may be expired.
 @available(iOS 26.0, *)
+@available(macCatalyst, unavailable)
 @available(macOS, unavailable)
 @available(tvOS, unavailable)
 @available(watchOS, unavailable)

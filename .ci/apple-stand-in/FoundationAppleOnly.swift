@@ -55,10 +55,49 @@ import Foundation
 @available(macOS 10.10, iOS 8.0, watchOS 2.0, tvOS 9.0, *)
 public struct URLRequest: Hashable, Sendable {
     /// .../urlrequest/init(url:cachepolicy:timeoutinterval:) — `init(url: URL, cachePolicy:
-    /// URLRequest.CachePolicy = .useProtocolCachePolicy, timeoutInterval: TimeInterval = 60.0)`. Only the
-    /// `url:` form is declared here (no CachePolicy stand-in): passing `cachePolicy:` or `timeoutInterval:`
-    /// compiles on Apple platforms and not here.
-    public init(url: URL) { fatalError("stand-in: type-check only") }
+    /// URLRequest.CachePolicy = .useProtocolCachePolicy, timeoutInterval: TimeInterval = 60.0)`, the one
+    /// initializer (NSURLRequest.h, alexey-lysiuk/macos-sdk MacOSX26.0.sdk/System/Library/Frameworks/
+    /// Foundation.framework/Versions/C/Headers/NSURLRequest.h, commit c47669c5: `- (instancetype)initWithURL:(NSURL
+    /// *)URL cachePolicy:(NSURLRequestCachePolicy)cachePolicy timeoutInterval:(NSTimeInterval)timeoutInterval
+    /// NS_DESIGNATED_INITIALIZER;` "Default values are used for cache policy (NSURLRequestUseProtocolCachePolicy)
+    /// and timeout interval (60 seconds)").
+    public init(url: URL, cachePolicy: CachePolicy = .useProtocolCachePolicy, timeoutInterval: TimeInterval = 60.0) {
+        fatalError("stand-in: type-check only")
+    }
+
+    /// `URLRequest.CachePolicy` (`NSURLRequest.CachePolicy`, `typedef NS_ENUM(NSUInteger,
+    /// NSURLRequestCachePolicy)` in NSURLRequest.h, raw values as the header gives them). Non-frozen.
+    public enum CachePolicy: UInt, Sendable {
+        case useProtocolCachePolicy = 0
+        case reloadIgnoringLocalCacheData = 1
+        case returnCacheDataElseLoad = 2
+        case returnCacheDataDontLoad = 3
+        case reloadIgnoringLocalAndRemoteCacheData = 4
+        case reloadRevalidatingCacheData = 5
+    }
+
+    /// NSURLRequest.h: `@property (readonly) BOOL allowsCellularAccess API_AVAILABLE(macos(10.8), ios(6.0),
+    /// watchos(2.0), tvos(9.0));` (read-write on the struct, as NSMutableURLRequest declares it).
+    public var allowsCellularAccess: Bool {
+        get { fatalError("stand-in: type-check only") }
+        set { fatalError("stand-in: type-check only") }
+    }
+
+    /// NSURLRequest.h: `@property (readonly) BOOL allowsExpensiveNetworkAccess API_AVAILABLE(macos(10.15),
+    /// ios(13.0), watchos(6.0), tvos(13.0));`.
+    @available(macOS 10.15, iOS 13.0, watchOS 6.0, tvOS 13.0, *)
+    public var allowsExpensiveNetworkAccess: Bool {
+        get { fatalError("stand-in: type-check only") }
+        set { fatalError("stand-in: type-check only") }
+    }
+
+    /// NSURLRequest.h: `@property (readonly) BOOL allowsConstrainedNetworkAccess API_AVAILABLE(macos(10.15),
+    /// ios(13.0), watchos(6.0), tvos(13.0));`.
+    @available(macOS 10.15, iOS 13.0, watchOS 6.0, tvOS 13.0, *)
+    public var allowsConstrainedNetworkAccess: Bool {
+        get { fatalError("stand-in: type-check only") }
+        set { fatalError("stand-in: type-check only") }
+    }
 
     /// .../urlrequest/url — `var url: URL? { get set }`.
     public var url: URL? {

@@ -6,11 +6,12 @@
 // Apple's documentation page named on it, https://developer.apple.com/documentation/network/... (2026
 // snapshots, which give the Swift declaration, availability and the "Conforms To" list).
 //
-// Sendability, as documented: NWPathMonitor, NWInterface, NWInterface.InterfaceType and NWPath.Status
-// conform to Sendable; `pathUpdateHandler` is `@preconcurrency` and `@Sendable`. NWPath's own page was
-// not available to read: it is declared NOT Sendable here (the restrictive choice; see NWPath).
-// Older SDKs differ: code written against them added `extension NWPathMonitor: @unchecked @retroactive
-// Sendable {}`, which an SDK with the conformance reports as redundant.
+// Sendability, as the iOS 26 SDK's Swift interface declares it (alexey-lysiuk/macos-sdk, MacOSX26.0.sdk/System/Library/Frameworks/Network.framework/Versions/A/Modules/Network.swiftmodule/arm64e-apple-ios-macabi.swiftinterface (commit c47669c5, -target arm64e-apple-ios26.0-macabi)): NWPath, NWPath.Status,
+// NWInterface and NWInterface.InterfaceType are Sendable since iOS 12; NWPathMonitor is Sendable (with
+// CustomDebugStringConvertible and AsyncSequence) only from iOS 17 / macOS 14 / tvOS 17 / watchOS 10, in an
+// `@available` extension — above Spool's minimum (iOS 15, macOS 12), so NWPathMonitor is declared NOT Sendable
+// here (this check ignores availability: declaring the conformance would accept code that fails an iOS 15
+// build). `pathUpdateHandler` is `@preconcurrency` and `@Sendable`.
 //
 // Compile with `-enable-library-evolution`: the SDK's enums are non-frozen (switches need
 // `@unknown default`), and so are these only in a resilient module.
@@ -57,16 +58,9 @@ public struct NWInterface: Hashable, CustomDebugStringConvertible, Sendable {
 // MARK: - NWPath
 
 /// https://developer.apple.com/documentation/network/nwpath — `struct NWPath`; iOS 12.0, macOS 10.14,
-/// tvOS 12.0, watchOS 5.0, visionOS 1.0. No public initializer.
-/// UNCONFIRMED: Sendable. The snapshot of NWPath's own page (with its "Conforms To" list) was not
-/// available; everything around it (NWPathMonitor, whose AsyncSequence Element is NWPath, NWInterface,
-/// NWPath.Status) is documented Sendable, so NWPath very probably is too. Declared NOT Sendable here, the
-/// restrictive choice: copy `status`, `isExpensive`, `isConstrained`, `usesInterfaceType(_:)` results out
-/// of the path before crossing an isolation boundary, which compiles either way.
-/// UNCONFIRMED: Equatable (`static func ==` appears in third-party copies of the interface; not read on
-/// Apple's page).
-@available(macOS 10.14, iOS 12.0, watchOS 5.0, tvOS 12.0, *)
-public struct NWPath: Equatable {
+/// tvOS 12.0, watchOS 5.0, visionOS 1.0. No public initializer. The SDK's Swift interface (alexey-lysiuk/macos-sdk, MacOSX26.0.sdk/System/Library/Frameworks/Network.framework/Versions/A/Modules/Network.swiftmodule/arm64e-apple-ios-macabi.swiftinterface (commit c47669c5, -target arm64e-apple-ios26.0-macabi)):
+/// `public struct NWPath : Swift.Equatable, Swift.CustomDebugStringConvertible, Swift.Sendable`.
+public struct NWPath: Equatable, Sendable {
     /// https://developer.apple.com/documentation/network/nwpath/status-swift.enum — `enum Status`;
     /// Conforms To: Equatable, Hashable, Sendable. Non-frozen: switches need `@unknown default`.
     public enum Status: Hashable, Sendable {
@@ -96,11 +90,13 @@ public struct NWPath: Equatable {
 // MARK: - NWPathMonitor
 
 /// https://developer.apple.com/documentation/network/nwpathmonitor — `final class NWPathMonitor`; iOS 12.0,
-/// macOS 10.14, tvOS 12.0, watchOS 5.0, visionOS 1.0. Conforms To: AsyncSequence, Copyable,
-/// CustomDebugStringConvertible, Escapable, Sendable. Apple declares a checked-or-unchecked `Sendable`
-/// (the page does not say which); a class with mutable state can only be `@unchecked` here.
+/// macOS 10.14, tvOS 12.0, watchOS 5.0, visionOS 1.0. The SDK's Swift interface (alexey-lysiuk/macos-sdk, MacOSX26.0.sdk/System/Library/Frameworks/Network.framework/Versions/A/Modules/Network.swiftmodule/arm64e-apple-ios-macabi.swiftinterface (commit c47669c5, -target arm64e-apple-ios26.0-macabi)): `final public class
+/// NWPathMonitor` with no conformance, and `@available(macOS 14.0, iOS 17.0, watchOS 10.0, tvOS 17.0, *)
+/// extension Network.NWPathMonitor : Swift.Sendable, Swift.CustomDebugStringConvertible,
+/// _Concurrency.AsyncSequence`: above Spool's minimum, so neither Sendable nor CustomDebugStringConvertible is
+/// declared here (see the note at the top).
 @available(macOS 10.14, iOS 12.0, watchOS 5.0, tvOS 12.0, *)
-public final class NWPathMonitor: @unchecked Sendable, CustomDebugStringConvertible {
+public final class NWPathMonitor {
     /// .../nwpathmonitor/init() — `init()`: all available interface types.
     public init() {}
     /// .../nwpathmonitor/init(requiredinterfacetype:) — `init(requiredInterfaceType: NWInterface.InterfaceType)`.
@@ -126,19 +122,14 @@ public final class NWPathMonitor: @unchecked Sendable, CustomDebugStringConverti
     /// .../nwpathmonitor/cancel() — `final func cancel()`: stops receiving updates.
     public final func cancel() { fatalError("stand-in: type-check only") }
 
-    /// .../nwpathmonitor/currentpath — the currently available path.
-    /// UNCONFIRMED: setter. Apple's page shows `final var currentPath: NWPath { get set }`, while a quoted
-    /// swiftinterface line reads `final public var currentPath: Network.NWPath { get }`; declared get-only
-    /// here (restrictive). Reads `.unsatisfied` until the monitor has been started.
+    /// .../nwpathmonitor/currentpath — the currently available path. The SDK's interface has a setter,
+    /// deprecated from iOS 17 ("setting currentPath not supported"); declared get-only here (restrictive).
     public final var currentPath: NWPath { fatalError("stand-in: type-check only") }
 
     /// .../nwpathmonitor/queue — the queue on which path events are delivered; nil before `start(queue:)`.
     /// UNCONFIRMED: exact form (`final var queue: DispatchQueue? { get }` per the swiftinterface excerpt).
     public final var queue: DispatchQueue? { fatalError("stand-in: type-check only") }
 
-    /// CustomDebugStringConvertible — onestack.dev (SDK 27.1): `final var debugDescription: String { get }`,
-    /// iOS 17.0.
-    public final var debugDescription: String { fatalError("stand-in: type-check only") }
 }
 
 /// AsyncSequence conformance (Conforms To list) — https://developer.apple.com/documentation/network/

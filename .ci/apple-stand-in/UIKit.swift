@@ -70,18 +70,39 @@ open class UIApplication: UIResponder {
 
     /// https://developer.apple.com/documentation/uikit/uiapplication/beginbackgroundtask(withname:expirationhandler:)
     /// — `nonisolated func beginBackgroundTask(withName taskName: String?, expirationHandler handler:
-    /// (@MainActor @Sendable () -> Void)? = nil) -> UIBackgroundTaskIdentifier`; iOS 7.0. UNCONFIRMED: the
-    /// `nonisolated` and closure attributes are taken from the page of the method above, which this one mirrors.
+    /// (@MainActor @Sendable () -> Void)? = nil) -> UIBackgroundTaskIdentifier`; iOS 7.0. The header confirms it
+    /// (UIApplication.h, iOS 26 SDK: `beginBackgroundTaskWithName:expirationHandler:` … `API_AVAILABLE(ios(7.0))
+    /// NS_REQUIRES_SUPER NS_SWIFT_NONISOLATED`).
     nonisolated open func beginBackgroundTask(
         withName taskName: String?, expirationHandler handler: (@MainActor @Sendable () -> Void)? = nil
     ) -> UIBackgroundTaskIdentifier { fatalError("stand-in: type-check only") }
 
     /// https://developer.apple.com/documentation/uikit/uiapplication/endbackgroundtask(_:) — `nonisolated func
-    /// endBackgroundTask(_ identifier: UIBackgroundTaskIdentifier)`; iOS 4.0. UNCONFIRMED: `nonisolated`, as its
-    /// pair `beginBackgroundTask` is documented.
+    /// endBackgroundTask(_ identifier: UIBackgroundTaskIdentifier)`; iOS 4.0; `NS_SWIFT_NONISOLATED` in
+    /// UIApplication.h of the iOS 26 SDK.
     nonisolated open func endBackgroundTask(_ identifier: UIBackgroundTaskIdentifier) {
         fatalError("stand-in: type-check only")
     }
+
+    /// The application notifications (alexey-lysiuk/macos-sdk MacOSX26.0.sdk/System/iOSSupport/System/Library/Frameworks/UIKit.framework/Versions/A/Headers/UIApplication.h (commit c47669c5): `UIKIT_EXTERN NSNotificationName const
+    /// UIApplicationDidBecomeActiveNotification API_UNAVAILABLE(watchos) NS_SWIFT_NONISOLATED;`, and
+    /// `UIApplicationDidEnterBackgroundNotification API_AVAILABLE(ios(4.0)) … NS_SWIFT_NONISOLATED`; not deprecated
+    /// in the iOS 26 SDK). Swift: `nonisolated class let didBecomeActiveNotification: NSNotification.Name`
+    /// (https://developer.apple.com/documentation/uikit/uiapplication/didenterbackgroundnotification: "UIKit posts
+    /// a didEnterBackgroundNotification regardless of whether your app uses scenes", per the
+    /// applicationDidEnterBackground(_:) page; with scenes they reflect the app's aggregate state). `static let`
+    /// here (Swift source has no stored `class let`). The string values are the constants' names (nothing runs).
+    nonisolated public static let didBecomeActiveNotification = NSNotification.Name(
+        "UIApplicationDidBecomeActiveNotification")
+    /// See ``didBecomeActiveNotification``; iOS 4.0.
+    @available(iOS 4.0, tvOS 9.0, visionOS 1.0, *)
+    nonisolated public static let didEnterBackgroundNotification = NSNotification.Name(
+        "UIApplicationDidEnterBackgroundNotification")
+
+    /// alexey-lysiuk/macos-sdk MacOSX26.0.sdk/System/iOSSupport/System/Library/Frameworks/UIKit.framework/Versions/A/Headers/UIApplication.h (commit c47669c5): `@property(nonatomic,readonly) NSTimeInterval backgroundTimeRemaining API_AVAILABLE(ios(4.0))
+    /// NS_SWIFT_NONISOLATED;`.
+    @available(iOS 4.0, tvOS 9.0, visionOS 1.0, *)
+    nonisolated open var backgroundTimeRemaining: TimeInterval { fatalError("stand-in: type-check only") }
 
     /// https://developer.apple.com/documentation/uikit/uiapplication/shared — `class var shared: UIApplication
     /// { get }` (`+sharedApplication`, NS_EXTENSION_UNAVAILABLE_IOS). The unavailability in app extensions and its
@@ -150,18 +171,30 @@ public protocol UIApplicationDelegate: NSObjectProtocol {
     /// `applicationDidBecomeActive(_:)` — `optional func applicationDidBecomeActive(_ application: UIApplication)`
     /// (selector `applicationDidBecomeActive:`, listed by objc2-ui-kit's binding of the protocol).
     /// UNCONFIRMED: page not read; the Swift spelling is the selector's.
+    /// Deprecated in the iOS 26 SDK (UIApplication.h: `API_DEPRECATED("Use UIScene lifecycle and sceneDidBecomeActive(_:) from UISceneDelegate or the UIApplication.didBecomeActiveNotification instead.",
+    /// ios(2.0, 26.0), …)`; "This method is not called if `UIScene` lifecycle has been adopted").
+    @available(iOS, introduced: 2.0, deprecated: 26.0, message: "Use UIScene lifecycle and sceneDidBecomeActive(_:) from UISceneDelegate or the UIApplication.didBecomeActiveNotification instead.")
     func applicationDidBecomeActive(_ application: UIApplication)
 
     /// `applicationWillResignActive(_:)` — `optional func applicationWillResignActive(_ application:
     /// UIApplication)` (selector listed by objc2-ui-kit). UNCONFIRMED: page not read.
+    /// Deprecated in the iOS 26 SDK (UIApplication.h: `API_DEPRECATED("Use UIScene lifecycle and sceneWillResignActive(_:) from UISceneDelegate or the UIApplication.willResignActiveNotification instead.",
+    /// ios(2.0, 26.0), …)`; "This method is not called if `UIScene` lifecycle has been adopted").
+    @available(iOS, introduced: 2.0, deprecated: 26.0, message: "Use UIScene lifecycle and sceneWillResignActive(_:) from UISceneDelegate or the UIApplication.willResignActiveNotification instead.")
     func applicationWillResignActive(_ application: UIApplication)
 
     /// `applicationDidEnterBackground(_:)` — `optional func applicationDidEnterBackground(_ application:
     /// UIApplication)` (selector listed by objc2-ui-kit; iOS 4.0). UNCONFIRMED: page not read.
+    /// Deprecated in the iOS 26 SDK (UIApplication.h: `API_DEPRECATED("Use UIScene lifecycle and sceneDidEnterBackground(_:) from UISceneDelegate or the UIApplication.didEnterBackgroundNotification instead.",
+    /// ios(4.0, 26.0), …)`; "This method is not called if `UIScene` lifecycle has been adopted").
+    @available(iOS, introduced: 4.0, deprecated: 26.0, message: "Use UIScene lifecycle and sceneDidEnterBackground(_:) from UISceneDelegate or the UIApplication.didEnterBackgroundNotification instead.")
     func applicationDidEnterBackground(_ application: UIApplication)
 
     /// `applicationWillEnterForeground(_:)` — `optional func applicationWillEnterForeground(_ application:
     /// UIApplication)` (selector listed by objc2-ui-kit; iOS 4.0). UNCONFIRMED: page not read.
+    /// Deprecated in the iOS 26 SDK (UIApplication.h: `API_DEPRECATED("Use UIScene lifecycle and sceneWillEnterForeground(_:) from UISceneDelegate or the UIApplication.willEnterForegroundNotification instead.",
+    /// ios(4.0, 26.0), …)`; "This method is not called if `UIScene` lifecycle has been adopted").
+    @available(iOS, introduced: 4.0, deprecated: 26.0, message: "Use UIScene lifecycle and sceneWillEnterForeground(_:) from UISceneDelegate or the UIApplication.willEnterForegroundNotification instead.")
     func applicationWillEnterForeground(_ application: UIApplication)
 
     /// https://developer.apple.com/documentation/uikit/uiapplicationdelegate/application(_:handleeventsforbackgroundurlsession:completionhandler:)
@@ -277,4 +310,111 @@ public struct UIBackgroundTaskIdentifier: RawRepresentable, Hashable, Sendable {
     /// https://developer.apple.com/documentation/uikit/uibackgroundtaskidentifier/invalid — `static let invalid:
     /// UIBackgroundTaskIdentifier`.
     public static let invalid = UIBackgroundTaskIdentifier(rawValue: 0)
+}
+
+// MARK: - The scene life cycle
+
+// Sources: alexey-lysiuk/macos-sdk MacOSX26.0.sdk/System/iOSSupport/System/Library/Frameworks/UIKit.framework/
+// Versions/A/Headers/UISceneConfiguration.h and UIApplication.h (commit c47669c5); Apple's documentation pages
+// named on each declaration (UIScene.h and UISceneSession.h are not in the index: their declarations follow the
+// pages). TN3187 (https://developer.apple.com/documentation/technotes/tn3187-migrating-to-the-uikit-scene-based-
+// life-cycle) and "Transitioning to the UIKit scene-based life cycle": from iOS 27, apps built with the latest SDK
+// must adopt the scene life cycle or they fail to launch.
+
+/// https://developer.apple.com/documentation/uikit/uiscene — `@MainActor class UIScene : UIResponder`; iOS 13.0.
+/// No initializer is declared (scenes are made by UIKit).
+@available(iOS 13.0, tvOS 13.0, visionOS 1.0, *)
+@MainActor
+open class UIScene: UIResponder {
+    /// https://developer.apple.com/documentation/uikit/uiscene/connectionoptions — `class ConnectionOptions`
+    /// (UISceneConnectionOptions, main-actor isolated as UIKit's classes are). No member is used here.
+    /// UNCONFIRMED: its members (none declared).
+    @MainActor
+    open class ConnectionOptions: NSObject {}
+}
+
+/// https://developer.apple.com/documentation/uikit/uiwindowscene — `@MainActor class UIWindowScene : UIScene`;
+/// iOS 13.0.
+@available(iOS 13.0, tvOS 13.0, visionOS 1.0, *)
+@MainActor
+open class UIWindowScene: UIScene {}
+
+/// https://developer.apple.com/documentation/uikit/uiscenesession — `@MainActor class UISceneSession : NSObject`;
+/// iOS 13.0. `role` (`var role: UISceneSession.Role { get }`).
+@available(iOS 13.0, tvOS 13.0, visionOS 1.0, *)
+@MainActor
+open class UISceneSession: NSObject {
+    /// https://developer.apple.com/documentation/uikit/uiscenesession/role-swift.struct — `struct Role`
+    /// (`typedef NSString *UISceneSessionRole NS_TYPED_ENUM`): Hashable, RawRepresentable, Sendable.
+    /// UNCONFIRMED: the Swift name of `UIWindowSceneSessionRoleApplication` (`windowApplication`), not used here.
+    public struct Role: Hashable, RawRepresentable, Sendable {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+    }
+    /// The session's role.
+    open var role: Role { fatalError("stand-in: type-check only") }
+}
+
+/// UISceneConfiguration.h: `UIKIT_EXTERN API_AVAILABLE(ios(13.0)) API_UNAVAILABLE(watchos) NS_SWIFT_UI_ACTOR
+/// @interface UISceneConfiguration : NSObject <NSCopying, NSSecureCoding>` with `- (instancetype)initWithName:
+/// (nullable NSString *)name sessionRole:(UISceneSessionRole)sessionRole NS_DESIGNATED_INITIALIZER;` and
+/// `@property (nonatomic, nullable) Class delegateClass;` (Swift, https://developer.apple.com/documentation/uikit/
+/// uisceneconfiguration/init(name:sessionrole:): `init(name: String?, sessionRole: UISceneSession.Role)`).
+@available(iOS 13.0, tvOS 13.0, visionOS 1.0, *)
+@MainActor
+open class UISceneConfiguration: NSObject {
+    /// `init(name:sessionRole:)`.
+    public init(name: String?, sessionRole: UISceneSession.Role) { super.init() }
+    /// `var delegateClass: AnyClass?`.
+    open var delegateClass: AnyClass? {
+        get { fatalError("stand-in: type-check only") }
+        set { fatalError("stand-in: type-check only") }
+    }
+}
+
+/// https://developer.apple.com/documentation/uikit/uiscenedelegate — `@MainActor protocol UISceneDelegate :
+/// NSObjectProtocol`, iOS 13.0; every method `optional` (a default here, as for UIApplicationDelegate).
+/// UNCONFIRMED: `@MainActor` (UIScene.h not read; as UIApplicationDelegate, which UIApplication.h declares
+/// NS_SWIFT_UI_ACTOR).
+@available(iOS 13.0, tvOS 13.0, visionOS 1.0, *)
+@MainActor
+public protocol UISceneDelegate: NSObjectProtocol {
+    /// .../uiscenedelegate/scene(_:willconnectto:options:) — `optional func scene(_ scene: UIScene, willConnectTo
+    /// session: UISceneSession, options connectionOptions: UIScene.ConnectionOptions)`.
+    func scene(_ scene: UIScene, willConnectTo session: UISceneSession, options connectionOptions: UIScene.ConnectionOptions)
+    /// .../uiscenedelegate/scenedidenterbackground(_:) — `optional func sceneDidEnterBackground(_ scene: UIScene)`.
+    func sceneDidEnterBackground(_ scene: UIScene)
+    /// `optional func sceneDidBecomeActive(_ scene: UIScene)` (named by UIApplication.h's deprecation messages).
+    func sceneDidBecomeActive(_ scene: UIScene)
+}
+
+@available(iOS 13.0, tvOS 13.0, visionOS 1.0, *)
+extension UISceneDelegate {
+    public func scene(
+        _ scene: UIScene, willConnectTo session: UISceneSession, options connectionOptions: UIScene.ConnectionOptions
+    ) {}
+    public func sceneDidEnterBackground(_ scene: UIScene) {}
+    public func sceneDidBecomeActive(_ scene: UIScene) {}
+}
+
+/// https://developer.apple.com/documentation/uikit/uiwindowscenedelegate — `@MainActor protocol
+/// UIWindowSceneDelegate : UISceneDelegate`; iOS 13.0. Its `window` property is not declared here.
+@available(iOS 13.0, tvOS 13.0, visionOS 1.0, *)
+@MainActor
+public protocol UIWindowSceneDelegate: UISceneDelegate {}
+
+@available(iOS 13.0, tvOS 13.0, visionOS 1.0, *)
+extension UIApplicationDelegate {
+    /// UIApplication.h: `- (UISceneConfiguration *)application:(UIApplication *)application
+    /// configurationForConnectingSceneSession:(UISceneSession *)connectingSceneSession options:
+    /// (UISceneConnectionOptions *)options API_AVAILABLE(ios(13.0)) API_UNAVAILABLE(watchos);` — Swift (https://
+    /// developer.apple.com/documentation/uikit/uiapplicationdelegate/application(_:configurationforconnecting:options:)):
+    /// `optional func application(_ application: UIApplication, configurationForConnecting connectingSceneSession:
+    /// UISceneSession, options: UIScene.ConnectionOptions) -> UISceneConfiguration`. An optional requirement on Apple
+    /// platforms; here a protocol-extension method that the app delegate's own implementation shadows (declared in
+    /// the class body, as the sample does, it is the one UIKit would call).
+    public func application(
+        _ application: UIApplication, configurationForConnecting connectingSceneSession: UISceneSession,
+        options: UIScene.ConnectionOptions
+    ) -> UISceneConfiguration { fatalError("stand-in: type-check only") }
 }

@@ -8,7 +8,11 @@
 //
 // Sendability, as documented: Logger and OSLogType conform to Sendable; OSLogMessage's "Conforms To"
 // list has only the ExpressibleBy…Literal/Interpolation protocols — not Sendable (it captures its
-// arguments in closures); OSLogPrivacy is a `@frozen` struct of plain values (Sendable).
+// arguments in closures). The iOS 26 SDK's interface (alexey-lysiuk/macos-sdk MacOSX26.1.sdk/usr/lib/swift/
+// os.swiftmodule/arm64e-apple-ios-macabi.swiftinterface, commit 33d295b5) declares `public struct Logger :
+// @unchecked Swift.Sendable` and no Sendable for OSLogPrivacy (it stores a non-frozen `Mask`),
+// OSLogStringAlignment, OSLogIntegerFormatting, OSLogFloatFormatting (closures) or OSLogBoolFormat: none is
+// Sendable here either.
 //
 // What the real OSLogMessage checks and this one does not: it is compiler-evaluated, so the `privacy:`,
 // `format:` and `align:` arguments must be static members written in the literal (a variable of type
@@ -86,7 +90,7 @@ public struct OSLogType: Hashable, RawRepresentable, Sendable {
 /// Not declared: `auto(mask:)`, `private(mask:)`, `sensitive(mask:)` and `OSLogPrivacy.Mask` (they exist on
 /// Apple platforms; add them here when Spool uses them).
 @available(macOS 11.0, iOS 14.0, watchOS 7.0, tvOS 14.0, *)
-@frozen public struct OSLogPrivacy: Sendable {
+@frozen public struct OSLogPrivacy {
     @usableFromInline let option: UInt8
     @inlinable init(_ option: UInt8) { self.option = option }
     /// .../oslogprivacy/auto — "let the system determine whether to redact or display a value" (the default).
@@ -103,7 +107,7 @@ public struct OSLogType: Hashable, RawRepresentable, Sendable {
 /// String, integer, floating-point and CustomStringConvertible overloads (default `.none`).
 /// UNCONFIRMED: its other members (`right(columns:)`, `left(columns:)`), not read; only `.none` declared.
 @available(macOS 11.0, iOS 14.0, watchOS 7.0, tvOS 14.0, *)
-@frozen public struct OSLogStringAlignment: Sendable {
+@frozen public struct OSLogStringAlignment {
     public static var none: OSLogStringAlignment { OSLogStringAlignment() }
 }
 
@@ -111,14 +115,14 @@ public struct OSLogType: Hashable, RawRepresentable, Sendable {
 /// interpolations, default `.decimal` (documented). UNCONFIRMED: its other members (hex/octal forms); only
 /// `.decimal` declared.
 @available(macOS 11.0, iOS 14.0, watchOS 7.0, tvOS 14.0, *)
-@frozen public struct OSLogIntegerFormatting: Sendable {
+@frozen public struct OSLogIntegerFormatting {
     public static var decimal: OSLogIntegerFormatting { OSLogIntegerFormatting() }
 }
 
 /// https://developer.apple.com/documentation/os/oslogfloatformatting — the `format:` of Double
 /// interpolations, default `.fixed` (documented). UNCONFIRMED: other members; only `.fixed` declared.
 @available(macOS 11.0, iOS 14.0, watchOS 7.0, tvOS 14.0, *)
-@frozen public struct OSLogFloatFormatting: Sendable {
+@frozen public struct OSLogFloatFormatting {
     public static var fixed: OSLogFloatFormatting { OSLogFloatFormatting() }
 }
 
@@ -126,7 +130,7 @@ public struct OSLogType: Hashable, RawRepresentable, Sendable {
 /// default `.truth` (documented); the Bool overload's page says values format "as either true/false or
 /// yes/no strings". UNCONFIRMED: the name `answer` of the yes/no case (not read).
 @available(macOS 11.0, iOS 14.0, watchOS 7.0, tvOS 14.0, *)
-public enum OSLogBoolFormat: Sendable {
+public enum OSLogBoolFormat {
     case truth
     case answer
 }

@@ -1,235 +1,216 @@
 import Spool
 
-/// Spool in an Apple app, set up by one call at launch: the queue's runner runs in the foreground and in
-/// background launches, the platform's launch requests follow the queue, jobs hand transfers to the
+/// Spool in an Apple app, set up by one call at launch: the launch identifiers are registered at once,
+/// whatever happens to the queue; once the app attaches its queue, the runner runs in the foreground and
+/// in background launches, the platform's launch requests follow the queue, jobs hand transfers to the
 /// system, the device's conditions reach the queue, and what happens is logged.
 ///
 /// ```swift
 /// // application(_:didFinishLaunchingWithOptions:), before it returns:
 /// let work = try BackgroundWork.launch(
-///     queue: queue, runner: runner,
 ///     options: .init(
 ///         launches: LaunchIdentifiers(refresh: "com.example.refresh", processing: ["com.example.process"]),
 ///         transferSession: "com.example.transfers", logSubsystem: "com.example"))
+/// try? work.attach {
+///     let queue = try JobQueue(directory: directory)
+///     return (queue, try JobRunner(queue: queue))
+/// }
 /// ```
 ///
-/// Then forward the app's lifecycle (``appWillEnterForeground()``, ``appDidEnterBackground()``; SwiftUI's
-/// `scenePhase` `.active` and `.background` serve) and the system's background-session events
-/// (``BackgroundTransfers/handleEvents(forSession:completionHandler:)``).
+/// Then forward the system's background-session events
+/// (``BackgroundTransfers/handleEvents(forSession:completionHandler:)``). The app's life cycle is followed
+/// without forwards (``System/lifecycle``).
 ///
 /// What it does:
-/// - **Launches**: registers the identifiers, keeps one pending request per identifier following
-///   ``JobQueue/schedulingHints(within:)`` as the queue changes (never more than the identifiers, so
-///   never past the platform's limits; a request nothing needs is cancelled), and in a launch runs the
-///   runner until it is idle, then completes the launch with success; when the launch's time runs out it
-///   gives the running attempts back (``JobRunner/expire()``) and completes it.
-/// - **Background**: entering the background gives the running attempts back and stops the runner
-///   (``JobRunner/suspend()``), so that nothing of the queue runs when the app is suspended.
+/// - **Registration**: every launch identifier is registered at once (all or none: they are checked
+///   first), once per process; a launch that comes while no queue is attached waits for the attach, or
+///   completes saying why (``BackgroundWorkEvent/launchWithoutQueue(identifier:reason:)``).
+/// - **Launches**: keeps one pending request per identifier following ``JobQueue/schedulingHints(within:)``
+///   as the queue changes (never more than the identifiers, so never past the platform's limits; a request
+///   nothing needs is cancelled); in a launch, once the device's conditions are read, runs the runner until
+///   it is idle, then completes the launch with success; when the launch's time runs out it gives the
+///   running attempts back (``JobRunner/expire()``) and completes it within ``expiryCompletionBound``.
+/// - **Life cycle**: in the foreground the runner runs; entering the background, it asks for background
+///   time, gives the running attempts back and stops the runner (``JobRunner/suspend()``), so that nothing
+///   of the queue runs when the app is suspended.
 /// - **Transfers** (``transfers``): see ``BackgroundTransfers``; at launch, parked jobs whose transfers
 ///   the system no longer has are failed to run again, before the runner starts.
 /// - **Conditions** (``conditions``): see ``DeviceConditionsFeed``.
 /// - **Events** (``events()``): see ``BackgroundWorkEvent``; failures go to `os.Logger` by default.
 public final class BackgroundWork: Sendable {
-    /// What the app sets up.
-    public struct Options: Sendable {
-        /// The app's task identifiers for background launches.
-        public var launches: LaunchIdentifiers
-        /// The identifier of the app's background transfer session, or `nil` for no transfers.
-        public var transferSession: String?
-        /// The app group whose container the transfer sessions share with a share extension, if any.
-        public var sharedContainerIdentifier: String?
-        /// How a transfer's completion ends its job.
-        public var transferRules: TransferRules
-        /// The `os.Logger` subsystem events are logged under, or `nil` for no logging.
-        public var logSubsystem: String?
-        /// How much is logged: failures only by default.
-        public var logging: EventLogging
-        /// How many unread events each ``BackgroundWork/events()`` stream keeps (the newest).
-        public var eventBufferLimit: Int
-        /// The base of continued-processing launches' identifiers (iOS 26), or `nil` for none: each
-        /// ``BackgroundWork/continueInBackground(_:title:subtitle:)`` asks under `<base>.<UUID>`, so list
-        /// `<base>.*` in `BGTaskSchedulerPermittedIdentifiers`.
-        public var continuedProcessing: String?
-
-        /// The app's setup; everything but the launch identifiers has a default.
-        public init(
-            launches: LaunchIdentifiers, transferSession: String? = nil, sharedContainerIdentifier: String? = nil,
-            transferRules: TransferRules = .standard, logSubsystem: String? = nil, logging: EventLogging = .failures,
-            eventBufferLimit: Int = 256, continuedProcessing: String? = nil
-        ) {
-            self.launches = launches
-            self.transferSession = transferSession
-            self.sharedContainerIdentifier = sharedContainerIdentifier
-            self.transferRules = transferRules
-            self.logSubsystem = logSubsystem
-            self.logging = logging
-            self.eventBufferLimit = eventBufferLimit
-            self.continuedProcessing = continuedProcessing
-        }
-    }
-
-    /// The platform's services the product works through. ``BackgroundWork/launch(queue:runner:options:)``
-    /// gives Apple's; tests give fakes.
-    public struct System: Sendable {
-        /// The background-task scheduler.
-        public var scheduler: any BackgroundTaskScheduling
-        /// Makes a transfer session for an identifier, reporting to the given receiver; `nil` for none.
-        public var transferSessions: (@Sendable (String, TransferCompletions) -> any TransferSession)?
-        /// The network path monitor, or `nil`.
-        public var network: (any NetworkPathMonitoring)?
-        /// The power state monitor, or `nil`.
-        public var power: (any PowerStateMonitoring)?
-        /// Where events are logged, or `nil`.
-        public var log: (any EventSink)?
-        /// The continued-processing scheduler (iOS 26), or `nil`.
-        public var continuedProcessing: (any ContinuedProcessingScheduling)?
-
-        /// The services, each replaceable.
-        public init(
-            scheduler: any BackgroundTaskScheduling,
-            transferSessions: (@Sendable (String, TransferCompletions) -> any TransferSession)? = nil,
-            network: (any NetworkPathMonitoring)? = nil, power: (any PowerStateMonitoring)? = nil,
-            log: (any EventSink)? = nil, continuedProcessing: (any ContinuedProcessingScheduling)? = nil
-        ) {
-            self.scheduler = scheduler
-            self.transferSessions = transferSessions
-            self.network = network
-            self.power = power
-            self.log = log
-            self.continuedProcessing = continuedProcessing
-        }
-    }
-
-    /// The queue.
-    public let queue: JobQueue
-    /// The runner, which this runs and stops.
-    public let runner: JobRunner
-    /// The jobs' background transfers, when ``Options/transferSession`` names a session.
-    public let transfers: BackgroundTransfers?
-    /// The device's conditions, as given to the queue.
-    public let conditions: DeviceConditionsFeed
-
-    private let control: RunnerControl
-    private let requests: LaunchRequests
-    private let launchHandler: LaunchHandler
+    private let options: Options
+    private let system: System
     private let log: EventLog
-    /// The work at launch before the runner may run: the transfers' reconciliation.
-    private let activation: Task<Void, Never>
-    /// The task following the queue's changes.
-    private let follower: Locked<Task<Void, Never>?>
-    /// Continued-processing launches: the identifiers' base and the scheduler.
-    private let continued: (base: String, scheduler: any ContinuedProcessingScheduling)?
+    /// Whether the app is in the foreground, as last reported: kept here so that a queue attached later
+    /// starts in the right state.
+    private let foreground = Locked(false)
+    private let attachment: Locked<Attachment>
 
-    /// Sets Spool up over `queue` and `runner` with the platform's `system` services: registers the
-    /// launch handlers (so call it at launch, before the app finishes launching), starts the
-    /// condition monitors, reconciles the transfers and keeps the launch requests following the queue.
-    /// The runner runs in launches, and once the app is in the foreground (``appWillEnterForeground()``).
+    /// Where the queue is.
+    private enum Attachment {
+        /// None attached yet: the launches that came meanwhile wait.
+        case waiting([HeldLaunch])
+        /// The app's queue and the work over it.
+        case attached(AttachedQueue)
+        /// The last attempt to attach failed, or a registration was refused: why.
+        case unavailable(String)
+        /// ``close()`` was called.
+        case closed
+    }
+
+    /// Sets Spool up with the platform's `system` services: checks the launch identifiers, registers every
+    /// one of them (so call it at launch, before the app finishes launching, and before anything that may
+    /// fail: iOS needs a handler for every permitted identifier), and starts following the app's life
+    /// cycle. Nothing runs until a queue is attached (``attach(queue:runner:)``).
     ///
     /// - Throws: ``SpoolError/Code/invalidArgument`` for identifiers that are not as ``LaunchIdentifiers``
-    ///   says, or that the scheduler refuses to register; for a queue shared with extensions
-    ///   (``Options/sharedContainerIdentifier``) that is not opened with `sharing = .shared`, whose lock
-    ///   would be held while the app is suspended (iOS kills such a process: `0xdead10cc`).
-    public init(queue: JobQueue, runner: JobRunner, options: Options, system: System) throws {
-        try options.launches.validate()
-        if options.sharedContainerIdentifier != nil, queue.configuration.sharing != .shared {
-            throw SpoolError(
-                .invalidArgument,
-                "a queue in an app group container must be opened with sharing = .shared: an .exclusive queue holds "
-                    + "its lock while the app is suspended, and iOS kills a process suspended with a lock there")
-        }
-        let log = EventLog(sink: system.log, logging: options.logging, bufferLimit: options.eventBufferLimit)
-        let requests = LaunchRequests(
-            queue: queue, scheduler: system.scheduler, identifiers: options.launches, events: log)
-        let transfers: BackgroundTransfers? =
-            if let identifier = options.transferSession, let make = system.transferSessions {
-                BackgroundTransfers(
-                    queue: queue, session: identifier, rules: options.transferRules, events: log, makeSession: make)
-            } else {
-                nil
-            }
-        self.queue = queue
-        self.runner = runner
-        self.transfers = transfers
-        self.conditions = DeviceConditionsFeed(queue: queue, network: system.network, power: system.power, events: log)
-        self.requests = requests
-        self.log = log
-        let activation = Task { if let transfers { await transfers.reconcile() } }
-        self.activation = activation
-        self.follower = Locked(nil)
-        let control = RunnerControl(runner: runner, activation: activation)
-        self.control = control
-        self.launchHandler = LaunchHandler(runner: runner, control: control, requests: requests, events: log)
+    ///   says or that the scheduler does not permit (nothing is registered then), or that the scheduler
+    ///   refuses to register (those registered before stay registered here and complete their launches);
+    ///   ``SpoolError/Code/invalidState`` when a `BackgroundWork` was set up over the same scheduler before
+    ///   in this process (iOS kills an app that registers an identifier twice).
+    public init(options: Options, system: System) throws {
+        try options.launches.validate(permitted: system.scheduler.permittedIdentifiers)
+        try LaunchRegistry.claim(system.scheduler)
+        self.options = options
+        self.system = system
+        self.log = EventLog(sink: system.log, logging: options.logging, bufferLimit: options.eventBufferLimit)
+        self.attachment = Locked(.waiting([]))
         for identifier in options.launches.all {
-            guard
-                system.scheduler.register(
-                    identifier: identifier,
-                    handler: { [launchHandler] task in
-                        launchHandler.handle(task)
-                    })
-            else {
-                throw SpoolError(
-                    .invalidArgument,
+            // Strongly held: the scheduler keeps the handler for the process's life, as this object must be.
+            guard system.scheduler.register(identifier: identifier, handler: { task in self.launched(task) }) else {
+                let reason =
                     "the scheduler refused to register \(identifier): is it in BGTaskSchedulerPermittedIdentifiers, "
-                        + "and is this call made before the app finishes launching?")
+                    + "and is this call made before the app finishes launching?"
+                unavailable(reason)
+                throw SpoolError(.invalidArgument, reason)
             }
         }
-        if let transfers {
-            // A share extension's transfer outcomes, carried to the app as jobs.
-            try runner.register(kind: BackgroundTransfers.outcomeKind) { payload, _ in
-                let completion = try BackgroundTransfers.decode(payload)
-                await transfers.record(completion)
-            }
-        }
-        if let base = options.continuedProcessing, let scheduler = system.continuedProcessing {
-            continued = (base, scheduler)
-        } else {
-            continued = nil
-        }
-        conditions.start()
-        follower.withLock { $0 = Self.follow(queue: queue, requests: requests, log: log) }
+        system.lifecycle?.start { [weak self] transition in self?.follow(transition) }
     }
 
-    /// Follows the queue's changes: each burst of them brings the launch requests up to date once.
-    private static func follow(queue: JobQueue, requests: LaunchRequests, log: EventLog) -> Task<Void, Never> {
-        let (signals, signal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        // The first update, at launch: requests an earlier process left that nothing needs now go.
-        signal.yield()
-        return Task {
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    for await change in queue.changes() {
-                        if case .updated(let job) = change {
-                            log.record(.jobChanged(job.id, kind: job.kind, state: job.state))
-                        }
-                        signal.yield()
-                    }
-                    signal.finish()
-                }
-                group.addTask {
-                    for await _ in signals { requests.queueChanged() }
-                }
-                await group.next()
-                group.cancelAll()
+    // MARK: The queue
+
+    /// Attaches the app's queue and its runner: the work begins (the launches that waited for it run).
+    ///
+    /// - Throws: ``SpoolError/Code/invalidArgument`` for a queue shared with extensions
+    ///   (``Options/sharedContainerIdentifier``) that is not opened with `sharing = .shared`, whose lock
+    ///   would be held while the app is suspended (iOS kills such a process: `0xdead10cc`);
+    ///   ``SpoolError/Code/invalidState`` when a queue is attached already, or after ``close()``.
+    public func attach(queue: JobQueue, runner: JobRunner) throws {
+        let (attached, held) = try attachment.withLock { attachment -> (AttachedQueue, [HeldLaunch]) in
+            let held: [HeldLaunch]
+            switch attachment {
+            case .attached: throw SpoolError(.invalidState, "a queue is attached already")
+            case .closed: throw SpoolError(.invalidState, "this BackgroundWork is closed")
+            case .waiting(let launches): held = launches
+            case .unavailable: held = []
             }
+            let attached = try AttachedQueue(
+                queue: queue, runner: runner, options: options, system: system, foreground: foreground, log: log)
+            attachment = .attached(attached)
+            return (attached, held)
+        }
+        for launch in held { if let task = launch.take() { attached.launchHandler.handle(task) } }
+        Task { await attached.control.settle() }
+    }
+
+    /// Opens the queue with `open` and attaches it (``attach(queue:runner:)``). When `open` throws (the
+    /// device is locked and the queue's files are protected, the disk is full), the error is reported
+    /// (``BackgroundWorkEvent/queueUnavailable(error:)``), the launches waiting for a queue complete
+    /// saying why, and the error is thrown; a later call may attach the queue.
+    public func attach(opening open: () throws -> (JobQueue, JobRunner)) throws {
+        let queue: JobQueue
+        let runner: JobRunner
+        do {
+            (queue, runner) = try open()
+        } catch {
+            log.record(.queueUnavailable(error: "\(error)"))
+            unavailable("the queue could not be opened: \(error)")
+            throw error
+        }
+        try attach(queue: queue, runner: runner)
+    }
+
+    /// The attached queue, or `nil` before it is attached and after ``close()``.
+    public var queue: JobQueue? { attached?.queue }
+    /// The attached runner, which this runs and stops, or `nil`.
+    public var runner: JobRunner? { attached?.runner }
+    /// The jobs' background transfers, when a queue is attached and ``Options/transferSession`` names a
+    /// session.
+    public var transfers: BackgroundTransfers? { attached?.transfers }
+    /// The device's conditions, as given to the attached queue, or `nil` when none is attached.
+    public var conditions: DeviceConditionsFeed? { attached?.conditions }
+
+    private var attached: AttachedQueue? {
+        attachment.withLock { attachment in
+            if case .attached(let attached) = attachment { return attached }
+            return nil
+        }
+    }
+
+    /// No queue can be had now, for `reason`: the launches waiting for one complete.
+    private func unavailable(_ reason: String) {
+        let held = attachment.withLock { attachment -> [HeldLaunch] in
+            switch attachment {
+            case .waiting(let launches):
+                attachment = .unavailable(reason)
+                return launches
+            case .unavailable:
+                attachment = .unavailable(reason)
+                return []
+            case .attached, .closed:
+                return []
+            }
+        }
+        for launch in held { launch.completeWithoutQueue(reason, log: log) }
+    }
+
+    // MARK: Launches
+
+    /// The system launched the app for `task`.
+    private func launched(_ task: any LaunchedTask) {
+        enum Route {
+            case handle(AttachedQueue)
+            case held
+            case complete(String)
+        }
+        let route = attachment.withLock { attachment -> Route in
+            switch attachment {
+            case .attached(let attached): return .handle(attached)
+            case .waiting(let launches):
+                attachment = .waiting(launches + [HeldLaunch(task, log: log)])
+                return .held
+            case .unavailable(let reason): return .complete(reason)
+            case .closed: return .complete("BackgroundWork was closed")
+            }
+        }
+        switch route {
+        case .handle(let attached): attached.launchHandler.handle(task)
+        case .held: break
+        case .complete(let reason): HeldLaunch(task, log: log).completeWithoutQueue(reason, log: log)
         }
     }
 
     /// Asks the system to carry on `jobs` (enqueued already) in the background now, showing their progress
     /// under `title` and `subtitle` (iOS 26's continued processing: for work the user started and waits
-    /// for, such as an export). The launch runs the runner until the jobs are finished, forwarding their
-    /// progress (``JobContext/reportProgress(_:)``), and completes with success when all succeeded.
+    /// for, such as an export). Ask from the foreground, right after the person's action; the identifier is
+    /// ``Options/continuedProcessing`` followed by a new UUID. The launch runs the runner until the jobs are
+    /// finished, forwarding their progress (``JobContext/reportProgress(_:)``; the system may end a launch
+    /// whose progress stalls), and completes with success when all succeeded.
     ///
     /// - Throws: ``SpoolError/Code/invalidArgument`` when ``Options/continuedProcessing`` names no
-    ///   identifier; the scheduler's refusal.
+    ///   identifier or no job is given; ``SpoolError/Code/invalidState`` when no queue is attached; the
+    ///   scheduler's refusal.
     public func continueInBackground(_ jobs: [JobID], title: String, subtitle: String) throws {
-        guard let continued else {
+        guard let base = options.continuedProcessing, let scheduler = system.continuedProcessing else {
             throw SpoolError(.invalidArgument, "no continued-processing identifier was given at launch")
         }
         guard !jobs.isEmpty else { throw SpoolError(.invalidArgument, "no job to continue in the background") }
-        let identifier = continued.base + "." + UUID().uuidString
-        let (queue, launchHandler) = (self.queue, self.launchHandler)
+        guard let attached else { throw SpoolError(.invalidState, "no queue is attached") }
+        let identifier = base + "." + UUID().uuidString
+        let (queue, launchHandler) = (attached.queue, attached.launchHandler)
         guard
-            continued.scheduler.registerContinued(
+            scheduler.registerContinued(
                 identifier: identifier,
                 handler: { task in
                     launchHandler.run(task) { await ContinuedJobs.follow(jobs, of: queue, reportingTo: task) }
@@ -237,7 +218,7 @@ public final class BackgroundWork: Sendable {
         else {
             throw SpoolError(.invalidArgument, "the scheduler refused to register \(identifier)")
         }
-        try continued.scheduler.submitContinued(identifier: identifier, title: title, subtitle: subtitle)
+        try scheduler.submitContinued(identifier: identifier, title: title, subtitle: subtitle)
     }
 
     /// In a handler: parks the job, then hands `request` to the system as a background transfer whose
@@ -264,42 +245,112 @@ public final class BackgroundWork: Sendable {
     }
 
     /// The launch requests pending now, by identifier (as submitted since launch).
-    public var pendingRequests: [String: LaunchRequest] { requests.pending }
+    public var pendingRequests: [String: LaunchRequest] { attached?.requests.pending ?? [:] }
 
     /// A new stream of the product's events from now on; it keeps the newest
     /// ``Options/eventBufferLimit`` unread ones. Route them to the app's own logging or metrics.
     public func events() -> AsyncStream<BackgroundWorkEvent> { log.stream() }
 
-    /// The app came to the foreground (SwiftUI: `scenePhase` became `.active`; UIKit:
-    /// `applicationDidBecomeActive`, which also comes at a launch into the foreground): the runner runs,
-    /// once the transfers are reconciled. Transitions take effect in the order they are called, however
-    /// the tasks that await them are scheduled.
-    public func appWillEnterForeground() async {
-        control.setForeground(true)
-        log.record(.enteredForeground)
-        await control.settle()
+    // MARK: The life cycle
+
+    /// A transition the life cycle monitor reported: the foreground runs the runner; the background
+    /// gives the attempts back within background time asked for it.
+    private func follow(_ transition: AppTransition) {
+        switch transition {
+        case .becameActive:
+            let settle = enterForeground()
+            Task { await settle() }
+        case .enteredBackground:
+            let time = BackgroundTimeSlot(system.backgroundTime, name: "Spool: giving running attempts back") {
+                [log] in log.record(.backgroundTimeExpired)
+            }
+            let settle = enterBackground(then: time.end)
+            Task { await settle() }
+        }
     }
 
-    /// The app went to the background (SwiftUI: `scenePhase` became `.background`; UIKit:
-    /// `applicationDidEnterBackground`): unless a background launch is running, gives the running attempts
+    /// The app came to the foreground: the runner runs, once the work at launch is done. Optional: the
+    /// product follows the app's life cycle itself (``System/lifecycle``); call it where there is no
+    /// life cycle monitor. Transitions take effect in the order they are called.
+    public func appWillEnterForeground() async { await enterForeground()() }
+
+    /// The app went to the background: unless a background launch is running, gives the running attempts
     /// back and stops the runner (its handlers are cancelled), then brings the launch requests up to date,
-    /// so that a launch comes for what is left. Returns once done; ask the system for the time it takes
-    /// (UIKit's `beginBackgroundTask`, or `ProcessInfo.performExpiringActivity`), as the sample app does.
-    public func appDidEnterBackground() async {
-        control.setForeground(false)
-        log.record(.enteredBackground)
-        await control.settle()
-        requests.queueChanged()
+    /// so that a launch comes for what is left. Optional, as ``appWillEnterForeground()``; a caller asks the
+    /// system for the time it takes (UIKit's `beginBackgroundTask`), as the product does itself.
+    public func appDidEnterBackground() async { await enterBackground(then: {})() }
+
+    /// Marks the foreground now, in call order; returns the settling to await, which reports
+    /// ``BackgroundWorkEvent/enteredForeground`` once done.
+    private func enterForeground() -> @Sendable () async -> Void {
+        foreground.withLock { $0 = true }
+        let (attached, log) = (self.attached, self.log)
+        return {
+            await attached?.control.settle()
+            log.record(.enteredForeground)
+        }
     }
 
-    /// Stops following the queue and the device, stops the runner, lets the transfer sessions go (the system
-    /// carries their transfers on) and ends the event streams.
+    /// Marks the background now, in call order; returns the settling to await, which runs `done` and
+    /// reports ``BackgroundWorkEvent/enteredBackground`` once the attempts are given back.
+    private func enterBackground(then done: @escaping @Sendable () -> Void) -> @Sendable () async -> Void {
+        foreground.withLock { $0 = false }
+        let (attached, log) = (self.attached, self.log)
+        return {
+            if let attached {
+                await attached.control.settle()
+                attached.requests.queueChanged()
+            }
+            done()
+            log.record(.enteredBackground)
+        }
+    }
+
+    /// Stops following the queue, the device and the life cycle, stops the runner, lets the transfer
+    /// sessions go (the system carries their transfers on) and ends the event streams.
+    ///
+    /// What may follow in the same process: the launch identifiers stay registered (iOS cannot undo a
+    /// registration) and their launches complete at once, saying so; no other `BackgroundWork` may be set
+    /// up over the same scheduler, and this one attaches no queue again. A transfer session's identifier
+    /// must not be used for a new session before the system invalidated the old one (its delegate's
+    /// `urlSession(_:didBecomeInvalidWithError:)`), after its transfers end.
     public func close() async {
-        follower.withLock { $0 }?.cancel()
-        conditions.cancel()
-        transfers?.close()
-        control.setForeground(false)
-        await runner.stop(.releaseRunning)
+        system.lifecycle?.cancel()
+        let attached = attachment.withLock { attachment -> AttachedQueue? in
+            defer { attachment = .closed }
+            if case .attached(let attached) = attachment { return attached }
+            return nil
+        }
+        foreground.withLock { $0 = false }
+        await attached?.close()
         log.finish()
+    }
+}
+
+/// A launch that came before a queue was attached: handed to the queue's work once attached, or completed
+/// without a queue; its expiry completes it at once.
+final class HeldLaunch: Sendable {
+    private let task: Locked<(any LaunchedTask)?>
+
+    init(_ task: any LaunchedTask, log: EventLog) {
+        let held = Locked<(any LaunchedTask)?>(task)
+        self.task = held
+        task.setExpirationHandler {
+            guard let task = held.withLock({ $0.take() }) else { return }
+            log.record(.launchExpired(identifier: task.identifier))
+            task.setExpirationHandler(nil)
+            task.setTaskCompleted(success: false)
+        }
+    }
+
+    /// The task, unless it expired or was taken before.
+    func take() -> (any LaunchedTask)? { task.withLock { $0.take() } }
+
+    /// Completes the launch, which no queue can serve, for `reason`.
+    func completeWithoutQueue(_ reason: String, log: EventLog) {
+        guard let task = take() else { return }
+        log.record(.launchWithoutQueue(identifier: task.identifier, reason: reason))
+        task.setExpirationHandler(nil)
+        task.setTaskCompleted(success: false)
     }
 }

@@ -11,7 +11,7 @@ import Testing
     @Test(.timeLimit(.minutes(10))) func conditionsChangeWhatRuns() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
-        let path = FakePathMonitor(NetworkPath(isSatisfied: true, isExpensive: true))
+        let path = FakePathMonitor(NetworkPath(status: .satisfied, isExpensive: true))
         let power = FakePowerMonitor(lowPowerMode: true)
         let setup = try Setup(folder, scheduler: FakeScheduler(), network: path, power: power) { runner, _ in
             for kind in ["upload", "index", "ping"] { try runner.register(kind: kind) { _, _ in } }
@@ -22,23 +22,23 @@ import Testing
         index.constraints.requiresBatteryNotLow = true
         let (uploadID, indexID) = (try await setup.queue.enqueue(upload), try await setup.queue.enqueue(index))
         let ping = try await setup.queue.enqueue(NewJob(kind: "ping"))
-        #expect(setup.work.conditions.current.isNetworkAvailable && !setup.work.conditions.current.isNetworkUnmetered)
+        #expect(setup.work.conditions!.current.isNetworkAvailable && !setup.work.conditions!.current.isNetworkUnmetered)
         await setup.work.appWillEnterForeground()
         await setup.runner.idle()
         #expect(try setup.queue.job(ping)?.state == .succeeded)
         #expect(try setup.queue.job(uploadID)?.state == .enqueued)
         #expect(try setup.queue.job(indexID)?.state == .enqueued)
 
-        path.report(NetworkPath(isSatisfied: true))
+        path.report(NetworkPath(status: .satisfied))
         try await setup.runnerEvents.wait(for: .finished(uploadID, .succeeded), timeout: hangGuard)
         #expect(try setup.queue.job(indexID)?.state == .enqueued)
         power.report(lowPowerMode: false)
         try await setup.runnerEvents.wait(for: .finished(indexID, .succeeded), timeout: hangGuard)
 
         // What the app reports itself is kept beside what the monitors report.
-        setup.work.conditions.setCharging(true)
-        setup.work.conditions.setSatisfiedConditions(["signed-in"])
-        path.report(NetworkPath(isSatisfied: false))
+        setup.work.conditions!.setCharging(true)
+        setup.work.conditions!.setSatisfiedConditions(["signed-in"])
+        path.report(NetworkPath(status: .unsatisfied))
         let now = setup.queue.deviceConditions
         #expect(
             now.isCharging && now.satisfiedConditions == ["signed-in"] && !now.isNetworkAvailable && now.isBatteryNotLow
@@ -89,8 +89,8 @@ final class RefusingScheduler: BackgroundTaskScheduling, @unchecked Sendable {
         let sink = RecordingSink()
         let queue = try folder.open()
         let work = try BackgroundWork(
-            queue: queue, runner: try JobRunner(queue: queue),
             options: .init(launches: identifiers), system: .init(scheduler: RefusingScheduler(), log: sink))
+        try work.attach(queue: queue, runner: try JobRunner(queue: queue))
         var events = EventReader(work)
         try await queue.enqueue(NewJob(kind: "sync"))
         await events.until { !sink.events.isEmpty }

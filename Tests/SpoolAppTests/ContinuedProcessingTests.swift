@@ -82,8 +82,9 @@ final class FakeContinuedTask: ProgressReportingLaunch, @unchecked Sendable {
             for await _ in gate { break }
         }
         let work = try BackgroundWork(
-            queue: queue, runner: runner, options: .init(launches: identifiers, continuedProcessing: "app.continued"),
+            options: .init(launches: identifiers, continuedProcessing: "app.continued"),
             system: .init(scheduler: FakeScheduler(), continuedProcessing: scheduler))
+        try work.attach(queue: queue, runner: runner)
         let ids = try await queue.enqueue(contentsOf: [NewJob(kind: "export"), NewJob(kind: "export")])
         try work.continueInBackground(ids, title: "Exporting", subtitle: "2 videos")
         let identifier = try #require(scheduler.submitted.first?.identifier)

@@ -11,20 +11,35 @@ final class FakeScheduler: BackgroundTaskScheduling, @unchecked Sendable {
     private var handlers: [String: @Sendable (any LaunchedTask) -> Void] = [:]
     private var pendingRequests: [String: LaunchRequest] = [:]
     private(set) var submissions = 0
-    /// Requests left pending by an earlier process, as the system still holds them.
-    init(leftPending: [LaunchRequest] = []) {
+    let permittedIdentifiers: [String]?
+    private let refusing: Set<String>
+
+    /// Requests left pending by an earlier process, as the system still holds them; the app's
+    /// `Info.plist` permitting `permitted` (`nil`: unknown); registrations of `refusing` refused.
+    init(leftPending: [LaunchRequest] = [], permitted: [String]? = nil, refusing: Set<String> = []) {
         for request in leftPending { pendingRequests[request.identifier] = request }
+        permittedIdentifiers = permitted
+        self.refusing = refusing
     }
 
     struct TooManyPendingRequests: Error {}
 
+    /// As `BGTaskScheduler`: iOS kills an app that registers an identifier twice, so a second
+    /// registration is an issue of the test that made it.
     func register(identifier: String, handler: @escaping @Sendable (any LaunchedTask) -> Void) -> Bool {
         lock.withLock {
-            guard handlers[identifier] == nil else { return false }
+            if handlers[identifier] != nil {
+                Issue.record("\(identifier) registered twice: iOS kills the app")
+                return false
+            }
+            guard !refusing.contains(identifier) else { return false }
             handlers[identifier] = handler
             return true
         }
     }
+
+    /// The identifiers registered.
+    var registered: Set<String> { lock.withLock { Set(handlers.keys) } }
 
     func submit(_ request: LaunchRequest) throws {
         try lock.withLock {
@@ -162,17 +177,23 @@ final class FakeTransferSystem: @unchecked Sendable {
     func session(_ identifier: String) -> FakeTransferSession? { lock.withLock { sessions[identifier] } }
 }
 
-/// A path monitor the test drives.
+/// A path monitor the test drives. Its first report comes when it starts, or, given a `clock`, from a
+/// task of its own `firstReportAfter` seconds later on that clock (as `NWPathMonitor` reports
+/// asynchronously).
 final class FakePathMonitor: NetworkPathMonitoring, @unchecked Sendable {
     private let lock = NSLock()
     private var handler: (@Sendable (NetworkPath) -> Void)?
     private let initial: NetworkPath
+    private let delay: (TimeInterval, ManualClock)?
 
-    init(_ initial: NetworkPath) { self.initial = initial }
+    init(_ initial: NetworkPath, firstReportAfter delay: TimeInterval? = nil, on clock: ManualClock? = nil) {
+        self.initial = initial
+        self.delay = delay.flatMap { delay in clock.map { (delay, $0) } }
+    }
 
     func start(_ handler: @escaping @Sendable (NetworkPath) -> Void) {
         lock.withLock { self.handler = handler }
-        handler(initial)
+        reportLater(delay) { [initial] in handler(initial) }
     }
 
     func cancel() { lock.withLock { handler = nil } }
@@ -180,22 +201,88 @@ final class FakePathMonitor: NetworkPathMonitoring, @unchecked Sendable {
     func report(_ path: NetworkPath) { lock.withLock { handler }?(path) }
 }
 
-/// A power monitor the test drives.
+/// A power monitor the test drives; its first report as ``FakePathMonitor``'s.
 final class FakePowerMonitor: PowerStateMonitoring, @unchecked Sendable {
     private let lock = NSLock()
     private var handler: (@Sendable (Bool) -> Void)?
     private let initial: Bool
+    private let delay: (TimeInterval, ManualClock)?
 
-    init(lowPowerMode: Bool) { initial = lowPowerMode }
+    init(lowPowerMode: Bool, firstReportAfter delay: TimeInterval? = nil, on clock: ManualClock? = nil) {
+        initial = lowPowerMode
+        self.delay = delay.flatMap { delay in clock.map { (delay, $0) } }
+    }
 
     func start(_ handler: @escaping @Sendable (Bool) -> Void) {
         lock.withLock { self.handler = handler }
-        handler(initial)
+        reportLater(delay) { [initial] in handler(initial) }
     }
 
     func cancel() { lock.withLock { handler = nil } }
 
     func report(lowPowerMode: Bool) { lock.withLock { handler }?(lowPowerMode) }
+}
+
+/// Runs `report` now, or from a task of its own after `delay` on its clock.
+private func reportLater(_ delay: (TimeInterval, ManualClock)?, _ report: @escaping @Sendable () -> Void) {
+    guard let (seconds, clock) = delay else { return report() }
+    let due = clock.now().addingTimeInterval(seconds)
+    Task {
+        try await clock.sleep(until: due)
+        report()
+    }
+}
+
+/// The app's life cycle, as the test posts it.
+final class FakeLifecycle: AppLifecycleMonitoring, @unchecked Sendable {
+    private let lock = NSLock()
+    private var handler: (@Sendable (AppTransition) -> Void)?
+
+    func start(_ handler: @escaping @Sendable (AppTransition) -> Void) { lock.withLock { self.handler = handler } }
+    func cancel() { lock.withLock { handler = nil } }
+
+    /// UIKit posts `transition`'s notification.
+    func post(_ transition: AppTransition) { lock.withLock { handler }?(transition) }
+}
+
+/// Background time as UIKit grants it: each grant must be ended once, and one whose time runs out must be
+/// ended by its expiration handler before it returns (UIKit kills the app otherwise: an issue here).
+final class FakeBackgroundTime: BackgroundTimeGranting, @unchecked Sendable {
+    private let lock = NSLock()
+    private var grants: [Grant] = []
+
+    final class Grant: BackgroundTimeGrant, @unchecked Sendable {
+        private let lock = NSLock()
+        private var ends = 0
+        let expiring: @Sendable () -> Void
+        init(expiring: @escaping @Sendable () -> Void) { self.expiring = expiring }
+        func end() {
+            let count = lock.withLock {
+                ends += 1
+                return ends
+            }
+            if count > 1 { Issue.record("a background task ended twice") }
+        }
+        var ended: Bool { lock.withLock { ends > 0 } }
+    }
+
+    func begin(_ name: String, expiring: @escaping @Sendable () -> Void) -> (any BackgroundTimeGrant)? {
+        let grant = Grant(expiring: expiring)
+        lock.withLock { grants.append(grant) }
+        return grant
+    }
+
+    var begun: Int { lock.withLock { grants.count } }
+    var outstanding: Int { lock.withLock { grants.filter { !$0.ended }.count } }
+
+    /// The time of every outstanding grant runs out: their expiration handlers run, and each must have
+    /// ended its grant when it returns.
+    func expire() {
+        for grant in lock.withLock({ grants.filter { !$0.ended } }) {
+            grant.expiring()
+            if !grant.ended { Issue.record("a background task was not ended by its expiration handler") }
+        }
+    }
 }
 
 /// A log sink that keeps what it was given.

@@ -185,18 +185,25 @@ import Testing
         let folder = AppFolder()
         defer { folder.remove() }
         let (never, keepOpen) = AsyncStream.makeStream(of: Void.self)
+        let cancelled = Gate()
+        let release = Gate()
         let setup = try Setup(folder, scheduler: FakeScheduler()) { runner, _ in
             try runner.register(kind: "export") { _, _ in
                 for await _ in never {}
+                // Cancelled by the stop, which waits for this handler: it holds the stop until released.
+                cancelled.open()
+                await release.passed()
             }
         }
         let id = try await setup.queue.enqueue(NewJob(kind: "export"))
         await setup.work.appWillEnterForeground()
         try await setup.runnerEvents.wait(for: .claimed(id, attempt: 1), timeout: hangGuard)
-        var events = EventReader(setup.work)
         let background = Task { await setup.work.appDidEnterBackground() }
-        await events.until(seen: .enteredBackground)
-        await setup.work.appWillEnterForeground()
+        await cancelled.passed()
+        // The stop is under way: the app comes back before it has finished.
+        let foreground = Task { await setup.work.appWillEnterForeground() }
+        release.open()
+        await foreground.value
         await background.value
         #expect(setup.runner.isRunning, "the app is in the foreground, its runner stopped")
         keepOpen.finish()
@@ -208,8 +215,7 @@ import Testing
     @Test func aRefusedRegistrationIsAnError() throws {
         let folder = AppFolder()
         defer { folder.remove() }
-        let scheduler = FakeScheduler()
-        _ = scheduler.register(identifier: "app.refresh") { _ in }
+        let scheduler = FakeScheduler(refusing: ["app.refresh"])
         #expect(throws: SpoolError.self) { _ = try Setup(folder, scheduler: scheduler) }
     }
 }

@@ -48,7 +48,9 @@ struct EventReader {
     }
 }
 
-/// A `BackgroundWork` over a queue in `folder`, on the fakes given.
+/// A `BackgroundWork` set up on the fakes given, then attached to a queue in `folder`, as an app does: the
+/// launch identifiers registered first, the queue opened and its handlers registered (`register`, which may
+/// reach the work), then attached.
 struct Setup {
     let queue: JobQueue
     let runner: JobRunner
@@ -59,13 +61,9 @@ struct Setup {
         _ folder: AppFolder, scheduler: FakeScheduler, transfers: FakeTransferSystem? = nil,
         network: FakePathMonitor? = nil, power: FakePowerMonitor? = nil, sink: RecordingSink? = nil,
         logging: EventLogging = .failures, bufferLimit: Int = 256, sharing: ProcessSharing = .exclusive,
+        lifecycle: FakeLifecycle? = nil, backgroundTime: FakeBackgroundTime? = nil,
         register: (JobRunner, @escaping @Sendable () -> BackgroundWork?) throws -> Void = { _, _ in }
     ) throws {
-        queue = try folder.open(sharing: sharing)
-        runnerEvents = RunnerEvents()
-        runner = try JobRunner(queue: queue, events: runnerEvents)
-        let box = WorkBox()
-        try register(runner, { box.work })
         var sessions: (@Sendable (String, TransferCompletions) -> any TransferSession)?
         if let transfers {
             sessions = { identifier, completions in transfers.make(identifier, completions) }
@@ -74,24 +72,20 @@ struct Setup {
             launches: identifiers, transferSession: transfers == nil ? nil : "app.transfers", logging: logging,
             eventBufferLimit: bufferLimit)
         let system = BackgroundWork.System(
-            scheduler: scheduler, transferSessions: sessions, network: network, power: power, log: sink)
-        work = try BackgroundWork(queue: queue, runner: runner, options: options, system: system)
-        box.work = work
+            scheduler: scheduler, transferSessions: sessions, network: network, power: power, log: sink,
+            lifecycle: lifecycle, backgroundTime: backgroundTime)
+        let work = try BackgroundWork(options: options, system: system)
+        queue = try folder.open(sharing: sharing)
+        runnerEvents = RunnerEvents()
+        runner = try JobRunner(queue: queue, events: runnerEvents)
+        try register(runner, { work })
+        try work.attach(queue: queue, runner: runner)
+        self.work = work
     }
 
     func close() async throws {
         await work.close()
         try queue.close()
-    }
-}
-
-/// Lets a handler registered before the `BackgroundWork` exists reach it.
-final class WorkBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: BackgroundWork?
-    var work: BackgroundWork? {
-        get { lock.withLock { value } }
-        set { lock.withLock { value = newValue } }
     }
 }
 

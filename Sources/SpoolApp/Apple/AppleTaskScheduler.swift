@@ -1,11 +1,21 @@
 #if canImport(BackgroundTasks) && !os(macOS)
     import BackgroundTasks
+    import Foundation
     import Spool
 
-    /// ``BackgroundTaskScheduling`` over `BGTaskScheduler.shared`.
-    public struct AppleTaskScheduler: BackgroundTaskScheduling {
-        /// The app's scheduler.
-        public init() {}
+    /// ``BackgroundTaskScheduling`` over `BGTaskScheduler.shared`: one per process (``shared``), as the
+    /// system's scheduler is. Not in app extensions: only the host app registers launch handlers.
+    @available(iOSApplicationExtension, unavailable)
+    public final class AppleTaskScheduler: BackgroundTaskScheduling, Sendable {
+        /// The process's scheduler.
+        public static let shared = AppleTaskScheduler()
+
+        private init() {}
+
+        /// The app's `Info.plist` `BGTaskSchedulerPermittedIdentifiers`, or `nil` when it has none.
+        public var permittedIdentifiers: [String]? {
+            Bundle.main.object(forInfoDictionaryKey: "BGTaskSchedulerPermittedIdentifiers") as? [String]
+        }
 
         /// `BGTaskScheduler.register(forTaskWithIdentifier:using:launchHandler:)`, the handler run on a
         /// queue of the system's.

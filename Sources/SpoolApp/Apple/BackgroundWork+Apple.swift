@@ -1,26 +1,31 @@
-#if canImport(BackgroundTasks) && canImport(Network) && canImport(os) && !os(macOS)
+#if canImport(BackgroundTasks) && canImport(Network) && canImport(os) && canImport(UIKit) && !os(macOS)
     import Spool
 
     extension BackgroundWork {
         /// Sets Spool up with Apple's services: `BGTaskScheduler` (``AppleTaskScheduler``), background
         /// `URLSession`s (``URLSessionTransfers``), `NWPathMonitor` (``NetworkPathMonitor``), Low Power
-        /// Mode (``LowPowerModeMonitor``) and `os.Logger` (``OSLogEventSink``, when
-        /// ``Options/logSubsystem`` names a subsystem) and, on iOS 26, continued processing
-        /// (``AppleContinuedProcessingScheduler``). Call it at launch, before the app finishes
-        /// launching (`BGTaskScheduler` registrations must be made then). See ``init(queue:runner:options:system:)``.
-        public static func launch(queue: JobQueue, runner: JobRunner, options: Options) throws -> BackgroundWork {
+        /// Mode (``LowPowerModeMonitor``), UIKit's life cycle and background time (``UIKitLifecycleMonitor``,
+        /// ``UIKitBackgroundTime``), `os.Logger` (``OSLogEventSink``, when ``Options/logSubsystem`` names a
+        /// subsystem) and, on iOS 26, continued processing (``AppleContinuedProcessingScheduler``). Call it
+        /// first thing at launch, in `application(_:didFinishLaunchingWithOptions:)` (or the `App`'s
+        /// initializer), before the queue is opened: `BGTaskScheduler` registrations must be made before the
+        /// app finishes launching, for every permitted identifier, once. See ``init(options:system:)``.
+        @available(iOSApplicationExtension, unavailable)
+        @MainActor
+        public static func launch(options: Options) throws -> BackgroundWork {
             let container = options.sharedContainerIdentifier
-            let continued = continuedProcessingScheduler()
             return try BackgroundWork(
-                queue: queue, runner: runner, options: options,
+                options: options,
                 system: System(
-                    scheduler: AppleTaskScheduler(),
+                    scheduler: AppleTaskScheduler.shared,
                     transferSessions: { identifier, completions in
                         URLSessionTransfers(
                             identifier: identifier, sharedContainerIdentifier: container, completions: completions)
                     },
                     network: NetworkPathMonitor(), power: LowPowerModeMonitor(),
-                    log: options.logSubsystem.map { OSLogEventSink(subsystem: $0) }, continuedProcessing: continued))
+                    log: options.logSubsystem.map { OSLogEventSink(subsystem: $0) },
+                    continuedProcessing: continuedProcessingScheduler(), lifecycle: UIKitLifecycleMonitor(),
+                    backgroundTime: UIKitBackgroundTime()))
         }
 
         /// iOS 26's continued processing where the system has it, `nil` elsewhere.

@@ -16,10 +16,14 @@
         /// Starts the monitor on a queue of its own; the handler gets each path.
         public func start(_ handler: @escaping @Sendable (NetworkPath) -> Void) {
             monitor.pathUpdateHandler = { path in
-                handler(
-                    NetworkPath(
-                        isSatisfied: path.status == .satisfied, isExpensive: path.isExpensive,
-                        isConstrained: path.isConstrained))
+                let status: NetworkPath.Status
+                switch path.status {
+                case .satisfied: status = .satisfied
+                case .requiresConnection: status = .requiresConnection
+                case .unsatisfied: status = .unsatisfied
+                @unknown default: status = .unsatisfied
+                }
+                handler(NetworkPath(status: status, isExpensive: path.isExpensive, isConstrained: path.isConstrained))
             }
             monitor.start(queue: queue)
         }

@@ -3,19 +3,35 @@ import Spool
 /// What the network path is, as the platform's path monitor reports it (on Apple platforms an
 /// `NWPath`).
 public struct NetworkPath: Sendable, Equatable {
-    /// A connection is available (`NWPath.Status.satisfied`).
-    public var isSatisfied: Bool
+    /// Whether the path can be used (on Apple platforms `NWPath.Status`).
+    public enum Status: Sendable, Equatable {
+        /// A connection is available.
+        case satisfied
+        /// No connection is available.
+        case unsatisfied
+        /// No connection is available now, but establishing one may activate the path (a VPN on demand,
+        /// a cellular interface that wakes): a network that can be tried.
+        case requiresConnection
+    }
+
+    /// Whether the path can be used.
+    public var status: Status
     /// The path uses an interface the system considers expensive (cellular, a personal hotspot).
     public var isExpensive: Bool
     /// The path is in Low Data Mode.
     public var isConstrained: Bool
 
     /// A path, as the monitor reports it: for an app's tests.
-    public init(isSatisfied: Bool, isExpensive: Bool = false, isConstrained: Bool = false) {
-        self.isSatisfied = isSatisfied
+    public init(status: Status, isExpensive: Bool = false, isConstrained: Bool = false) {
+        self.status = status
         self.isExpensive = isExpensive
         self.isConstrained = isConstrained
     }
+
+    /// Whether jobs that need the network may try it: the path is satisfied, or establishing a connection
+    /// may activate it (``Status/requiresConnection``: a transfer or request started then brings it up, as
+    /// `URLSession` does).
+    public var isAvailable: Bool { status != .unsatisfied }
 }
 
 /// The platform's network path monitor (on Apple platforms `NWPathMonitor`). Tests give a fake.
@@ -35,7 +51,8 @@ public protocol PowerStateMonitoring: Sendable {
 }
 
 /// Feeds the device's conditions to the queue (``JobQueue/updateDeviceConditions(_:)``) as they change:
-/// the network from the path monitor (an expensive or constrained path is metered), the battery from
+/// the network from the path monitor (a path that is satisfied or requires a connection is available; an
+/// expensive or constrained one is metered), the battery from
 /// Low Power Mode (on: the battery counts as low), and what the app reports itself: external power
 /// (``setCharging(_:)``; on iOS from `UIDevice.batteryState`, which needs UIKit), idleness and its named
 /// conditions (``setSatisfiedConditions(_:)``). A change that leaves the conditions as they were is not
@@ -46,6 +63,12 @@ public final class DeviceConditionsFeed: Sendable {
     private let network: (any NetworkPathMonitoring)?
     private let power: (any PowerStateMonitoring)?
     private let conditions: Locked<DeviceConditions>
+    /// The monitors that have not reported their first state yet.
+    private let unreported: Awaitable<Set<Monitor>>
+
+    private enum Monitor: Hashable {
+        case network, power
+    }
 
     init(
         queue: JobQueue, network: (any NetworkPathMonitoring)?, power: (any PowerStateMonitoring)?, events: EventLog
@@ -58,6 +81,10 @@ public final class DeviceConditionsFeed: Sendable {
         var initial = queue.deviceConditions
         if power == nil { initial.isBatteryNotLow = true }
         conditions = Locked(initial)
+        var monitors: Set<Monitor> = []
+        if network != nil { monitors.insert(.network) }
+        if power != nil { monitors.insert(.power) }
+        unreported = Awaitable(monitors)
     }
 
     /// The conditions as last given to the queue.
@@ -72,12 +99,26 @@ public final class DeviceConditionsFeed: Sendable {
             events.record(.schedulingFailed(error: "device conditions: \(error)"))
         }
         network?.start { [weak self] path in
-            self?.change {
-                $0.isNetworkAvailable = path.isSatisfied
-                $0.isNetworkUnmetered = path.isSatisfied && !path.isExpensive && !path.isConstrained
+            self?.change(reporting: .network) {
+                $0.isNetworkAvailable = path.isAvailable
+                $0.isNetworkUnmetered = path.isAvailable && !path.isExpensive && !path.isConstrained
             }
         }
-        power?.start { [weak self] lowPowerMode in self?.change { $0.isBatteryNotLow = !lowPowerMode } }
+        power?.start { [weak self] lowPowerMode in
+            self?.change(reporting: .power) { $0.isBatteryNotLow = !lowPowerMode }
+        }
+    }
+
+    /// Returns once every monitor has reported its first state (the monitors report asynchronously), or
+    /// once `bound` seconds have passed on `clock`, whichever comes first.
+    func firstReports(within bound: TimeInterval, on clock: any SpoolClock) async {
+        let deadline = clock.now().addingTimeInterval(bound)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { [unreported] in await unreported.wait { $0.isEmpty } }
+            group.addTask { try? await clock.sleep(until: deadline) }
+            await group.next()
+            group.cancelAll()
+        }
     }
 
     /// Stops the monitors.
@@ -97,7 +138,8 @@ public final class DeviceConditionsFeed: Sendable {
 
     /// Applies `edit` and gives the result to the queue when it differs. Under the lock, so that two
     /// changes reach the queue in the order they were made (the queue keeps conditions in memory: quick).
-    private func change(_ edit: (inout DeviceConditions) -> Void) {
+    private func change(reporting monitor: Monitor? = nil, _ edit: (inout DeviceConditions) -> Void) {
+        defer { if let monitor { unreported.update { _ = $0.remove(monitor) } } }
         let outcome = conditions.withLock { conditions -> BackgroundWorkEvent? in
             var next = conditions
             edit(&next)

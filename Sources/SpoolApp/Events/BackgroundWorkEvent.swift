@@ -14,8 +14,15 @@ public enum BackgroundWorkEvent: Sendable, Equatable {
     case launchStarted(identifier: String)
     /// A launch ended with the runner idle.
     case launchCompleted(identifier: String)
-    /// A launch's time ran out: its running attempts were given back.
+    /// A launch's time ran out: it was completed, its running attempts given back (or being given back).
     case launchExpired(identifier: String)
+    /// A launch came while no queue could serve it: it was completed at once, for `reason`.
+    case launchWithoutQueue(identifier: String, reason: String)
+    /// The app's queue could not be opened (``BackgroundWork/attach(opening:)``).
+    case queueUnavailable(error: String)
+    /// The background time asked for on entering the background ran out before the attempts were
+    /// given back: it was ended at once (they are given back when the app runs again).
+    case backgroundTimeExpired
     /// A job's transfer was handed to the system, its job parked under `key`.
     case transferStarted(JobID, key: String)
     /// A transfer ended and its outcome was recorded for its parked job.
@@ -34,45 +41,90 @@ public enum BackgroundWorkEvent: Sendable, Equatable {
     case conditionsChanged(DeviceConditions)
     /// A job changed state.
     case jobChanged(JobID, kind: String, state: JobState)
-    /// The app went to the background: the runner gave its running attempts back and stopped.
+    /// The app went to the background, and its runner gave its running attempts back and stopped (unless a
+    /// background launch runs it).
     case enteredBackground
-    /// The app came to the foreground: the runner runs.
+    /// The app came to the foreground, and its runner runs.
     case enteredForeground
 
     /// Whether the event reports a failure (logged even when logging is quiet).
     public var isFailure: Bool {
         switch self {
-        case .requestRefused, .schedulingFailed, .transferRecordFailed: return true
+        case .requestRefused, .schedulingFailed, .transferRecordFailed, .launchWithoutQueue, .queueUnavailable,
+            .backgroundTimeExpired:
+            return true
         case .transferFinished(_, let outcome): return outcome != .success
         default: return false
         }
     }
 }
 
+/// An event as a log writes it: what may be shown, and apart from it what may hold a file path, a URL or
+/// a server's words (error texts, a transfer's failure), which a log must redact (`os.Logger`'s
+/// `privacy: .private`).
+public struct EventLogLine: Sendable, Equatable {
+    /// What the line shows as is: identifiers, job ids, kinds, keys, states, dates.
+    public var shown: String
+    /// What the line holds that may be personal, or `nil`: error texts and anything else that can name a
+    /// path or a URL.
+    public var redacted: String?
+
+    /// A line of `shown` text, and `redacted` text apart.
+    public init(shown: String, redacted: String? = nil) {
+        self.shown = shown
+        self.redacted = redacted
+    }
+}
+
 extension BackgroundWorkEvent: CustomStringConvertible {
-    /// One line for a log.
-    public var description: String {
+    /// The event as a log writes it: ``EventLogLine/redacted`` holds every error text.
+    public var logLine: EventLogLine {
         switch self {
         case .requestSubmitted(let request):
-            return "submitted \(request.kind) request \(request.identifier) from \(request.earliestBeginDate)"
-                + (request.requiresNetworkConnectivity ? ", network" : "")
-                + (request.requiresExternalPower ? ", external power" : "")
-        case .requestRefused(let request, let error): return "request \(request.identifier) refused: \(error)"
-        case .requestCancelled(let identifier): return "cancelled request \(identifier)"
-        case .schedulingFailed(let error): return "scheduling hints failed: \(error)"
-        case .launchStarted(let identifier): return "launch \(identifier) started"
-        case .launchCompleted(let identifier): return "launch \(identifier) completed"
-        case .launchExpired(let identifier): return "launch \(identifier) expired; running attempts given back"
-        case .transferStarted(let id, let key): return "job \(id) transfer started, parked under \(key)"
-        case .transferFinished(let key, let outcome): return "transfer \(key) finished: \(outcome)"
-        case .transferOutcomeDropped(let key): return "transfer \(key) finished; no job parked under it any more"
-        case .transferRecordFailed(let key, let error): return "transfer \(key): recording its outcome failed: \(error)"
-        case .sessionEventsHandled(let identifier): return "events of session \(identifier) recorded and handled"
-        case .transfersReconciled(let failed): return "transfers the system dropped: \(failed.map(\.rawValue))"
-        case .conditionsChanged(let conditions): return "device conditions: \(conditions)"
-        case .jobChanged(let id, let kind, let state): return "job \(id) (\(kind)) \(state)"
-        case .enteredBackground: return "entered background; runner stopped"
-        case .enteredForeground: return "entered foreground; runner running"
+            return EventLogLine(
+                shown: "submitted \(request.kind) request \(request.identifier) from \(request.earliestBeginDate)"
+                    + (request.requiresNetworkConnectivity ? ", network" : "")
+                    + (request.requiresExternalPower ? ", external power" : ""))
+        case .requestRefused(let request, let error):
+            return EventLogLine(shown: "request \(request.identifier) refused", redacted: error)
+        case .requestCancelled(let identifier): return EventLogLine(shown: "cancelled request \(identifier)")
+        case .schedulingFailed(let error): return EventLogLine(shown: "scheduling hints failed", redacted: error)
+        case .launchStarted(let identifier): return EventLogLine(shown: "launch \(identifier) started")
+        case .launchCompleted(let identifier): return EventLogLine(shown: "launch \(identifier) completed")
+        case .launchExpired(let identifier):
+            return EventLogLine(shown: "launch \(identifier) expired; completed, running attempts given back")
+        case .launchWithoutQueue(let identifier, let reason):
+            return EventLogLine(shown: "launch \(identifier) completed at once: no queue", redacted: reason)
+        case .queueUnavailable(let error): return EventLogLine(shown: "the queue could not be opened", redacted: error)
+        case .backgroundTimeExpired:
+            return EventLogLine(shown: "background time ran out before the attempts were given back; ended")
+        case .transferStarted(let id, let key):
+            return EventLogLine(shown: "job \(id) transfer started, parked under \(key)")
+        case .transferFinished(let key, let outcome):
+            switch outcome {
+            case .success: return EventLogLine(shown: "transfer \(key) finished: success")
+            case .retry(let error): return EventLogLine(shown: "transfer \(key) finished: retry", redacted: error)
+            case .fail(let error): return EventLogLine(shown: "transfer \(key) finished: fail", redacted: error)
+            }
+        case .transferOutcomeDropped(let key):
+            return EventLogLine(shown: "transfer \(key) finished; no job parked under it any more")
+        case .transferRecordFailed(let key, let error):
+            return EventLogLine(shown: "transfer \(key): recording its outcome failed", redacted: error)
+        case .sessionEventsHandled(let identifier):
+            return EventLogLine(shown: "events of session \(identifier) recorded and handled")
+        case .transfersReconciled(let failed):
+            return EventLogLine(shown: "transfers the system dropped: \(failed.map(\.rawValue))")
+        case .conditionsChanged(let conditions): return EventLogLine(shown: "device conditions: \(conditions)")
+        case .jobChanged(let id, let kind, let state): return EventLogLine(shown: "job \(id) (\(kind)) \(state)")
+        case .enteredBackground: return EventLogLine(shown: "entered background; runner stopped")
+        case .enteredForeground: return EventLogLine(shown: "entered foreground; runner running")
         }
+    }
+
+    /// One line: ``logLine``'s shown text, then its redacted text (for the app's own streams; `os.Logger`
+    /// gets the two apart).
+    public var description: String {
+        let line = logLine
+        return line.redacted.map { line.shown + ": " + $0 } ?? line.shown
     }
 }

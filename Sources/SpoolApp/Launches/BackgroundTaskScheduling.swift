@@ -36,9 +36,18 @@ public struct LaunchRequest: Sendable, Equatable {
     }
 }
 
-/// The platform's background-task scheduler (on Apple platforms `BGTaskScheduler`), as the product uses
-/// it: registering the launch handlers, submitting and cancelling requests. Tests give a fake.
-public protocol BackgroundTaskScheduling: Sendable {
+/// The platform's background-task scheduler (on Apple platforms `BGTaskScheduler.shared`, through
+/// ``AppleTaskScheduler/shared``), as the product uses it: registering the launch handlers, submitting and
+/// cancelling requests. Tests give a fake.
+///
+/// A class: a scheduler is the process's, and its identifiers are registered once
+/// (``BackgroundWork/init(options:system:)`` refuses a second set-up over the same scheduler, as iOS kills
+/// an app that registers an identifier twice).
+public protocol BackgroundTaskScheduling: AnyObject, Sendable {
+    /// The identifiers the app may register (on Apple platforms its `Info.plist`'s
+    /// `BGTaskSchedulerPermittedIdentifiers`; an entry ending in `.*` permits every identifier it
+    /// prefixes), or `nil` when unknown. Checked before any identifier is registered.
+    var permittedIdentifiers: [String]? { get }
     /// Registers `handler` for launches under `identifier`; `false` when the platform refuses (an
     /// identifier missing from the app's permitted identifiers, or a registration after launch).
     func register(identifier: String, handler: @escaping @Sendable (any LaunchedTask) -> Void) -> Bool
@@ -46,6 +55,11 @@ public protocol BackgroundTaskScheduling: Sendable {
     func submit(_ request: LaunchRequest) throws
     /// Cancels the pending request with `identifier`, if any.
     func cancel(identifier: String)
+}
+
+extension BackgroundTaskScheduling {
+    /// Unknown: no identifier is refused before registering.
+    public var permittedIdentifiers: [String]? { nil }
 }
 
 /// A background launch in progress (on Apple platforms a `BGTask`): the app must complete it once, and
@@ -82,8 +96,9 @@ public struct LaunchIdentifiers: Sendable, Equatable {
         SchedulingLimits(refreshRequests: refresh == nil ? 0 : 1, processingRequests: processing.count)
     }
 
-    /// Throws ``SpoolError/Code/invalidArgument`` unless the identifiers are as ``init(refresh:processing:)`` says.
-    func validate() throws {
+    /// Throws ``SpoolError/Code/invalidArgument`` unless the identifiers are as ``init(refresh:processing:)``
+    /// says and each is in `permitted` (when known).
+    func validate(permitted: [String]?) throws {
         let limit = SchedulingLimits.iOS.processingRequests
         guard (1...limit).contains(processing.count) else {
             throw SpoolError(
@@ -91,6 +106,21 @@ public struct LaunchIdentifiers: Sendable, Equatable {
         }
         guard Set(all).count == all.count, !all.contains(where: \.isEmpty) else {
             throw SpoolError(.invalidArgument, "the task identifiers must be distinct and not empty: \(all)")
+        }
+        if let permitted {
+            let missing = all.filter { !Self.permits(permitted, $0) }
+            guard missing.isEmpty else {
+                throw SpoolError(
+                    .invalidArgument,
+                    "not in BGTaskSchedulerPermittedIdentifiers, so not registered (nor any other): \(missing)")
+            }
+        }
+    }
+
+    /// Whether `permitted` lists `identifier`, itself or under an entry ending in `.*`.
+    static func permits(_ permitted: [String], _ identifier: String) -> Bool {
+        permitted.contains { entry in
+            entry == identifier || (entry.hasSuffix(".*") && identifier.hasPrefix(entry.dropLast()))
         }
     }
 

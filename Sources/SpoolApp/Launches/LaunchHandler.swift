@@ -1,22 +1,26 @@
 import Spool
 
 /// Runs the queue's runner in a background launch and completes the launch once: with success once the
-/// runner is idle (``JobRunner/idle()``), without when the system's time runs out, after the running
-/// attempts were given back when nothing else needs the runner (``RunnerControl/expire(_:)``). In the
-/// background the runner is stopped before the launch completes, so that nothing of the queue runs when
-/// the app is suspended.
+/// runner is idle (``JobRunner/idle()``), without when the system's time runs out. On expiry the running
+/// attempts are given back when nothing else needs the runner (``RunnerControl/expire(_:)``), and the
+/// launch is completed once that is done or ``BackgroundWork/expiryCompletionBound`` has passed, whichever
+/// comes first: a handler that ignores cancellation or a slow sync never keeps the launch from completing in
+/// time (the give-back lands after it then). In the background the runner is stopped before a launch that
+/// ends with its work done completes, so that nothing of the queue runs when the app is suspended.
 final class LaunchHandler: Sendable {
     private let runner: JobRunner
     private let control: RunnerControl
     private let events: EventLog
     private let requests: LaunchRequests
+    private let clock: any SpoolClock
     private let launches = Locked<UInt64>(0)
 
-    init(runner: JobRunner, control: RunnerControl, requests: LaunchRequests, events: EventLog) {
+    init(runner: JobRunner, control: RunnerControl, requests: LaunchRequests, events: EventLog, clock: any SpoolClock) {
         self.runner = runner
         self.control = control
         self.requests = requests
         self.events = events
+        self.clock = clock
     }
 
     /// A number for a new launch.
@@ -43,10 +47,16 @@ final class LaunchHandler: Sendable {
         events.record(.launchStarted(identifier: task.identifier))
         task.setExpirationHandler { [self] in
             guard let began = completion.expire() else { return }
+            let deadline = clock.now().addingTimeInterval(BackgroundWork.expiryCompletionBound)
+            let bound = Task { [clock] in
+                guard (try? await clock.sleep(until: deadline)) != nil else { return }
+                end(completion, success: false)
+            }
             Task {
                 // Only a launch whose work began can have started the runner (or be about to).
                 if began { await control.expire(completion.number) }
                 end(completion, success: false)
+                bound.cancel()
             }
         }
         Task { [self] in
@@ -59,13 +69,14 @@ final class LaunchHandler: Sendable {
         }
     }
 
+    /// Completes the launch (once, whoever calls first), then brings the launch requests up to date.
     private func end(_ completion: LaunchCompletion, success: Bool) {
-        requests.queueChanged()
+        guard completion.complete(success: success) else { return }
         events.record(
             completion.expired
                 ? .launchExpired(identifier: completion.identifier)
                 : .launchCompleted(identifier: completion.identifier))
-        completion.complete(success: success)
+        requests.queueChanged()
     }
 }
 
@@ -78,6 +89,7 @@ final class LaunchCompletion: Sendable {
     /// The launch's number for ``RunnerControl``.
     let number: UInt64
     private let phase = Locked(Phase.waiting)
+    private let completed = Locked(false)
 
     init(_ task: any LaunchedTask, number: UInt64) {
         self.task = task
@@ -112,8 +124,15 @@ final class LaunchCompletion: Sendable {
         }
     }
 
-    func complete(success: Bool) {
+    /// Completes the task, the first time only: whether this call did.
+    func complete(success: Bool) -> Bool {
+        let first = completed.withLock { done -> Bool in
+            defer { done = true }
+            return !done
+        }
+        guard first else { return false }
         task.setExpirationHandler(nil)
         task.setTaskCompleted(success: success)
+        return true
     }
 }

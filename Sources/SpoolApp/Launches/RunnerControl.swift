@@ -8,9 +8,9 @@ actor RunnerControl {
     private let runner: JobRunner
     /// The work at launch before the runner may run: the transfers' reconciliation.
     private let activation: Task<Void, Never>
-    /// Whether the app is in the foreground, as the app last said: set at once, in call order, so that two
-    /// transitions end in the last one's state however their tasks are scheduled.
-    private nonisolated let foreground = Locked(false)
+    /// Whether the app is in the foreground, as ``BackgroundWork`` last heard: set at once, in the order the
+    /// transitions come, so that two of them end in the last one's state however their tasks are scheduled.
+    private nonisolated let foreground: Locked<Bool>
     /// The launches in progress.
     private var launches: Set<UInt64> = []
     /// Launches whose expiry reached this actor before their ``begin(_:)``, which then starts nothing (each
@@ -19,13 +19,11 @@ actor RunnerControl {
     /// Whether this actor last started the runner (and has not stopped it since).
     private var running = false
 
-    init(runner: JobRunner, activation: Task<Void, Never>) {
+    init(runner: JobRunner, activation: Task<Void, Never>, foreground: Locked<Bool>) {
         self.runner = runner
         self.activation = activation
+        self.foreground = foreground
     }
-
-    /// The app is, or is no longer, in the foreground. Call ``settle()`` after it.
-    nonisolated func setForeground(_ value: Bool) { foreground.withLock { $0 = value } }
 
     nonisolated var isForeground: Bool { foreground.withLock { $0 } }
 

@@ -3,9 +3,12 @@ import Spool
 import SpoolApp
 import UIKit
 
-/// The app: Spool is set up by one call at launch; the app forwards its lifecycle and the system's
-/// background-session events. Everything else (launch requests, running the queue in background
-/// launches, transfers, network and power conditions, logging) is SpoolApp's.
+/// The app, on the scene life cycle (Info.plist's `UIApplicationSceneManifest` names ``SceneDelegate``):
+/// Spool is set up by one call at launch, before anything that may fail, and the app forwards only the
+/// system's background-session events. SpoolApp follows the app's life cycle itself (UIKit's application
+/// notifications, posted whichever life cycle an app uses) and asks for background time on entering the
+/// background; launch requests, background launches, transfers, network and power conditions and logging
+/// are SpoolApp's too.
 @main
 final class AppDelegate: UIResponder, UIApplicationDelegate {
     private var work: BackgroundWork?
@@ -15,38 +18,38 @@ final class AppDelegate: UIResponder, UIApplicationDelegate {
         didFinishLaunchingWithOptions launchOptions: [UIApplication.LaunchOptionsKey: Any]?
     ) -> Bool {
         do {
-            let queue = try JobQueue(
-                directory: PhotoUploads.queueDirectory(), configuration: PhotoUploads.configuration)
-            let runner = try JobRunner(queue: queue)
-            // Before this method returns: the background-task identifiers are registered here.
+            // First: every launch identifier is registered here, whatever happens to the queue below.
             let work = try BackgroundWork.launch(
-                queue: queue, runner: runner,
                 options: .init(
                     launches: PhotoUploads.launches, transferSession: PhotoUploads.transferSession,
                     sharedContainerIdentifier: PhotoUploads.appGroup, logSubsystem: "com.example.photouploads"))
-            try runner.register(UploadPhoto.self) { photo, context in
-                // Parks the job, then hands the upload to the system; its completion ends the job.
-                try await work.startTransfer(photo.transfer, in: context, for: PhotoUploads.transferPatience)
-            }
             self.work = work
+            // Then the queue. If it cannot be opened (a full disk), launches complete saying why, and the app
+            // runs without uploads; a later attach may succeed.
+            try? work.attach {
+                let queue = try JobQueue(
+                    directory: PhotoUploads.queueDirectory(), configuration: PhotoUploads.configuration)
+                let runner = try JobRunner(queue: queue)
+                try runner.register(UploadPhoto.self) { photo, context in
+                    // Parks the job, then hands the upload to the system; its completion ends the job.
+                    try await work.startTransfer(photo.transfer, in: context, for: PhotoUploads.transferPatience)
+                }
+                return (queue, runner)
+            }
         } catch {
-            // The queue could not be opened (see the error's path and errno): the app runs without uploads.
-            print("uploads unavailable: \(error)")
+            // The identifiers are not as Info.plist lists them: a programming error, found at the first run.
+            fatalError("background work: \(error)")
         }
         return true
     }
 
-    func applicationDidBecomeActive(_ application: UIApplication) {
-        Task { await work?.appWillEnterForeground() }
-    }
-
-    func applicationDidEnterBackground(_ application: UIApplication) {
-        // The attempts are given back and recorded before the app is suspended: ask for the time it takes.
-        let time = application.beginBackgroundTask(withName: "spool.background-entry", expirationHandler: nil)
-        Task {
-            await work?.appDidEnterBackground()
-            application.endBackgroundTask(time)
-        }
+    func application(
+        _ application: UIApplication, configurationForConnecting connectingSceneSession: UISceneSession,
+        options: UIScene.ConnectionOptions
+    ) -> UISceneConfiguration {
+        let configuration = UISceneConfiguration(name: "Default", sessionRole: connectingSceneSession.role)
+        configuration.delegateClass = SceneDelegate.self
+        return configuration
     }
 
     func application(
