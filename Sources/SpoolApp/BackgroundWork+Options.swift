@@ -41,7 +41,7 @@ extension BackgroundWork {
         }
     }
 
-    /// The platform's services the product works through. ``BackgroundWork/launch(options:)`` gives
+    /// The platform's services the product works through. `BackgroundWork.launch(options:)` gives
     /// Apple's; tests give fakes.
     public struct System: Sendable {
         /// The background-task scheduler.

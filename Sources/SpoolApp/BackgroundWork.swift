@@ -5,6 +5,7 @@ import Spool
 /// in background launches, the platform's launch requests follow the queue, jobs hand transfers to the
 /// system, the device's conditions reach the queue, and what happens is logged.
 ///
+/// <!-- sample: skip -->
 /// ```swift
 /// // application(_:didFinishLaunchingWithOptions:), before it returns:
 /// let work = try BackgroundWork.launch(
@@ -25,13 +26,13 @@ import Spool
 /// - **Registration**: every launch identifier is registered at once (all or none: they are checked
 ///   first), once per process; a launch that comes while no queue is attached waits for the attach, or
 ///   completes saying why (``BackgroundWorkEvent/launchWithoutQueue(identifier:reason:)``).
-/// - **Launches**: keeps one pending request per identifier following ``JobQueue/schedulingHints(within:)``
+/// - **Launches**: keeps one pending request per identifier following `JobQueue/schedulingHints(within:)`
 ///   as the queue changes (never more than the identifiers, so never past the platform's limits; a request
 ///   nothing needs is cancelled); in a launch, once the device's conditions are read, runs the runner until
 ///   it is idle, then completes the launch with success; when the launch's time runs out it gives the
-///   running attempts back (``JobRunner/expire()``) and completes it within ``expiryCompletionBound``.
+///   running attempts back (`JobRunner/expire()`) and completes it within ``expiryCompletionBound``.
 /// - **Life cycle**: in the foreground the runner runs; entering the background, it asks for background
-///   time, gives the running attempts back and stops the runner (``JobRunner/suspend()``), so that nothing
+///   time, gives the running attempts back and stops the runner (`JobRunner/suspend()`), so that nothing
 ///   of the queue runs when the app is suspended.
 /// - **Transfers** (``transfers``): see ``BackgroundTransfers``; at launch, parked jobs whose transfers
 ///   the system no longer has are failed to run again, before the runner starts.
@@ -63,10 +64,10 @@ public final class BackgroundWork: Sendable {
     /// fail: iOS needs a handler for every permitted identifier), and starts following the app's life
     /// cycle. Nothing runs until a queue is attached (``attach(queue:runner:)``).
     ///
-    /// - Throws: ``SpoolError/Code/invalidArgument`` for identifiers that are not as ``LaunchIdentifiers``
+    /// - Throws: `SpoolError/Code/invalidArgument` for identifiers that are not as ``LaunchIdentifiers``
     ///   says or that the scheduler does not permit (nothing is registered then), or that the scheduler
     ///   refuses to register (those registered before stay registered here and complete their launches);
-    ///   ``SpoolError/Code/invalidState`` when a `BackgroundWork` was set up over the same scheduler before
+    ///   `SpoolError/Code/invalidState` when a `BackgroundWork` was set up over the same scheduler before
     ///   in this process (iOS kills an app that registers an identifier twice).
     public init(options: Options, system: System) throws {
         try options.launches.validate(permitted: system.scheduler.permittedIdentifiers)
@@ -92,10 +93,10 @@ public final class BackgroundWork: Sendable {
 
     /// Attaches the app's queue and its runner: the work begins (the launches that waited for it run).
     ///
-    /// - Throws: ``SpoolError/Code/invalidArgument`` for a queue shared with extensions
-    ///   (``Options/sharedContainerIdentifier``) that is not opened with `sharing = .shared`, whose lock
+    /// - Throws: `SpoolError/Code/invalidArgument` for a queue shared with extensions
+    ///   (`Options/sharedContainerIdentifier`) that is not opened with `sharing = .shared`, whose lock
     ///   would be held while the app is suspended (iOS kills such a process: `0xdead10cc`);
-    ///   ``SpoolError/Code/invalidState`` when a queue is attached already, or after ``close()``.
+    ///   `SpoolError/Code/invalidState` when a queue is attached already, or after ``close()``.
     public func attach(queue: JobQueue, runner: JobRunner) throws {
         let (attached, held) = try attachment.withLock { attachment -> (AttachedQueue, [HeldLaunch]) in
             let held: [HeldLaunch]
@@ -135,7 +136,7 @@ public final class BackgroundWork: Sendable {
     public var queue: JobQueue? { attached?.queue }
     /// The attached runner, which this runs and stops, or `nil`.
     public var runner: JobRunner? { attached?.runner }
-    /// The jobs' background transfers, when a queue is attached and ``Options/transferSession`` names a
+    /// The jobs' background transfers, when a queue is attached and `Options/transferSession` names a
     /// session.
     public var transfers: BackgroundTransfers? { attached?.transfers }
     /// The device's conditions, as given to the attached queue, or `nil` when none is attached.
@@ -194,12 +195,12 @@ public final class BackgroundWork: Sendable {
     /// Asks the system to carry on `jobs` (enqueued already) in the background now, showing their progress
     /// under `title` and `subtitle` (iOS 26's continued processing: for work the user started and waits
     /// for, such as an export). Ask from the foreground, right after the person's action; the identifier is
-    /// ``Options/continuedProcessing`` followed by a new UUID. The launch runs the runner until the jobs are
-    /// finished, forwarding their progress (``JobContext/reportProgress(_:)``; the system may end a launch
+    /// `Options/continuedProcessing` followed by a new UUID. The launch runs the runner until the jobs are
+    /// finished, forwarding their progress (`JobContext/reportProgress(_:)`; the system may end a launch
     /// whose progress stalls), and completes with success when all succeeded.
     ///
-    /// - Throws: ``SpoolError/Code/invalidArgument`` when ``Options/continuedProcessing`` names no
-    ///   identifier or no job is given; ``SpoolError/Code/invalidState`` when no queue is attached; the
+    /// - Throws: `SpoolError/Code/invalidArgument` when `Options/continuedProcessing` names no
+    ///   identifier or no job is given; `SpoolError/Code/invalidState` when no queue is attached; the
     ///   scheduler's refusal.
     public func continueInBackground(_ jobs: [JobID], title: String, subtitle: String) throws {
         guard let base = options.continuedProcessing, let scheduler = system.continuedProcessing else {
@@ -223,16 +224,17 @@ public final class BackgroundWork: Sendable {
 
     /// In a handler: parks the job, then hands `request` to the system as a background transfer whose
     /// completion ends the job (``BackgroundTransfers/start(_:in:for:)``); ends the handler by throwing
-    /// ``JobParked``.
+    /// `JobParked`.
     ///
+    /// <!-- sample: skip -->
     /// ```swift
     /// try runner.register(UploadPhoto.self) { photo, context in
     ///     try await work.startTransfer(.upload(photo.file, to: photo.destination), in: context, for: 86_400)
     /// }
     /// ```
     ///
-    /// - Throws: ``SpoolError/Code/invalidArgument`` when no transfer session was set up
-    ///   (``Options/transferSession``), so that a job never succeeds without its transfer; otherwise as
+    /// - Throws: `SpoolError/Code/invalidArgument` when no transfer session was set up
+    ///   (`Options/transferSession`), so that a job never succeeds without its transfer; otherwise as
     ///   ``BackgroundTransfers/start(_:in:for:)``.
     public func startTransfer(_ request: TransferRequest, in context: JobContext, for duration: TimeInterval)
         async throws -> Never
@@ -248,7 +250,7 @@ public final class BackgroundWork: Sendable {
     public var pendingRequests: [String: LaunchRequest] { attached?.requests.pending ?? [:] }
 
     /// A new stream of the product's events from now on; it keeps the newest
-    /// ``Options/eventBufferLimit`` unread ones. Route them to the app's own logging or metrics.
+    /// `Options/eventBufferLimit` unread ones. Route them to the app's own logging or metrics.
     public func events() -> AsyncStream<BackgroundWorkEvent> { log.stream() }
 
     // MARK: The life cycle

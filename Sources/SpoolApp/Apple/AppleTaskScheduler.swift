@@ -3,7 +3,7 @@
     import Foundation
     import Spool
 
-    /// ``BackgroundTaskScheduling`` over `BGTaskScheduler.shared`: one per process (``shared``), as the
+    /// ``BackgroundTaskScheduling`` over `BGTaskScheduler.shared`: one per process (`shared`), as the
     /// system's scheduler is. Not in app extensions: only the host app registers launch handlers.
     @available(iOSApplicationExtension, unavailable)
     public final class AppleTaskScheduler: BackgroundTaskScheduling, Sendable {

@@ -2,14 +2,14 @@
     import Spool
 
     extension BackgroundWork {
-        /// Sets Spool up with Apple's services: `BGTaskScheduler` (``AppleTaskScheduler``), background
-        /// `URLSession`s (``URLSessionTransfers``), `NWPathMonitor` (``NetworkPathMonitor``), Low Power
-        /// Mode (``LowPowerModeMonitor``), UIKit's life cycle and background time (``UIKitLifecycleMonitor``,
-        /// ``UIKitBackgroundTime``), `os.Logger` (``OSLogEventSink``, when ``Options/logSubsystem`` names a
-        /// subsystem) and, on iOS 26, continued processing (``AppleContinuedProcessingScheduler``). Call it
+        /// Sets Spool up with Apple's services: `BGTaskScheduler` (`AppleTaskScheduler`), background
+        /// `URLSession`s (`URLSessionTransfers`), `NWPathMonitor` (`NetworkPathMonitor`), Low Power
+        /// Mode (`LowPowerModeMonitor`), UIKit's life cycle and background time (`UIKitLifecycleMonitor`,
+        /// `UIKitBackgroundTime`), `os.Logger` (`OSLogEventSink`, when `Options/logSubsystem` names a
+        /// subsystem) and, on iOS 26, continued processing (`AppleContinuedProcessingScheduler`). Call it
         /// first thing at launch, in `application(_:didFinishLaunchingWithOptions:)` (or the `App`'s
         /// initializer), before the queue is opened: `BGTaskScheduler` registrations must be made before the
-        /// app finishes launching, for every permitted identifier, once. See ``init(options:system:)``.
+        /// app finishes launching, for every permitted identifier, once. See `init(options:system:)`.
         @available(iOSApplicationExtension, unavailable)
         @MainActor
         public static func launch(options: Options) throws -> BackgroundWork {

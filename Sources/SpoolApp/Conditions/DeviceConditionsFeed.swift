@@ -50,7 +50,7 @@ public protocol PowerStateMonitoring: Sendable {
     func cancel()
 }
 
-/// Feeds the device's conditions to the queue (``JobQueue/updateDeviceConditions(_:)``) as they change:
+/// Feeds the device's conditions to the queue (`JobQueue/updateDeviceConditions(_:)`) as they change:
 /// the network from the path monitor (a path that is satisfied or requires a connection is available; an
 /// expensive or constrained one is metered), the battery from
 /// Low Power Mode (on: the battery counts as low), and what the app reports itself: external power
@@ -133,7 +133,7 @@ public final class DeviceConditionsFeed: Sendable {
     /// The device is, or is no longer, idle.
     public func setDeviceIdle(_ idle: Bool) { change { $0.isDeviceIdle = idle } }
 
-    /// The app's named conditions that hold now (``JobConstraints/requiredConditions``).
+    /// The app's named conditions that hold now (`JobConstraints/requiredConditions`).
     public func setSatisfiedConditions(_ names: Set<String>) { change { $0.satisfiedConditions = names } }
 
     /// Applies `edit` and gives the result to the queue when it differs. Under the lock, so that two

@@ -1,7 +1,7 @@
 import Spool
 
 /// Where the product's events go besides the app's streams: on Apple platforms an `os.Logger`
-/// (``OSLogEventSink``). Tests give a fake.
+/// (`OSLogEventSink`). Tests give a fake.
 public protocol EventSink: Sendable {
     /// Logs `event`.
     func log(_ event: BackgroundWorkEvent)

@@ -37,7 +37,7 @@ public struct LaunchRequest: Sendable, Equatable {
 }
 
 /// The platform's background-task scheduler (on Apple platforms `BGTaskScheduler.shared`, through
-/// ``AppleTaskScheduler/shared``), as the product uses it: registering the launch handlers, submitting and
+/// `AppleTaskScheduler/shared`), as the product uses it: registering the launch handlers, submitting and
 /// cancelling requests. Tests give a fake.
 ///
 /// A class: a scheduler is the process's, and its identifiers are registered once
@@ -82,7 +82,7 @@ public struct LaunchIdentifiers: Sendable, Equatable {
     public var processing: [String]
 
     /// The app's identifiers: `processing` holds at least one and at most 10
-    /// (``SchedulingLimits/iOS``), all of them distinct from one another and from `refresh`.
+    /// (`SchedulingLimits/iOS`), all of them distinct from one another and from `refresh`.
     public init(refresh: String?, processing: [String]) {
         self.refresh = refresh
         self.processing = processing
@@ -96,7 +96,7 @@ public struct LaunchIdentifiers: Sendable, Equatable {
         SchedulingLimits(refreshRequests: refresh == nil ? 0 : 1, processingRequests: processing.count)
     }
 
-    /// Throws ``SpoolError/Code/invalidArgument`` unless the identifiers are as ``init(refresh:processing:)``
+    /// Throws `SpoolError/Code/invalidArgument` unless the identifiers are as ``init(refresh:processing:)``
     /// says and each is in `permitted` (when known).
     func validate(permitted: [String]?) throws {
         let limit = SchedulingLimits.iOS.processingRequests

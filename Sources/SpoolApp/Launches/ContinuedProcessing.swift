@@ -20,7 +20,7 @@ public protocol ContinuedProcessingScheduling: Sendable {
 }
 
 /// The jobs a continued-processing launch carries on, their progress forwarded to the launch
-/// (``JobContext/reportProgress(_:)``): each job counts 1,000 units, a finished one all of them, a running
+/// (`JobContext/reportProgress(_:)`): each job counts 1,000 units, a finished one all of them, a running
 /// one its reported fraction. The launch succeeds when every job succeeded.
 enum ContinuedJobs {
     static let unitsPerJob: Int64 = 1_000

@@ -1,7 +1,7 @@
 import Spool
 
 /// Runs the queue's runner in a background launch and completes the launch once: with success once the
-/// runner is idle (``JobRunner/idle()``), without when the system's time runs out. On expiry the running
+/// runner is idle (`JobRunner/idle()`), without when the system's time runs out. On expiry the running
 /// attempts are given back when nothing else needs the runner (``RunnerControl/expire(_:)``), and the
 /// launch is completed once that is done or ``BackgroundWork/expiryCompletionBound`` has passed, whichever
 /// comes first: a handler that ignores cancellation or a slow sync never keeps the launch from completing in

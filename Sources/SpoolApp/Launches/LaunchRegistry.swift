@@ -9,7 +9,7 @@ enum LaunchRegistry {
 
     /// Claims `scheduler` for one set-up.
     ///
-    /// - Throws: ``SpoolError/Code/invalidState`` when it was claimed before in this process.
+    /// - Throws: `SpoolError/Code/invalidState` when it was claimed before in this process.
     static func claim(_ scheduler: any BackgroundTaskScheduling) throws {
         let fresh = claimed.withLock { claimed -> Bool in
             let key = ObjectIdentifier(scheduler)

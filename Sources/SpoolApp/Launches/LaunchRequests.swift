@@ -1,9 +1,9 @@
 import Spool
 
-/// Keeps the platform's pending launch requests following the queue's ``JobQueue/schedulingHints(within:)``:
+/// Keeps the platform's pending launch requests following the queue's `JobQueue/schedulingHints(within:)`:
 /// after every change of the queue it asks for the requests the hints call for, submits the ones that
 /// differ from what is pending, and cancels the ones nothing needs any more. Never more requests than the
-/// app has identifiers, so never past the platform's limits (``SchedulingLimits/iOS``).
+/// app has identifiers, so never past the platform's limits (`SchedulingLimits/iOS`).
 ///
 /// Changes are coalesced: while one update runs, any number of changes make one more update after it.
 final class LaunchRequests: Sendable {

@@ -59,7 +59,7 @@ actor RunnerControl {
     }
 
     /// A launch's time ran out. When nothing else needs the runner (the app is in the background and no
-    /// other launch runs), its running attempts are given back as the system's (``JobRunner/expire()``);
+    /// other launch runs), its running attempts are given back as the system's (`JobRunner/expire()`);
     /// otherwise the runner goes on for the other reason.
     func expire(_ launch: UInt64) async {
         guard launches.remove(launch) != nil else {

@@ -9,7 +9,7 @@ public enum AppTransition: Sendable, Equatable {
 }
 
 /// The platform's reports of the app's life cycle: on iOS UIKit's application notifications
-/// (``UIKitLifecycleMonitor``), which UIKit posts whichever life cycle the app uses (app delegate,
+/// (`UIKitLifecycleMonitor`), which UIKit posts whichever life cycle the app uses (app delegate,
 /// scenes or SwiftUI). Tests give a fake.
 public protocol AppLifecycleMonitoring: Sendable {
     /// Starts reporting each transition to `handler`, in the order they happen.
@@ -19,7 +19,7 @@ public protocol AppLifecycleMonitoring: Sendable {
 }
 
 /// Time the platform grants an app that entered the background to finish what it started (on iOS
-/// `UIApplication.beginBackgroundTask(withName:expirationHandler:)`, ``UIKitBackgroundTime``). The
+/// `UIApplication.beginBackgroundTask(withName:expirationHandler:)`, `UIKitBackgroundTime`). The
 /// platform kills an app that does not end a grant before its time runs out. Tests give a fake.
 public protocol BackgroundTimeGranting: Sendable {
     /// Asks for time to finish `name`. `expiring` runs when the time is about to run out; the product

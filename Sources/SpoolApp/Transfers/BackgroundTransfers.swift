@@ -5,7 +5,7 @@ import Spool
 /// it comes, ends the job once.
 ///
 /// A handler starts one with ``start(_:in:for:)``: the job is parked under the transfer's key first,
-/// durably, and the transfer starts only then (``JobContext/park(key:for:start:)``), so a completion
+/// durably, and the transfer starts only then (`JobContext/park(key:for:start:)`), so a completion
 /// always finds its job. The session's delegate reports each completion (``transferDidComplete(_:)``),
 /// which ``TransferRules`` turn into the job's outcome. At launch, parked jobs whose transfers the
 /// system no longer has (the app was killed between the park and the start, or the system dropped the
@@ -75,17 +75,18 @@ public final class BackgroundTransfers: Sendable {
     // MARK: Starting
 
     /// Parks the handler's job under its transfer's key for at most `duration` seconds, then starts
-    /// `request` in the app's session; ends the handler by throwing ``JobParked``. The job stays running
+    /// `request` in the app's session; ends the handler by throwing `JobParked`. The job stays running
     /// (parked) until the transfer's completion is recorded, or until the park's deadline brings it back
     /// (its attempt counted), should no completion ever come.
     ///
+    /// <!-- sample: skip -->
     /// ```swift
     /// try runner.register(UploadPhoto.self) { photo, context in
     ///     try await work.transfers.start(.upload(photo.file, to: photo.destination), in: context, for: 86_400)
     /// }
     /// ```
     ///
-    /// - Throws: ``JobParked`` once parked and started; the park's errors; the session's refusal to start
+    /// - Throws: `JobParked` once parked and started; the park's errors; the session's refusal to start
     ///   the transfer (the job is then failed by its retry policy).
     public func start(_ request: TransferRequest, in context: JobContext, for duration: TimeInterval) async throws
         -> Never

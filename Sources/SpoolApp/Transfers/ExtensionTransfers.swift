@@ -12,6 +12,9 @@ extension BackgroundTransfers {
     ///
     /// - Parameters:
     ///   - job: The job; given an id (a UUID) when it has none, since its key names it.
+    ///   - request: The transfer the system carries out for the job.
+    ///   - producer: The extension's producer of the app's queue.
+    ///   - session: The extension's own background session.
     ///   - duration: The park's duration: how long the app waits for the transfer's outcome.
     /// - Returns: The job's id.
     /// - Throws: The producer's errors (nothing is started then); the session's refusal to start.

@@ -60,9 +60,9 @@ public struct TransferCompletion: Sendable, Equatable, Codable {
 
 /// What a transfer's completion means for its job.
 public enum TransferOutcome: Sendable, Equatable, CustomStringConvertible {
-    /// The job succeeds (``JobQueue/completeParked(key:)``).
+    /// The job succeeds (`JobQueue/completeParked(key:)`).
     case success
-    /// The attempt failed: the job is retried by its retry policy (``JobQueue/failParked(key:error:terminal:)``).
+    /// The attempt failed: the job is retried by its retry policy (`JobQueue/failParked(key:error:terminal:)`).
     case retry(String)
     /// The job fails for good, without a retry.
     case fail(String)
