@@ -33,12 +33,19 @@
 /// record carries a reading of the machine's monotonic clock, taken under its file's lock; FORMAT.md,
 /// *Producer inbox files*). Calls that overlap may be applied in either order. Against the owner's own
 /// calls, a producer's call is applied when the owner ingests it: after every change the owner made before
-/// that ingestion, even one made after the producer's call returned.
+/// that ingestion, even one made after the producer's call returned. The reading is the configured
+/// ``Configuration/clock``'s (``SpoolClock/monotonicNanoseconds()`` and ``SpoolClock/bootIdentifier()``): the order
+/// holds across processes when each uses ``SystemClock`` (the default), which reads the machine's clock.
+/// Producers on clocks of their own (a ``ManualClock`` in a test) stamp what those clocks say: records with
+/// equal readings are applied in the order of their files' names (then each file's order), whichever call
+/// returned first.
 public final class QueueProducer: Sendable {
     /// The queue's directory.
     public let directory: String
-    /// The configuration: its clock, ``Configuration/durability``, ``Configuration/maximumPayloadSize``,
-    /// ``Configuration/retryPolicy`` (the default attempts) and ``Configuration/knownKinds`` apply.
+    /// The configuration: its clock (the records' stamps and times), ``Configuration/durability``,
+    /// ``Configuration/maximumPayloadSize`` and ``Configuration/knownKinds`` (a job of another kind is
+    /// refused) apply. Its ``Configuration/retryPolicy`` does not: a job that names neither
+    /// ``NewJob/maxAttempts`` nor a retry policy gets the owner's when the owner ingests it.
     public let configuration: Configuration
     private let writer: Locked<InboxWriter>
     /// Where each job this producer recorded went (QueueProducer+Reads.swift).

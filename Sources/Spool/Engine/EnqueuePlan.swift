@@ -104,6 +104,12 @@ struct EnqueuePlan {
         }
     }
 
+    /// The job `id` as apply will find it after the operations planned so far (`nil` when there is none).
+    mutating func job(_ id: String) -> StoredJob? {
+        guard (try? catchUp()) != nil else { return nil }
+        return state.jobs[id]
+    }
+
     /// Adds the cancels of every job carrying `tag` that is unfinished where the plan stands, and of the
     /// jobs waiting for them (a producer's cancel by tag, ``InboxRequest/cancelTagged(tag:at:)``), as
     /// ``QueueState/cancels(of:at:)`` plans them for the owner's own cancel by tag.

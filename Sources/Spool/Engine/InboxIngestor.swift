@@ -150,6 +150,10 @@ final class InboxIngestor: Sendable {
             guard try InboxScanner.checkHeader(raw, id: id, path: filePath) else { return nil }
             return try InboxScanner.scan(raw, id: id, path: filePath, from: recorded)
         }
+        let clock = engine.configuration.clock
+        try InboxScanner.checkStamps(
+            outcome?.records ?? [], boot: clock.bootIdentifier(), readAfter: clock.monotonicNanoseconds(),
+            path: filePath)
         guard let outcome else {
             // A creation cut short holds nothing a producer acknowledged: the file goes — at the second
             // ingestion that finds it so, as its producer may be between creating it and locking it.

@@ -55,10 +55,23 @@ extension QueueEngine {
                                 break
                             }
                         }
+                        var parkedID: String?
                         if let park = terms.park,
-                            plan.addIfTaken(policy: terms.policy, new, then: { parkedOnArrival($0, park, at: now) })
+                            plan.addIfTaken(
+                                policy: terms.policy, new,
+                                then: {
+                                    parkedID = $0
+                                    return parkedOnArrival($0, park, at: now)
+                                })
                         {
                             enqueued += 1
+                            // A deadline passed before the ingestion: back by the retry policy at once, in the
+                            // same record, as the reclaim of any expired park (a late completion finds no job).
+                            if now >= park.deadline, let id = parkedID, let job = plan.job(id) {
+                                for operation in reclaim(job, reason: Self.parkDeadlineReason, now: now) {
+                                    _ = plan.addIfTaken(operation.operation)
+                                }
+                            }
                         } else if plan.addIfTaken(policy: terms.policy, new) {
                             // Without a park, or one the rules refuse: the job is enqueued as any other.
                             enqueued += 1

@@ -66,11 +66,11 @@ struct InboxBody: Equatable, Sendable {
 /// stamp) are read too.
 ///
 /// ```
-/// acknowledged   := opcode(42) boot_id:string monotonic:varint at:svarint   (first, in versions 10 to 12)
-/// cancel_tagged  := opcode(43) tag:string at:svarint                        (versions 10 to 12)
+/// acknowledged   := opcode(42) boot_id:string monotonic:varint at:svarint   (first, in versions 10 to 13)
+/// cancel_tagged  := opcode(43) tag:string at:svarint                        (versions 10 to 13)
 /// unique_policy  := opcode(41) policy:u8     (1 replace, 2 append; right after the enqueue it qualifies)
-/// owner_attempts := opcode(45)               (version 12; after the enqueue and its unique_policy)
-/// park_on_ingest := opcode(46) key:string deadline:svarint   (version 12; after those, before the tags)
+/// owner_attempts := opcode(45)               (versions 12 and 13; after the enqueue and its unique_policy)
+/// park_on_ingest := opcode(46) key:string deadline:svarint   (versions 12 and 13; after those, before the tags)
 /// tags           := as in the log            (after the enqueue it qualifies and the operations above)
 /// retry_table, retry_exponential := as in the log   (version 13; after the enqueue's tags, or the above)
 /// ```

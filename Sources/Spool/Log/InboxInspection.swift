@@ -17,7 +17,10 @@ enum InboxInspection {
     ///
     /// - Throws: A file's damage (``SpoolError/Code/corruption`` naming it and the offset) or newer
     ///   format, as the owner's ingestion reports it; an I/O error.
-    static func pending(queue: String, fileSystem: any FileSystem, offsets: [String: Int64]) throws -> [PendingFile] {
+    /// - Parameter clock: Read after each file, for the stamp rule (``InboxScanner/checkStamps(_:boot:readAfter:path:)``).
+    static func pending(
+        queue: String, fileSystem: any FileSystem, offsets: [String: Int64], clock: any SpoolClock = SystemClock()
+    ) throws -> [PendingFile] {
         let inbox = InboxFormat.directory(ofQueue: queue)
         guard try fileSystem.entryKind(at: inbox) == .directory else { return [] }
         var found: [PendingFile] = []
@@ -36,6 +39,8 @@ enum InboxInspection {
                 guard try InboxScanner.checkHeader(raw, id: id, path: path) else { return [] }
                 return try InboxScanner.scan(raw, id: id, path: path, from: Int(offsets[name] ?? 0)).records
             }
+            try InboxScanner.checkStamps(
+                records, boot: clock.bootIdentifier(), readAfter: clock.monotonicNanoseconds(), path: path)
             if !records.isEmpty { found.append(PendingFile(name: name, bytes: bytes, records: records)) }
         }
         return found

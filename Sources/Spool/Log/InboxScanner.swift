@@ -11,6 +11,8 @@ struct InboxScanner {
         /// When its producer acknowledged it (absent in records of builds before the stamp).
         var stamp: InboxStamp?
         var entries: [InboxEntry]
+        /// The offset of the record's frame.
+        var offset: Int
         /// The offset after the record's frame.
         var end: Int
         /// The record's body bytes (payload bytes included).
@@ -63,6 +65,7 @@ struct InboxScanner {
         var outcome = Outcome(end: offset, hasTornTail: false)
         // The producer's reservation: zeroes from here on are the end, not a torn tail.
         let dataEnd = Platform.endOfNonZero(bytes)
+        var expectedNumber = recordNumber(at: offset, in: bytes, seed: seed)
         while offset < dataEnd {
             switch RecordFrame.parse(bytes, at: offset, seed: seed) {
             case .success(let found):
@@ -71,6 +74,13 @@ struct InboxScanner {
                         .corruption, "inbox record with group index \(found.header.groupIndex)", path: path,
                         offset: Int64(offset))
                 }
+                if let expected = expectedNumber, found.header.lsn != expected {
+                    throw SpoolError(
+                        .corruption,
+                        "inbox record number \(found.header.lsn) where number \(expected) follows: a record "
+                            + (found.header.lsn < expected ? "repeated" : "lost"), path: path, offset: Int64(offset))
+                }
+                expectedNumber = found.header.lsn &+ 1
                 let body: InboxBody
                 do {
                     body = try InboxCodec.decode(
@@ -85,7 +95,9 @@ struct InboxScanner {
                         .corruption, "inbox record does not decode: \(reason)", path: path, offset: Int64(offset))
                 }
                 outcome.records.append(
-                    Record(stamp: body.stamp, entries: body.entries, end: found.end, bodyBytes: found.bodyRange.count))
+                    Record(
+                        stamp: body.stamp, entries: body.entries, offset: offset, end: found.end,
+                        bodyBytes: found.bodyRange.count))
                 offset = found.end
                 outcome.end = offset
             case .failure:
@@ -112,16 +124,53 @@ struct InboxScanner {
         let seed = InboxFormat.checksumSeed(id: id)
         var offset = max(start, InboxFormat.headerSize)
         var outcome = Outcome(end: offset, hasTornTail: false)
+        var expectedNumber = recordNumber(at: offset, in: bytes, seed: seed)
         while case .success(let found) = RecordFrame.parse(bytes, at: offset, seed: seed), found.header.groupIndex == 0,
+            expectedNumber.map({ found.header.lsn == $0 }) ?? true,
             let body = try? InboxCodec.decode(
                 UnsafeRawBufferPointer(rebasing: bytes[found.bodyRange]), bodyOffset: Int64(found.bodyRange.lowerBound))
         {
             outcome.records.append(
-                Record(stamp: body.stamp, entries: body.entries, end: found.end, bodyBytes: found.bodyRange.count))
+                Record(
+                    stamp: body.stamp, entries: body.entries, offset: offset, end: found.end,
+                    bodyBytes: found.bodyRange.count))
+            expectedNumber = found.header.lsn &+ 1
             offset = found.end
             outcome.end = offset
         }
         return outcome
+    }
+
+    /// The number the record at `offset` must have (FORMAT.md, *Producer inbox files*: 1, 2, 3 … in the
+    /// file): 1 past the frames from the header's end to it, walked without decoding; `nil` when they do not
+    /// lead exactly to `offset` (an offset the log recorded that is not a frame's start: then the first
+    /// record read is taken as it is numbered, and the numbers are checked from it on).
+    private static func recordNumber(at offset: Int, in bytes: UnsafeRawBufferPointer, seed: UInt32) -> UInt64? {
+        var position = InboxFormat.headerSize
+        var number: UInt64 = 1
+        while position < offset {
+            guard case .success(let found) = RecordFrame.parse(bytes, at: position, seed: seed),
+                found.header.lsn == number
+            else { return nil }
+            position = found.end
+            number += 1
+        }
+        return position == offset ? number : nil
+    }
+
+    /// The stamp rule (FORMAT.md, *Producer inbox files*): a producer stamps a record under its file's lock,
+    /// before it writes it, so a record read from a file carries, on the reader's boot, a monotonic reading
+    /// at most the reader's own taken after the read (`readAfter`). One above it is no producer's: `corruption`
+    /// naming the file and the record's offset (it would otherwise hold back, for ever, the records after it).
+    static func checkStamps(_ records: [Record], boot: String, readAfter: UInt64, path: String) throws {
+        for record in records {
+            guard let stamp = record.stamp, stamp.bootID == boot, stamp.monotonic > readAfter else { continue }
+            throw SpoolError(
+                .corruption,
+                "inbox record stamped at \(stamp.monotonic) ns of this boot, later than the reader's clock read "
+                    + "after the file: no producer writes such a stamp", path: path,
+                offset: Int64(record.offset))
+        }
     }
 
     /// The offset of the first intact frame that starts after `offset`, if any. Every frame's type byte

@@ -72,7 +72,16 @@ extension LogReplay {
             guard
                 case .failure(let damage) = RecordFrame.parse(
                     raw, at: header.size, seed: RecordFrame.checksumSeed(instanceID: header.instanceID))
-            else { return nil }
+            else {
+                // Intact, but not a snapshot's first record (`snapshot`, alone or with `snapshot_extent`):
+                // a snapshot whose records were moved, or a log file whose predecessors are lost.
+                return SpoolError(
+                    .corruption,
+                    "log files 1 to \(logFile.sequence - 1) are missing and the first record of file "
+                        + "\(logFile.sequence) is not a snapshot's (`snapshot` first, alone or with `snapshot_extent`): "
+                        + "a snapshot whose records are out of order, or a log whose first files are lost",
+                    path: logFile.path, offset: Int64(header.size))
+            }
             return SpoolError(
                 .corruption,
                 "the first record of the lowest log file is damaged (\(damage)); the files before it are missing: it "

@@ -156,9 +156,12 @@ struct LogReplay {
                         kind: .snapshotCut(
                             .init(
                                 path: logFile.path, offset: end, length: 0,
-                                reason:
-                                    "the snapshot holds \(result.lastLSN) of the \(extent) records its first record "
-                                    + "announces: it ends early, and the jobs of the missing records are lost")))
+                                reason: result.lastLSN < extent
+                                    ? "the snapshot holds \(result.lastLSN) of the \(extent) records its first record "
+                                        + "announces: it ends early, and the jobs of the missing records are lost"
+                                    : "the snapshot holds \(result.lastLSN) records, more than the \(extent) records its "
+                                        + "first record announces: records were added after its end, or the count is damaged"
+                            )))
                     try carryOut(RecoveryPlan.decide(damage, mode: mode), file: logFile, into: &result)
                 }
                 // The snapshot's own records are numbered from 1; the log goes on after the last LSN it includes.

@@ -17,7 +17,7 @@ extension QueueState {
         var readyByBucket: [ReadyIndex.BucketKey: Set<String>] = [:]
         for (id, job) in jobs {
             if id != job.id { report(.jobFiledUnderItsID, id, "filed under \(id), names \(job.id)") }
-            if !(job.attempts >= 0 && job.attempts <= job.maxAttempts) {
+            if job.attempts < 0 {
                 report(.attemptsWithinBudget, id, "attempts \(job.attempts) of \(job.maxAttempts)")
             }
             if (job.state == .running) != (job.lease != nil) {

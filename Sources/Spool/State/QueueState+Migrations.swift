@@ -46,6 +46,9 @@ extension QueueState {
                 job.lastError = image.lastError
                 job.payload = payload
                 job.lease = image.lease
+                if job.state == .running, let prerequisite = job.waitingFor.first {
+                    throw .runsBeforePrerequisite(id: job.id, action: .migrateJob, prerequisite: prerequisite)
+                }
                 store(job)
                 if case .leaves = keyEffect { return job.id }
                 return nil
@@ -57,6 +60,7 @@ extension QueueState {
                 runAt: image.runAt, nextRetryAt: image.nextRetryAt, finishedAt: image.finishedAt,
                 uniqueKey: image.uniqueKey, lastError: image.lastError, payload: payload,
                 lease: image.lease)
+            highestSequence = max(highestSequence, nextSequence)
             nextSequence += 1
             if case .takes(let key) = keyEffect { takeUniqueKey(key, for: job.id) }
             count(job.state, by: 1)
@@ -66,6 +70,18 @@ extension QueueState {
             return nil
         default:
             throw .notAMigrationStep(id: step.jobID)
+        }
+    }
+
+    /// The chain rule after a commit: every job a step gave an image waits, when unfinished, only for
+    /// unfinished jobs (a revived job whose prerequisite is gone or finished without success would wait
+    /// for ever, or run before it).
+    func checkMigratedChains(_ ids: [String]) throws(Refusal) {
+        for id in ids {
+            guard let job = jobs[id], !job.state.isFinished else { continue }
+            if let prerequisite = job.waitingFor.first(where: { jobs[$0]?.state.isFinished != false }) {
+                throw .migratedWaitingForFinished(id: id, prerequisite: prerequisite)
+            }
         }
     }
 

@@ -7,8 +7,18 @@ extension QueueState {
         job.scheduleVersion = 0
         let idHash = JobTable.hash(of: job.id)
         guard !jobs.contains(job.id, hash: idHash) else { throw .idExists(id: job.id, action: .restore) }
+        guard job.sequence > highestSequence else {
+            throw .restoredOutOfOrder(id: job.id, sequence: job.sequence, previous: highestSequence)
+        }
         guard (job.state == .running) == (job.lease != nil) else {
             throw .restoredLeaseMismatch(id: job.id)
+        }
+        for (index, prerequisite) in job.waitingFor.enumerated() where job.waitingFor[..<index].contains(prerequisite) {
+            throw .restoredPrerequisiteTwice(id: job.id, prerequisite: prerequisite)
+        }
+        // A running job waits for nothing: its prerequisites succeeded before it was claimed.
+        if job.state == .running, let prerequisite = job.waitingFor.first {
+            throw .runsBeforePrerequisite(id: job.id, action: .restore, prerequisite: prerequisite)
         }
         // An unfinished job waits only for unfinished jobs (the chain rule), restored before it: a
         // prerequisite is always enqueued before its dependents, so a snapshot in enqueue order has it.
@@ -26,6 +36,7 @@ extension QueueState {
             takeUniqueKey(key, for: job.id)
         }
         nextSequence = max(nextSequence, job.sequence + 1)
+        highestSequence = job.sequence
         count(job.state, by: 1)
         if job.state == .running { runningIDs.insert(job.id) }
         for prerequisite in job.waitingFor { dependents[prerequisite, default: []].append(job.id) }

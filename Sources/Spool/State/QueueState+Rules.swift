@@ -36,6 +36,19 @@ extension QueueState {
     static let expirableStates: [JobState] = [.succeeded, .cancelled]
     static let occurrenceEndingStates: [JobState] = [.succeeded, .failed]
 
+    // MARK: Claims and restores
+
+    /// The claim rule: an enqueued job that waits for no prerequisite, of a kind neither paused nor in a
+    /// full rate window at `at`.
+    func checkClaim(_ id: String, at: Int64) throws(Refusal) -> (job: StoredJob, position: Int) {
+        let (job, position) = try located(id, in: Self.claimableStates, for: .claim)
+        if let prerequisite = job.waitingFor.first {
+            throw .runsBeforePrerequisite(id: id, action: .claim, prerequisite: prerequisite)
+        }
+        try checkStart(of: id, kind: job.kind, at: at)
+        return (job, position)
+    }
+
     // MARK: Retry and next occurrence
 
     /// The retry rule: an enqueued, failed or cancelled job; a finished one takes its unique key back,
@@ -184,9 +197,7 @@ extension QueueState {
             _ = try checkEnqueue(
                 id: op.id, idHash: JobTable.hash(of: op.id), dependencies: op.options.dependencies,
                 isPeriodic: op.options.periodic != nil, uniqueKey: op.uniqueKey)
-        case .claim(let op):
-            let job = try located(op.id, in: Self.claimableStates, for: .claim).job
-            try checkStart(of: op.id, kind: job.kind, at: op.claimedAt)
+        case .claim(let op): _ = try checkClaim(op.id, at: op.claimedAt)
         case .renewLease(let id, let token, _, _): _ = try leased(id, token: token, for: .renew)
         case .complete(let id, let token, _): _ = try leased(id, token: token, for: .complete)
         case .fail(let id, let token, _, _, _): _ = try leased(id, token: token, for: .fail)

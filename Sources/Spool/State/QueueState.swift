@@ -35,6 +35,9 @@ struct QueueState: Sendable {
     var runningIDs: Set<String> = []
     /// The next enqueue's ``StoredJob/sequence``.
     var nextSequence: UInt64 = 1
+    /// The highest ``StoredJob/sequence`` of a job applied so far (0 before the first): a restore's lies
+    /// above it (a snapshot restores in enqueue order), so that no two jobs share one.
+    var highestSequence: UInt64 = 0
     /// What the last snapshot said about the queue's past (`nil` before the first compaction).
     var summary: SnapshotSummary?
     /// How many records the snapshot replay started from says it holds (`snapshot_extent`); `nil` for a
@@ -88,8 +91,7 @@ struct QueueState: Sendable {
         case .enqueue(let op):
             try applyEnqueue(op)
         case .claim(let op):
-            let (found, position) = try located(op.id, in: Self.claimableStates, for: .claim)
-            try checkStart(of: op.id, kind: found.kind, at: op.claimedAt)
+            let (found, position) = try checkClaim(op.id, at: op.claimedAt)
             var job = found
             job.state = .running
             // Saturating: attempts may be anything up to 2^31-1 (a migration may leave more than the
@@ -215,6 +217,7 @@ struct QueueState: Sendable {
                 next.propagate(from: id)
             }
             next.dropKeysOfRevivedJobs(revived)
+            try next.checkMigratedChains(pending.steps.map(\.jobID))
             next.appliedMigration = number
             self = next
         case .park(let id, let token, let key, let deadline):
@@ -287,6 +290,7 @@ struct QueueState: Sendable {
             let results = resultsOfSucceeded(op.options.dependencies)
             if !results.isEmpty { job.prerequisiteResults = results }
         }
+        highestSequence = max(highestSequence, nextSequence)
         nextSequence += 1
         if let key = op.uniqueKey, !cancelledAtBirth { takeUniqueKey(key, for: op.id) }
         for prerequisite in waitingFor { dependents[prerequisite, default: []].append(op.id) }

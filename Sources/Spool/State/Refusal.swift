@@ -52,6 +52,15 @@ enum Refusal: Error, Equatable, Sendable, CustomStringConvertible {
     case restoredLeaseMismatch(id: String)
     /// A restore of an unfinished job waiting for a job that is not an unfinished job restored before it.
     case restoredWaitingForFinished(id: String, prerequisite: String)
+    /// A job that would run while it still waits for a prerequisite: a claim of a blocked job, a restore
+    /// or a migrated image of a running job that waits.
+    case runsBeforePrerequisite(id: String, action: Action, prerequisite: String)
+    /// A restore naming a prerequisite twice.
+    case restoredPrerequisiteTwice(id: String, prerequisite: String)
+    /// A restore whose sequence is not above that of every job before it.
+    case restoredOutOfOrder(id: String, sequence: UInt64, previous: UInt64)
+    /// A migration whose images leave an unfinished job waiting for a job that is gone or finished.
+    case migratedWaitingForFinished(id: String, prerequisite: String)
     /// A snapshot record after other records.
     case snapshotNotFirst
     /// A migration begun with a number not above the last one applied.
@@ -101,6 +110,8 @@ enum Refusal: Error, Equatable, Sendable, CustomStringConvertible {
             .prerequisiteMissing(let id, _), .prerequisiteNamedTwice(let id, _),
             .periodicInChain(let id, _), .prerequisiteNotPending(let id, _), .awaitedByUnfinished(let id, _, _),
             .notPeriodic(let id), .restoredLeaseMismatch(let id), .restoredWaitingForFinished(let id, _),
+            .runsBeforePrerequisite(let id, _, _), .restoredPrerequisiteTwice(let id, _),
+            .restoredOutOfOrder(let id, _, _), .migratedWaitingForFinished(let id, _),
             .stepOutsideMigration(let id),
             .migratedWithoutPayload(let id), .migratedInconsistent(let id), .migratedKeyChanged(let id),
             .notAMigrationStep(let id), .alreadyParked(let id), .parkKeyHeld(let id, _, _),
@@ -158,6 +169,20 @@ enum Refusal: Error, Equatable, Sendable, CustomStringConvertible {
             return (
                 .corruption,
                 "restore: an unfinished job waits for \(prerequisite), which is not an unfinished job restored before it"
+            )
+        case .runsBeforePrerequisite(_, let action, let prerequisite):
+            return (.invalidState, "\(action.rawValue): the job waits for prerequisite \(prerequisite) and cannot run")
+        case .restoredPrerequisiteTwice(_, let prerequisite):
+            return (.corruption, "restore: prerequisite \(prerequisite) named twice")
+        case .restoredOutOfOrder(_, let sequence, let previous):
+            return (
+                .corruption,
+                "restore: sequence \(sequence) is not above \(previous), that of a job before it (a snapshot restores in enqueue order)"
+            )
+        case .migratedWaitingForFinished(_, let prerequisite):
+            return (
+                .corruption,
+                "migration commit: an unfinished job waits for \(prerequisite), which is gone or finished without success"
             )
         case .snapshotNotFirst:
             return (.corruption, "snapshot: the state is not empty (a snapshot starts a replay)")

@@ -5,7 +5,9 @@ public struct BrokenInvariant: Sendable, Equatable, CustomStringConvertible {
     public enum Rule: String, Sendable, Equatable, CaseIterable {
         /// A job is filed under its own id.
         case jobFiledUnderItsID
-        /// Attempts lie within 0 and the job's maximum.
+        /// Attempts are not negative. (They may pass the job's maximum, which is not an invariant: a
+        /// migration may lower the maximum below the attempts a job spent, a snapshot restores what it
+        /// finds and a claim counts one more; such a job fails for good at its next failure.)
         case attemptsWithinBudget
         /// A job holds a lease exactly while it runs.
         case leaseExactlyWhileRunning

@@ -115,25 +115,118 @@ import Testing
         try closeChecked(setup.queue)
     }
 
-    /// A record read after the owner read its clock (a reading above the owner's) waits for the next
-    /// ingestion, and so does every later record of its file.
+    /// A record stamped after the owner read its clock (a producer's call between that reading and the
+    /// listing) waits for the next ingestion, and so does every later record of its file.
     @Test func aRecordReadAfterTheOwnersReadingWaitsForTheNextIngestion() throws {
-        let setup = try Setup()
-        // A producer whose clock is ahead of the owner's in the same boot: its call seen as still under way.
+        let disk = SimulatedDisk()
+        try ProducerIngestionTests.makeQueue(disk)
+        let clock = ManualClock()
+        var owner = ProducerIngestionTests.configuration(disk)
+        owner.clock = clock
+        // The owner's clock moves on by 10 s once it read it and opens a file: a producer's call in between.
+        owner.fileSystem = InboxOpenHook(disk: disk) { clock.advance(by: 10) }
+        let queue = try JobQueue(directory: Self.directory, configuration: owner)
+        var configuration = ProducerIngestionTests.configuration(disk)
         let ahead = ManualClock()
         ahead.advance(by: 10)
-        var configuration = setup.queue.configuration
         configuration.clock = ahead
-        configuration.fileSystem = setup.disk
-        let producer = try QueueProducer(directory: Self.directory, configuration: configuration)
-        try producer.enqueue(NewJob(kind: "x", id: "later"))
-        try setup.call { try setup.first.enqueue(NewJob(kind: "x", id: "now")) }
-        #expect(try setup.queue.ingestInbox() == 1)
-        #expect(try setup.queue.job("now") != nil && setup.queue.job("later") == nil)
-        setup.clock.advance(by: 10)
-        #expect(try setup.queue.ingestInbox() == 1)
-        #expect(try setup.queue.job("later") != nil)
-        try closeChecked(setup.queue)
+        try QueueProducer(directory: Self.directory, configuration: configuration).enqueue(
+            NewJob(kind: "x", id: "later"))
+        configuration.clock = clock
+        try QueueProducer(directory: Self.directory, configuration: configuration).enqueue(
+            NewJob(kind: "x", id: "now"))
+        #expect(try queue.ingestInbox() == 1)
+        #expect(try queue.job("now") != nil && queue.job("later") == nil)
+        #expect(try queue.ingestInbox() == 1)
+        #expect(try queue.job("later") != nil)
+        checkInvariants(queue.engine.stateSnapshot)
+        try queue.close()
+    }
+
+    /// A record of this boot stamped above the owner's clock read after its file (2^64 − 1 ns, say) is no
+    /// producer's: `corruption` naming the file and the record's offset, for the ingestion and for `spool
+    /// verify`, instead of holding back the records after it for ever; the other files are ingested.
+    @Test func aStampAboveTheOwnersClockReadAfterTheFileIsCorruption() throws {
+        let temporary = TemporaryDirectory("stamp")
+        defer { temporary.cleanup() }
+        let clock = SystemClock()
+        try JobQueue(directory: temporary.queue, configuration: Configuration()).close()
+        let producer = try QueueProducer(directory: temporary.queue)
+        try producer.enqueue(NewJob(kind: "x", id: "genuine"))
+        // A record stamped 2^64 − 1 ns of this boot, then the genuine one renumbered after it.
+        let inbox = InboxFormat.directory(ofQueue: temporary.queue)
+        let name = try #require(try FileManager.default.contentsOfDirectory(atPath: inbox).first)
+        let id = try #require(InboxFormat.fileID(fromName: name))
+        let new = NewEnqueue(
+            id: "hostile", kind: "x", payload: Data(), priority: 0, createdAt: 0, runAt: 0, maxAttempts: 3,
+            uniqueKey: nil)
+        let stamp = InboxStamp(bootID: clock.bootIdentifier(), monotonic: .max, at: 0)
+        var bytes = try readFile(inbox + "/" + name)
+        let genuineEnd = Self.frameEnd(bytes, at: InboxFormat.headerSize)
+        var genuine = Array(bytes[InboxFormat.headerSize..<genuineEnd])
+        var hostile = InboxCodec.encode(
+            [.enqueue(new, InboxTerms())], stamp: stamp, headroom: LogFormat.frameHeaderSize)
+        let seed = InboxFormat.checksumSeed(id: id)
+        RecordFrame.seal(&hostile, type: .transaction, lsn: 1, groupIndex: 0, seed: seed)
+        RecordFrame.seal(&genuine, type: .transaction, lsn: 2, groupIndex: 0, seed: seed)
+        bytes = Array(bytes[..<InboxFormat.headerSize]) + hostile + genuine
+        try writeFile(inbox + "/" + name, bytes)
+        func expectRefused(_ what: String, _ body: () throws -> Void) {
+            do {
+                try body()
+                Issue.record("\(what) took the file")
+            } catch let error as SpoolError {
+                #expect(error.code == .corruption && error.path == inbox + "/" + name, "\(what): \(error)")
+                #expect(error.offset == Int64(InboxFormat.headerSize), "\(what): \(error)")
+            } catch {
+                Issue.record("\(what): \(error)")
+            }
+        }
+        expectRefused("verify") { _ = try LogInspector.verify(directory: temporary.queue) }
+        let queue = try JobQueue(directory: temporary.queue, configuration: Configuration())
+        #expect(queue.recoveryReport.inboxFilesNotIngested.count == 1)
+        expectRefused("ingestion") { _ = try queue.ingestInbox() }
+        try queue.close()
+    }
+
+    static func frameEnd(_ bytes: [UInt8], at offset: Int) -> Int {
+        RecordFrame.end(
+            ofFrameAt: offset, bodyLength: bytes.withUnsafeBytes { RecordFrame.declaredBodyLength($0, frameAt: offset) }
+        )
+    }
+
+    /// Inbox records are numbered 1, 2, 3 … in their file, as the log's are: a record repeated with its number
+    /// (after its first copy was ingested, or before) is `corruption` naming the file and the copy's offset,
+    /// for the ingestion and for `spool verify`; the job is not ingested twice.
+    @Test func aRepeatedInboxRecordNumberIsCorruption() throws {
+        let temporary = TemporaryDirectory("numbers")
+        defer { temporary.cleanup() }
+        let queue = try JobQueue(directory: temporary.queue, configuration: testConfiguration())
+        let producer = try QueueProducer(directory: temporary.queue, configuration: testConfiguration())
+        try producer.enqueue(NewJob(kind: "x", id: "once"))
+        #expect(try queue.ingestInbox() == 1)
+        let inbox = InboxFormat.directory(ofQueue: temporary.queue)
+        let name = try #require(try FileManager.default.contentsOfDirectory(atPath: inbox).first)
+        let path = inbox + "/" + name
+        var bytes = try readFile(path)
+        let end = Self.frameEnd(bytes, at: InboxFormat.headerSize)
+        bytes.replaceSubrange(end..<(2 * end - InboxFormat.headerSize), with: bytes[InboxFormat.headerSize..<end])
+        try writeFile(path, bytes)
+        for (what, attempt) in [
+            ("ingestion", { _ = try queue.ingestInbox() }),
+            ("verify", { _ = try LogInspector.verify(directory: temporary.queue) }),
+        ] as [(String, () throws -> Void)] {
+            do {
+                try attempt()
+                Issue.record("\(what) took a repeated record")
+            } catch let error as SpoolError {
+                #expect(
+                    error.code == .corruption && error.path == path && error.offset == Int64(end), "\(what): \(error)")
+                #expect(error.message.contains("repeated"), "\(what): \(error)")
+            }
+        }
+        #expect(try queue.jobs().count == 1)
+        try queue.close()
     }
 
     /// Records without a stamp (written by builds before producer order) are ingested first, file by file

@@ -106,6 +106,28 @@ import Testing
         try closeChecked(queue)
     }
 
+    /// A parked job whose deadline passed before the owner ingested it goes back by the retry policy in the
+    /// same record (its attempt spent, as any expired park's), and a late completion for its key is refused.
+    @Test func aParkedArrivalPastItsDeadlineGoesBackByTheRetryPolicyAtOnce() throws {
+        let disk = SimulatedDisk()
+        let clock = ManualClock()
+        try ProducerIngestionTests.makeQueue(disk)
+        let configuration = Self.configuration(disk, attempts: 3, clock: clock)
+        let queue = try JobQueue(directory: ProducerIngestionTests.directory, configuration: configuration)
+        let producer = try QueueProducer(directory: ProducerIngestionTests.directory, configuration: configuration)
+        let id = try producer.enqueue(NewJob(kind: "upload"), parkedUnder: "upload:late", for: 60)
+        clock.advance(by: 61)
+        let before = queue.engine.writer.lastAppendedLSN
+        #expect(try queue.ingestInbox() == 1)
+        #expect(queue.engine.writer.lastAppendedLSN == before + 1, "one record")
+        let job = try #require(try queue.job(id))
+        #expect(job.state == .enqueued && job.attempts == 1 && job.parkedKey == nil)
+        #expect(job.lastError == QueueEngine.parkDeadlineReason && job.lastStopReason == .leaseExpired)
+        #expect(job.nextRetryAt != nil)
+        expectError(.jobNotFound) { _ = try queue.completeParked(key: "upload:late") }
+        try closeChecked(queue)
+    }
+
     /// Where the rules refuse the park (the key taken) or the claim (the kind paused), the job is enqueued
     /// as any producer's job: it runs by its handler, never lost.
     @Test func aParkedArrivalTheRulesRefuseIsEnqueuedAlone() throws {

@@ -68,6 +68,58 @@ import Testing
         try queue.close()
     }
 
+    /// A snapshot whose first two records are swapped (each intact) is named with its file and the offset of
+    /// its first record, by open and by `spool verify`, not reported as missing files without an offset.
+    @Test func aSnapshotWithItsFirstRecordsSwappedIsNamedWithItsOffset() throws {
+        let temporary = TemporaryDirectory("snapshot-swap")
+        defer { temporary.cleanup() }
+        let (path, ends) = try Self.compactedQueue(temporary)
+        let whole = try readFile(path)
+        let headerSize = try #require(try? whole.withUnsafeBytes { try FileHeader.decode($0).get() }).size
+        let swapped =
+            Array(whole[..<headerSize]) + Array(whole[ends[0]..<ends[1]]) + Array(whole[headerSize..<ends[0]])
+            + Array(whole[ends[1]...])
+        try writeFile(path, swapped)
+        for (what, attempt) in [
+            ("open", { _ = try JobQueue(directory: temporary.queue, configuration: testConfiguration()) }),
+            ("verify", { _ = try LogInspector.verify(directory: temporary.queue) }),
+        ] as [(String, () throws -> Void)] {
+            do {
+                try attempt()
+                Issue.record("\(what) accepted a snapshot with its records swapped")
+            } catch let error as SpoolError {
+                #expect(error.code == .corruption && error.path == path, "\(what): \(error)")
+                #expect(error.offset == Int64(headerSize), "\(what): \(error)")
+                #expect(error.message.contains("is not a snapshot's"), "\(what): \(error)")
+            }
+        }
+    }
+
+    /// A snapshot holding more records than its extent announces says so (not that it ends early).
+    @Test func aSnapshotLongerThanItsExtentSaysWhichWayItIsOff() throws {
+        let temporary = TemporaryDirectory("snapshot-long")
+        defer { temporary.cleanup() }
+        let (path, ends) = try Self.compactedQueue(temporary)
+        var bytes = try readFile(path)
+        let header = try #require(try? bytes.withUnsafeBytes { try FileHeader.decode($0).get() })
+        // An intact record that applies anywhere, numbered one past the last.
+        let body = TransactionCodec.encode([PlannedOperation(.inboxIngested(file: "x.inbox", offset: 0))])
+        body.withUnsafeBytes {
+            _ = RecordFrame.append(
+                body: $0, type: .transaction, lsn: UInt64(ends.count + 1), groupIndex: 0,
+                seed: RecordFrame.checksumSeed(instanceID: header.instanceID), to: &bytes)
+        }
+        try writeFile(path, bytes)
+        do {
+            _ = try LogInspector.verify(directory: temporary.queue)
+            Issue.record("verify accepted a snapshot longer than its extent")
+        } catch let error as SpoolError {
+            #expect(error.code == .corruption && error.path == path, "\(error)")
+            #expect(error.message.contains("more than the"), "\(error)")
+            #expect(!error.message.contains("ends early"), "\(error)")
+        }
+    }
+
     @Test func aDamagedSnapshotHeaderOrFirstRecordIsNamedWithItsOffset() throws {
         let temporary = TemporaryDirectory("snapshot-head")
         defer { temporary.cleanup() }
