@@ -123,9 +123,8 @@ import Testing
         let id = try await setup.queue.enqueue(NewJob(kind: "stuck"))
         let launch = scheduler.launch("app.refresh")
         try await setup.runnerEvents.wait(for: .claimed(id, attempt: 1), timeout: hangGuard)
-        let expiry = folder.clock.now().addingTimeInterval(BackgroundWork.expiryCompletionBound)
         launch.expire()
-        await waitForSleeper(folder.clock, until: expiry)
+        // The bound's deadline is read when the expiry comes: past it, its sleep returns at once.
         folder.clock.advance(by: BackgroundWork.expiryCompletionBound)
         #expect(await launch.completion() == false)
         // The attempt was given back (before the give-back waited for the handler).
@@ -149,12 +148,7 @@ extension ExpiryTests {
         let folder = AppFolder()
         defer { folder.remove() }
         // A job parked under a transfer, so that the reconciliation asks the session, which waits at the gate.
-        let first = try TransferTests.uploads(folder, transfers: FakeTransferSystem())
-        var events = EventReader(first.work)
-        try await first.queue.enqueue(NewJob(kind: "upload", id: "u"))
-        await first.work.appWillEnterForeground()
-        await events.until(seenWhere: { if case .transferStarted = $0 { true } else { false } })
-        try await first.close()
+        try await TransferTests.leaveAParkedTransfer(in: folder)
 
         let gate = Gate()
         let scheduler = FakeScheduler()
@@ -163,9 +157,7 @@ extension ExpiryTests {
         let launch = scheduler.launch("app.refresh")
         // The launch's work begins (it waits for the reconciliation) before its time runs out.
         for _ in 0..<100 { await Task.yield() }
-        let expiry = folder.clock.now().addingTimeInterval(BackgroundWork.expiryCompletionBound)
         launch.expire()
-        await waitForSleeper(folder.clock, until: expiry)
         folder.clock.advance(by: BackgroundWork.expiryCompletionBound)
         #expect(await launch.completion() == false)
         gate.open()
@@ -257,15 +249,9 @@ extension ExpiryTests {
             try runner.register(kind: "upload") { _, _ in }
         }
         let launch = scheduler.launch("app.process.1")
-        if delay > 0 {
-            // Both monitors' first reports sleep on the clock until +delay (the launch's bound is +1 s).
-            let due = folder.clock.now().addingTimeInterval(delay)
-            while folder.clock.sleepingDeadlines.filter({ $0 == due }).count < 2 { await Task.yield() }
-            // The launch waits for them, up to its bound (a launch that does not wait never sleeps there).
-            await waitForSleeper(
-                folder.clock, until: folder.clock.now().addingTimeInterval(BackgroundWork.conditionsReportBound))
-            folder.clock.advance(by: delay)
-        }
+        // The monitors' first reports are due at +delay on the clock (the launch's bound is +1 s): a report's
+        // task that sleeps later than this returns at once.
+        folder.clock.advance(by: delay)
         #expect(await launch.completion() == true)
         #expect(try setup.queue.job(id)?.state == .succeeded, "the launch judged idle before reading the device")
         try await setup.close()
@@ -306,8 +292,3 @@ extension ExpiryTests {
 
 /// Every identifier the tests register.
 let allIdentifiers: Set<String> = ["app.refresh", "app.process.1", "app.process.2"]
-
-/// Waits until a task sleeps on `clock` until `deadline` (sleepers register from their own tasks).
-func waitForSleeper(_ clock: ManualClock, until deadline: Date) async {
-    while !clock.sleepingDeadlines.contains(deadline) { await Task.yield() }
-}

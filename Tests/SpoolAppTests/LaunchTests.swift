@@ -133,12 +133,7 @@ import Testing
         let folder = AppFolder()
         defer { folder.remove() }
         // A job parked under a transfer, so that the reconciliation asks the session, which waits at the gate.
-        let first = try TransferTests.uploads(folder, transfers: FakeTransferSystem())
-        var events = EventReader(first.work)
-        try await first.queue.enqueue(NewJob(kind: "upload", id: "u"))
-        await first.work.appWillEnterForeground()
-        await events.until(seenWhere: { if case .transferStarted = $0 { true } else { false } })
-        try await first.close()
+        try await TransferTests.leaveAParkedTransfer(in: folder)
 
         let gate = Gate()
         let scheduler = FakeScheduler()

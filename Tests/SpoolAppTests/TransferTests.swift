@@ -7,6 +7,17 @@ import Testing
     static let file = URL(fileURLWithPath: "/photos/1.jpg")
     static let server = URL(string: "https://example.com/photos/1.jpg")!
 
+    /// A run of the app that parks job `u` under a transfer the system then drops (its session is gone with
+    /// the run): the next run's reconciliation asks its session about it.
+    static func leaveAParkedTransfer(in folder: AppFolder) async throws {
+        let first = try uploads(folder, transfers: FakeTransferSystem())
+        var events = EventReader(first.work)
+        try await first.queue.enqueue(NewJob(kind: "upload", id: "u"))
+        await first.work.appWillEnterForeground()
+        await events.until(seenWhere: { if case .transferStarted = $0 { true } else { false } })
+        try await first.close()
+    }
+
     /// A setup whose "upload" handler hands its transfer to the system.
     static func uploads(
         _ folder: AppFolder, transfers: FakeTransferSystem, sink: RecordingSink? = nil
