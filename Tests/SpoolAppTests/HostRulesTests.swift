@@ -174,13 +174,12 @@ extension ExpiryTests {
         defer { folder.remove() }
         let lifecycle = FakeLifecycle()
         let time = FakeBackgroundTime()
-        let release = Gate()
+        let (never, _) = AsyncStream.makeStream(of: Void.self)
         let setup = try Setup(folder, scheduler: FakeScheduler(), lifecycle: lifecycle, backgroundTime: time) {
             runner, _ in
             try runner.register(kind: "sync") { _, _ in }
-            try runner.register(kind: "long") { _, context in
-                while !context.isCancelled { await release.passed() }
-            }
+            // Runs until its attempt is cancelled (the iteration ends with the handler's task).
+            try runner.register(kind: "long") { _, _ in for await _ in never {} }
         }
         var events = EventReader(setup.work)
         lifecycle.post(.becameActive)
@@ -191,7 +190,6 @@ extension ExpiryTests {
 
         lifecycle.post(.enteredBackground)
         #expect(time.begun == 1, "no background time was asked for on entering the background")
-        release.open()
         await events.until(seen: .enteredBackground)
         #expect(time.outstanding == 0 && !setup.runner.isRunning)
         #expect(try setup.queue.job(long)?.state == .enqueued && setup.queue.job(long)?.attempts == 0)
