@@ -47,8 +47,10 @@ package enum QueueAccess {
     /// is not set; with `takeOver` the open takes an expired lease's role (a live one is still refused,
     /// with ``SpoolError/Code/ownedElsewhere``). While another process has the queue open `.exclusive`,
     /// waits up to ``lockWait`` seconds. An error from `body` wins over an error from closing.
+    /// What the open's ``RecoveryReport`` names is said on `console`'s standard error first
+    /// (``reportRecovery(_:_:)``).
     static func withQueue<T>(
-        _ directory: String, createIfMissing: Bool = false, takeOver: Bool = false,
+        _ directory: String, createIfMissing: Bool = false, takeOver: Bool = false, console: Console,
         _ body: (JobQueue) throws -> T
     ) throws -> T {
         if !takeOver, let owner = sharedOwner(of: directory) {
@@ -56,6 +58,7 @@ package enum QueueAccess {
         }
         let configuration = configuration(createIfMissing: createIfMissing)
         let queue = try waitingForLock { try JobQueue(directory: directory, configuration: configuration) }
+        reportRecovery(queue.recoveryReport, console)
         let result: T
         do {
             result = try body(queue)
@@ -65,6 +68,35 @@ package enum QueueAccess {
         }
         try queue.close()
         return result
+    }
+
+    /// Says on standard error, one line each, what an open left aside: an inbox file it did not ingest (its
+    /// path, the offset and why) and a range salvage skipped. Nothing for a sound queue.
+    static func reportRecovery(_ report: RecoveryReport, _ console: Console) {
+        for file in report.inboxFilesNotIngested {
+            console.err("spool: inbox file not ingested: \(file.path) at offset \(file.offset): \(file.reason)")
+        }
+        for skipped in report.skipped {
+            console.err(
+                "spool: skipped \(skipped.length) bytes of \(skipped.path) at offset \(skipped.offset): \(skipped.reason)"
+            )
+        }
+    }
+
+    /// The jobs awaiting ingestion that `queue` can read, and the damaged inbox file's error when one
+    /// could not be read, said on `console`'s standard error (the caller exits with status 1, having shown
+    /// what it could read).
+    static func awaitingIngestion(of queue: InspectedQueue, _ console: Console) -> ([AwaitingJob], SpoolError?) {
+        do {
+            return (try queue.awaitingIngestion(), nil)
+        } catch let error as SpoolError {
+            console.err("spool: jobs awaiting ingestion not shown: \(error)")
+            return ([], error)
+        } catch {
+            let wrapped = SpoolError(.ioFailure, "\(error)")
+            console.err("spool: jobs awaiting ingestion not shown: \(wrapped)")
+            return ([], wrapped)
+        }
     }
 
     /// Why a command that would open the queue does not: another process owns it as `.shared`.

@@ -60,7 +60,7 @@ enum CancelCommand {
         }
         let output: String
         do {
-            output = try QueueAccess.withQueue(directory, takeOver: true) { queue in
+            output = try QueueAccess.withQueue(directory, takeOver: true, console: console) { queue in
                 let wasRunning = try queue.job(id)?.state == .running
                 let job = try queue.cancel(id)
                 let text = try JobOutput.render(job, in: queue, json: arguments.flag("json"))
@@ -87,7 +87,7 @@ enum CancelCommand {
                 "another process owns \(directory) (.shared): cancel by tag from that process, or with --take-over once its lease expired"
             )
         }
-        let ids = try QueueAccess.withQueue(directory, takeOver: true) { queue in
+        let ids = try QueueAccess.withQueue(directory, takeOver: true, console: console) { queue in
             try queue.cancel(tagged: tag).map(\.id.rawValue)
         }
         if arguments.flag("json") {

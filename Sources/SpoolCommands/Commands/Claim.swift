@@ -27,7 +27,9 @@ enum ClaimCommand {
     private static func run(_ arguments: ParsedArguments, _ console: Console) throws -> Int32 {
         let kind = arguments.value("kind")
         let duration = try arguments.seconds("lease")
-        let outcome = try QueueAccess.withQueue(arguments.positionals[0], takeOver: arguments.flag("take-over")) {
+        let outcome = try QueueAccess.withQueue(
+            arguments.positionals[0], takeOver: arguments.flag("take-over"), console: console
+        ) {
             queue -> Result<Lease, CommandFailure> in
             if let lease = try queue.claim(kind: kind, leaseDuration: duration) { return .success(lease) }
             let what = kind.map { "no job of kind \($0) is ready" } ?? "no job is ready"

@@ -21,7 +21,9 @@ enum CompactCommand {
     /// Does the work with the parsed arguments; returns the exit status.
     private static func run(_ arguments: ParsedArguments, _ console: Console) throws -> Int32 {
         let directory = arguments.positionals[0]
-        let report = try QueueAccess.withQueue(directory, takeOver: arguments.flag("take-over")) { try $0.compact() }
+        let report = try QueueAccess.withQueue(directory, takeOver: arguments.flag("take-over"), console: console) {
+            try $0.compact()
+        }
         console.out(
             "compacted \(directory): \(report.bytesBefore) bytes -> \(report.bytesAfter) bytes; "
                 + "\(report.jobsWritten) jobs in \(report.recordsWritten) records, \(report.jobsExpired) expired")

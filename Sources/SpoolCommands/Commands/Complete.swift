@@ -28,7 +28,9 @@ enum CompleteCommand {
         let id = JobID(arguments.positionals[1])
         let token = try LeaseArguments.token(arguments)
         let result = try resultBytes(arguments)
-        let output = try QueueAccess.withQueue(arguments.positionals[0], takeOver: arguments.flag("take-over")) {
+        let output = try QueueAccess.withQueue(
+            arguments.positionals[0], takeOver: arguments.flag("take-over"), console: console
+        ) {
             queue in
             let job =
                 try result.map { try queue.complete(id, token: token, result: $0) } ?? queue.complete(id, token: token)

@@ -86,7 +86,7 @@ enum EnqueueCommand {
         }
         let opened: (JobID, String?)
         do {
-            opened = try enqueueOpening(job, directory: directory)
+            opened = try enqueueOpening(job, directory: directory, console)
         } catch let error as SpoolError where error.code == .ownedElsewhere {
             return try enqueueThroughInbox(job, directory: directory, console)
         }
@@ -109,8 +109,9 @@ enum EnqueueCommand {
 
     /// Opens the queue, enqueues `job` and returns its id and what its unique-key policy did; throws
     /// ``SpoolError/Code/ownedElsewhere`` when another process owns the queue as `.shared`.
-    private static func enqueueOpening(_ job: NewJob, directory: String) throws -> (JobID, String?) {
-        try QueueAccess.withQueue(directory, createIfMissing: true) { queue in
+    private static func enqueueOpening(_ job: NewJob, directory: String, _ console: Console) throws -> (JobID, String?)
+    {
+        try QueueAccess.withQueue(directory, createIfMissing: true, console: console) { queue in
             // To tell the person what the unique-key policy did, judged from what the enqueue returned and
             // changed (the queue's own rule decides who holds the key): the unfinished jobs carrying it first.
             let carriers =

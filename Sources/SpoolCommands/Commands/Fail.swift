@@ -29,7 +29,9 @@ enum FailCommand {
         let id = JobID(arguments.positionals[1])
         let token = try LeaseArguments.token(arguments)
         let message = try arguments.required("error")
-        let output = try QueueAccess.withQueue(arguments.positionals[0], takeOver: arguments.flag("take-over")) {
+        let output = try QueueAccess.withQueue(
+            arguments.positionals[0], takeOver: arguments.flag("take-over"), console: console
+        ) {
             queue in
             let job = try queue.fail(id, token: token, error: message, terminal: arguments.flag("terminal"))
             return try JobOutput.render(job, in: queue, json: arguments.flag("json"))

@@ -33,12 +33,14 @@ enum ListCommand {
             state = parsed
         }
         // Read-only: not an open, which would cut a torn tail or reclaim an expired lease.
+        var damaged: SpoolError?
         let lines = try QueueAccess.inspecting(arguments.positionals[0]) { queue -> [String] in
             let tag = arguments.value("tag")
             let jobs = queue.jobs(state: state).filter { job in tag.map { job.tags.contains($0) } ?? true }
-            let awaiting =
-                state != nil
-                ? [] : try queue.awaitingIngestion().filter { job in tag.map { job.tags.contains($0) } ?? true }
+            // A damaged inbox file is named on standard error; the log's jobs are shown all the same.
+            let (readable, error) = state != nil ? ([], nil) : QueueAccess.awaitingIngestion(of: queue, console)
+            damaged = error
+            let awaiting = readable.filter { job in tag.map { job.tags.contains($0) } ?? true }
             if arguments.flag("json") {
                 return [
                     JSONValue.array(
@@ -52,7 +54,7 @@ enum ListCommand {
                 + awaitingTable(awaiting, now: now)
         }
         for line in lines { console.out(line) }
-        return ExitStatus.success
+        return damaged == nil ? ExitStatus.success : ExitStatus.failure
     }
 
     /// The jobs awaiting ingestion as a table of their own, after a line that says what they are; nothing

@@ -37,7 +37,7 @@ enum PauseCommand {
     private static func run(_ arguments: ParsedArguments, _ console: Console, resume: Bool) throws -> Int32 {
         let kind = arguments.positionals[1]
         let (changed, paused) = try QueueAccess.withQueue(
-            arguments.positionals[0], takeOver: arguments.flag("take-over")
+            arguments.positionals[0], takeOver: arguments.flag("take-over"), console: console
         ) { queue in
             let changed = resume ? try queue.resume(kind: kind) : try queue.pause(kind: kind)
             return (changed, try queue.pausedKinds())

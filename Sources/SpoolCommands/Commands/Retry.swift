@@ -26,7 +26,9 @@ enum RetryCommand {
     /// Does the work with the parsed arguments; returns the exit status.
     private static func run(_ arguments: ParsedArguments, _ console: Console) throws -> Int32 {
         let id = JobID(arguments.positionals[1])
-        let output = try QueueAccess.withQueue(arguments.positionals[0], takeOver: arguments.flag("take-over")) {
+        let output = try QueueAccess.withQueue(
+            arguments.positionals[0], takeOver: arguments.flag("take-over"), console: console
+        ) {
             queue in
             try JobOutput.render(try queue.retry(id), in: queue, json: arguments.flag("json"))
         }

@@ -23,8 +23,9 @@ enum StatsCommand {
     private static func run(_ arguments: ParsedArguments, _ console: Console) throws -> Int32 {
         let directory = arguments.positionals[0]
         // Read-only: not an open, which would cut a torn tail or reclaim an expired lease.
-        let (counts, history, versions, awaiting) = try QueueAccess.inspecting(directory) { queue in
-            (queue.counts, queue.history, queue.summary, try queue.awaitingIngestion())
+        // A damaged inbox file is named on standard error; the log's figures are shown all the same.
+        let (counts, history, versions, (awaiting, damaged)) = try QueueAccess.inspecting(directory) { queue in
+            (queue.counts, queue.history, queue.summary, QueueAccess.awaitingIngestion(of: queue, console))
         }
         let migration = versions.appliedMigration
         let logs = try FileManager.default.contentsOfDirectory(atPath: directory)
@@ -44,6 +45,6 @@ enum StatsCommand {
         console.out("expired by retention: \(history.expiredJobs)")
         console.out(FormatVersionsText.found(versions))
         console.out("applied job migration: \(migration)")
-        return ExitStatus.success
+        return damaged == nil ? ExitStatus.success : ExitStatus.failure
     }
 }
