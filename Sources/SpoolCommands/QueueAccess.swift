@@ -83,20 +83,24 @@ package enum QueueAccess {
         }
     }
 
-    /// The jobs awaiting ingestion that `queue` can read, and the damaged inbox file's error when one
-    /// could not be read, said on `console`'s standard error (the caller exits with status 1, having shown
-    /// what it could read).
-    static func awaitingIngestion(of queue: InspectedQueue, _ console: Console) -> ([AwaitingJob], SpoolError?) {
+    /// The jobs awaiting ingestion in the inbox files `queue` can read, and the error of each damaged one;
+    /// an inbox folder that cannot be listed is one error, with no jobs. The caller shows what it could read,
+    /// then ``reportDamage(_:_:)`` names the damaged files and it exits with status 1.
+    static func awaitingIngestion(of queue: InspectedQueue) -> AwaitingIngestion {
         do {
-            return (try queue.awaitingIngestion(), nil)
+            return try queue.readableAwaitingIngestion()
         } catch let error as SpoolError {
-            console.err("spool: jobs awaiting ingestion not shown: \(error)")
-            return ([], error)
+            return AwaitingIngestion(jobs: [], damagedFiles: [error])
         } catch {
-            let wrapped = SpoolError(.ioFailure, "\(error)")
-            console.err("spool: jobs awaiting ingestion not shown: \(wrapped)")
-            return ([], wrapped)
+            return AwaitingIngestion(jobs: [], damagedFiles: [SpoolError(.ioFailure, "\(error)")])
         }
+    }
+
+    /// Names each damaged inbox file on standard error, one line each; returns the exit status of a
+    /// read-only command that showed what it could: 1 when a file was named, else 0.
+    static func reportDamage(_ damaged: [SpoolError], _ console: Console) -> Int32 {
+        for error in damaged { console.err("spool: inbox file not read, its jobs not shown: \(error)") }
+        return damaged.isEmpty ? ExitStatus.success : ExitStatus.failure
     }
 
     /// Why a command that would open the queue does not: another process owns it as `.shared`.

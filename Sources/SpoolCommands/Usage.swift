@@ -24,8 +24,9 @@ enum Usage {
         in ids, kinds, keys and messages escaped as JSON does (\\n, \\u001b); --json is exact.
 
         Exit status: 0 done; 1 operational error (the message on stderr names the code,
-        path, offset and errno), and for list and stats a damaged inbox file (what could be
-        read is shown, the file named on stderr); 2 usage error; 3 claim found no job ready.
+        path, offset and errno), and for list, stats and report a damaged inbox file (all
+        that can be read is shown, every such file named on stderr); 2 usage error; 3 claim
+        found no job ready.
         A command that opens the queue says on stderr what its open left aside (an inbox
         file not ingested, with its offset and why; ranges salvage skipped).
         """

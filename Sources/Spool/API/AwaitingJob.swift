@@ -101,3 +101,20 @@ extension AwaitingJob {
         return jobs
     }
 }
+
+/// What read-only inspection finds in a queue's inbox (``InspectedQueue/readableAwaitingIngestion()``): the
+/// jobs awaiting ingestion in the files it could read, and why it could not read the others.
+public struct AwaitingIngestion: Sendable {
+    /// The jobs awaiting ingestion, in the order the owner will apply them.
+    public var jobs: [AwaitingJob]
+    /// One error per inbox file that could not be read, in file-name order: ``SpoolError/Code/corruption``
+    /// naming the file and the offset of its damage, ``SpoolError/Code/newerFormat``, or an I/O error. The
+    /// owner's ingestion leaves these files where they are (``RecoveryReport/inboxFilesNotIngested``).
+    public var damagedFiles: [SpoolError]
+
+    /// Creates the finding; inspection creates these, tests may too.
+    public init(jobs: [AwaitingJob], damagedFiles: [SpoolError]) {
+        self.jobs = jobs
+        self.damagedFiles = damagedFiles
+    }
+}

@@ -152,11 +152,24 @@ public struct InspectedQueue {
     /// the owner will apply them: read from the queue's inbox files, from where the log says their
     /// ingestion stopped, without a lock (a producer's record being written is not one of them yet).
     ///
-    /// - Throws: A damaged inbox file (``SpoolError/Code/corruption`` naming it and the offset), one of a
-    ///   newer format, or an I/O error.
+    /// - Throws: The first damaged inbox file (``SpoolError/Code/corruption`` naming it and the offset), one
+    ///   of a newer format, or an I/O error. ``readableAwaitingIngestion()`` shows the other files' jobs then.
     public func awaitingIngestion() throws -> [AwaitingJob] {
-        let files = try InboxInspection.pending(queue: directory, fileSystem: fileSystem, offsets: state.inboxOffsets)
-        return AwaitingJob.list(in: files, boot: Self.boot)
+        let inbox = try readableAwaitingIngestion()
+        if let first = inbox.damagedFiles.first { throw first }
+        return inbox.jobs
+    }
+
+    /// The jobs awaiting ingestion (as ``awaitingIngestion()``) in the inbox files that can be read, and the
+    /// error of every file that cannot (damaged, of a newer format, unreadable): what the owner's ingestion
+    /// would take, since it too leaves such a file aside and ingests the others.
+    ///
+    /// - Throws: An I/O error listing the inbox folder.
+    public func readableAwaitingIngestion() throws -> AwaitingIngestion {
+        let pending = try InboxInspection.pending(
+            queue: directory, fileSystem: fileSystem, offsets: state.inboxOffsets)
+        return AwaitingIngestion(
+            jobs: AwaitingJob.list(in: pending.files, boot: Self.boot), damagedFiles: pending.damaged)
     }
 
     /// This machine's boot, whose producers' records are ordered by their monotonic readings.
@@ -257,7 +270,8 @@ extension LogInspector {
     static func summary(of result: LogReplay.Outcome, directory: String) throws -> VerificationSummary {
         var summary = VerificationSummary(result)
         let pending = try InboxInspection.pending(
-            queue: directory, fileSystem: POSIXFileSystem(), offsets: result.state.inboxOffsets)
+            queue: directory, fileSystem: POSIXFileSystem(), offsets: result.state.inboxOffsets
+        ).checked()
         summary.recordsAwaitingIngestion = pending.reduce(0) { $0 + $1.records.count }
         return summary
     }

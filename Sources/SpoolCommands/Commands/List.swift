@@ -33,14 +33,15 @@ enum ListCommand {
             state = parsed
         }
         // Read-only: not an open, which would cut a torn tail or reclaim an expired lease.
-        var damaged: SpoolError?
+        var damaged: [SpoolError] = []
         let lines = try QueueAccess.inspecting(arguments.positionals[0]) { queue -> [String] in
             let tag = arguments.value("tag")
             let jobs = queue.jobs(state: state).filter { job in tag.map { job.tags.contains($0) } ?? true }
             // A damaged inbox file is named on standard error; the log's jobs are shown all the same.
-            let (readable, error) = state != nil ? ([], nil) : QueueAccess.awaitingIngestion(of: queue, console)
-            damaged = error
-            let awaiting = readable.filter { job in tag.map { job.tags.contains($0) } ?? true }
+            let inbox =
+                state != nil ? AwaitingIngestion(jobs: [], damagedFiles: []) : QueueAccess.awaitingIngestion(of: queue)
+            damaged = inbox.damagedFiles
+            let awaiting = inbox.jobs.filter { job in tag.map { job.tags.contains($0) } ?? true }
             if arguments.flag("json") {
                 return [
                     JSONValue.array(
@@ -54,7 +55,7 @@ enum ListCommand {
                 + awaitingTable(awaiting, now: now)
         }
         for line in lines { console.out(line) }
-        return damaged == nil ? ExitStatus.success : ExitStatus.failure
+        return QueueAccess.reportDamage(damaged, console)
     }
 
     /// The jobs awaiting ingestion as a table of their own, after a line that says what they are; nothing

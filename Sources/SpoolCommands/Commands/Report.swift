@@ -16,6 +16,8 @@ enum ReportCommand {
             job with its attempts and last error, each job's attempts and retries on a timeline
             (inline SVG), the log files, and what a compaction would reclaim (measured by
             compacting a copy of the files in a scratch directory, with the default retention).
+            A damaged inbox file does not stop it: the page shows everything readable and
+            names the file; the file is named on stderr too, and the exit status is 1.
             """,
         spec: ArgumentSpec(positionals: ["DIR"], valueOptions: ["html"]),
         run: run)
@@ -31,6 +33,6 @@ enum ReportCommand {
             throw CommandFailure.operational("could not write \(output): \(error.localizedDescription)")
         }
         console.out("wrote \(output): \(report.counts.total) jobs, \(page.utf8.count) bytes")
-        return ExitStatus.success
+        return QueueAccess.reportDamage(report.damagedInboxFiles, console)
     }
 }

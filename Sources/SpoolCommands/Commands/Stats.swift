@@ -24,8 +24,8 @@ enum StatsCommand {
         let directory = arguments.positionals[0]
         // Read-only: not an open, which would cut a torn tail or reclaim an expired lease.
         // A damaged inbox file is named on standard error; the log's figures are shown all the same.
-        let (counts, history, versions, (awaiting, damaged)) = try QueueAccess.inspecting(directory) { queue in
-            (queue.counts, queue.history, queue.summary, QueueAccess.awaitingIngestion(of: queue, console))
+        let (counts, history, versions, inbox) = try QueueAccess.inspecting(directory) { queue in
+            (queue.counts, queue.history, queue.summary, QueueAccess.awaitingIngestion(of: queue))
         }
         let migration = versions.appliedMigration
         let logs = try FileManager.default.contentsOfDirectory(atPath: directory)
@@ -37,7 +37,7 @@ enum StatsCommand {
         }
         for state in JobState.allCases { console.out("\(state.rawValue): \(counts[state])") }
         console.out("total: \(counts.total)")
-        console.out("awaiting ingestion: \(awaiting.count)")
+        console.out("awaiting ingestion: \(inbox.jobs.count)")
         console.out("log files: \(logs.count), \(bytes) bytes")
         if let created = history.createdAt {
             console.out("created: \(ISO8601.string(from: created))")
@@ -45,6 +45,6 @@ enum StatsCommand {
         console.out("expired by retention: \(history.expiredJobs)")
         console.out(FormatVersionsText.found(versions))
         console.out("applied job migration: \(migration)")
-        return damaged == nil ? ExitStatus.success : ExitStatus.failure
+        return QueueAccess.reportDamage(inbox.damagedFiles, console)
     }
 }

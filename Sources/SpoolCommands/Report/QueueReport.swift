@@ -24,6 +24,8 @@ struct QueueReport {
     var jobs: [Job]
     /// Jobs producers enqueued that the owner has not ingested yet.
     var awaiting: [AwaitingJob]
+    /// The inbox files that could not be read (their jobs are not in ``awaiting``), each file's error.
+    var damagedInboxFiles: [SpoolError]
     var timelines: [JobID: JobTimeline]
     var logFiles: [LogFile]
     var compaction: CompactionEstimate
@@ -45,10 +47,11 @@ struct QueueReport {
                 files.append(LogFile(name: name, bytes: (attributes[.size] as? NSNumber)?.int64Value ?? 0))
             }
             let known = Set(jobs.map(\.id))
+            let inbox = QueueAccess.awaitingIngestion(of: queue)
             let timelines = JobTimeline.build(from: records, now: now).filter { known.contains($0.key) }
             return QueueReport(
                 directory: directory, generatedAt: now, counts: queue.counts, jobs: jobs,
-                awaiting: try queue.awaitingIngestion(),
+                awaiting: inbox.jobs, damagedInboxFiles: inbox.damagedFiles,
                 timelines: timelines, logFiles: files,
                 compaction: estimateCompaction(of: directory, files: names, configuration: configuration),
                 retention: configuration.retention)

@@ -52,8 +52,13 @@ enum ReportPage {
         }
         html += "<div class=\"count\"><b>\(report.counts.total)</b>total</div>\n"
         html +=
-            "<div class=\"count awaiting\"><b>\(report.awaiting.count)</b>awaiting ingestion</div>\n</div>\n</section>\n"
-        return html
+            "<div class=\"count awaiting\"><b>\(report.awaiting.count)</b>awaiting ingestion</div>\n</div>\n"
+        for error in report.damagedInboxFiles {
+            html +=
+                "<p class=\"error damaged-inbox\">Inbox file not read (its jobs are not counted): "
+                + "\(HTMLText.escape(error.description))</p>\n"
+        }
+        return html + "</section>\n"
     }
 
     /// The next moments something happens: enqueued jobs' due times, running jobs' lease expiries.

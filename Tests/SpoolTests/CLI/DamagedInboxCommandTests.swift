@@ -41,4 +41,57 @@ import Testing
             enqueue.error.contains("inbox file not ingested: \(path) at offset \(second)"), "\(enqueue.error)")
         print("spool enqueue:\n" + enqueue.output + enqueue.error + "spool list:\n" + list.output + list.error)
     }
+
+    /// Three producers' files, the first and last in name order damaged: every command shows the sound file's
+    /// jobs and names both damaged files (the reader does not stop at the first), and exits with 1.
+    @Test func everyDamagedFileIsNamedAndTheSoundOnesAreShown() throws {
+        let binary = try #require(ChildProcess.spoolExecutable(), "the spool executable was not built")
+        let temporary = TemporaryDirectory("damaged-inbox-files")
+        defer { temporary.cleanup() }
+        let queue = try JobQueue(directory: temporary.queue, configuration: testConfiguration())
+        try queue.close()
+        for producerIndex in 0..<3 {
+            let producer = try QueueProducer(directory: temporary.queue, configuration: testConfiguration())
+            for index in 0..<2 { try producer.enqueue(NewJob(kind: "k", id: JobID("p\(producerIndex)-\(index)"))) }
+        }
+        let inbox = InboxFormat.directory(ofQueue: temporary.queue)
+        let names = try FileManager.default.contentsOfDirectory(atPath: inbox).filter {
+            InboxFormat.fileID(fromName: $0) != nil
+        }.sorted()
+        try #require(names.count == 3)
+        var damaged: [String] = []
+        for name in [names[0], names[2]] {
+            let path = inbox + "/" + name
+            var bytes = try readFile(path)
+            let first = try bytes.withUnsafeBytes { raw in
+                try InboxScanner.scan(raw, id: InboxFormat.fileID(fromName: name)!, path: path, from: 0).records[0]
+            }
+            bytes[first.end - 1] ^= 0xFF
+            try writeFile(path, bytes)
+            damaged.append(path)
+        }
+        let inspected = try LogInspector.withJobs(directory: temporary.queue) { try $0.readableAwaitingIngestion() }
+        #expect(inspected.jobs.count == 2)
+        #expect(inspected.jobs.allSatisfy { $0.inboxFile == names[1] })
+        #expect(inspected.damagedFiles.map(\.path) == damaged)
+        #expect(inspected.damagedFiles.allSatisfy { $0.code == .corruption })
+
+        let list = try RawCommand.run(binary, ["list", temporary.queue], scratch: temporary.path)
+        #expect(list.status == 1, "\(list.error)")
+        #expect(list.output.contains("2 jobs awaiting ingestion"), "\(list.output)")
+        let stats = try RawCommand.run(binary, ["stats", temporary.queue], scratch: temporary.path)
+        #expect(stats.status == 1 && stats.output.contains("awaiting ingestion: 2"), "\(stats.output)")
+        let page = temporary.path + "/report.html"
+        let report = try RawCommand.run(
+            binary, ["report", temporary.queue, "--html", page], scratch: temporary.path)
+        #expect(report.status == 1, "\(report.error)")
+        let html = try String(contentsOfFile: page, encoding: .utf8)
+        #expect(html.contains("<b>2</b>awaiting ingestion"))
+        for path in damaged {
+            for output in [list.error, stats.error, report.error, html] {
+                #expect(output.contains(path), "\(output)")
+            }
+        }
+        print("spool list:\n" + list.output + list.error + "spool report:\n" + report.output + report.error)
+    }
 }
