@@ -44,9 +44,9 @@ final class AttachedQueue: Sendable {
         let conditions = DeviceConditionsFeed(
             queue: queue, network: system.network, power: system.power, events: log)
         let clock = queue.configuration.clock
-        // Before the runner may run: the transfers reconciled, and the device's conditions read.
+        // Before the runner may run: the device's conditions read. (The transfers reconcile later, after the
+        // session's events or the grace period: a parked job is not claimable meanwhile.)
         let activation = Task {
-            if let transfers { await transfers.reconcile() }
             await conditions.firstReports(within: BackgroundWork.conditionsReportBound, on: clock)
         }
         let control = RunnerControl(runner: runner, activation: activation, foreground: foreground)
@@ -60,11 +60,14 @@ final class AttachedQueue: Sendable {
             runner: runner, control: control, requests: requests, events: log, clock: clock)
         self.follower = Locked(nil)
         conditions.start()
-        follower.withLock { $0 = Self.follow(queue: queue, requests: requests, log: log) }
+        follower.withLock { $0 = Self.follow(queue: queue, requests: requests, transfers: transfers, log: log) }
     }
 
-    /// Follows the queue's changes: each burst of them brings the launch requests up to date once.
-    private static func follow(queue: JobQueue, requests: LaunchRequests, log: EventLog) -> Task<Void, Never> {
+    /// Follows the queue's changes: each burst of them brings the launch requests up to date once; the
+    /// transfers see each change (a job that left its park has its transfer cancelled).
+    private static func follow(
+        queue: JobQueue, requests: LaunchRequests, transfers: BackgroundTransfers?, log: EventLog
+    ) -> Task<Void, Never> {
         let (signals, signal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         // The first update, at launch: requests an earlier process left that nothing needs now go.
         signal.yield()
@@ -72,6 +75,7 @@ final class AttachedQueue: Sendable {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
                     for await change in queue.changes() {
+                        transfers?.jobChanged(change)
                         if case .updated(let job) = change {
                             log.record(.jobChanged(job.id, kind: job.kind, state: job.state))
                         }

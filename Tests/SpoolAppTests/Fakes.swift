@@ -118,6 +118,7 @@ final class FakeTransferSession: TransferSession, @unchecked Sendable {
     private let lock = NSLock()
     private var pendingSet: Set<String>
     private var starts: [(TransferRequest, String)] = []
+    private var cancels: [String] = []
 
     private let gate: Gate?
 
@@ -135,17 +136,35 @@ final class FakeTransferSession: TransferSession, @unchecked Sendable {
         }
     }
 
+    func cancel(key: String) async {
+        lock.withLock {
+            if pendingSet.contains(key) { cancels.append(key) }
+        }
+    }
+
     func pendingKeys() async -> Set<String> {
         await gate?.passed()
         return lock.withLock { pendingSet }
     }
 
     var started: [String] { lock.withLock { starts.map(\.1) } }
+    /// The requests started, in order.
+    var requests: [TransferRequest] { lock.withLock { starts.map(\.0) } }
+    /// The keys of the running transfers cancelled, in order (their completions are the test's to report).
+    var cancelled: [String] { lock.withLock { cancels } }
 
     /// The transfer `key` ends with `status` (or `error`): reported to the delegate.
-    func finish(_ key: String, status: Int?, error: String? = nil) {
+    func finish(
+        _ key: String, status: Int?, error: String? = nil, headers: [String: String] = [:], body: Data? = nil
+    ) {
         lock.withLock { _ = pendingSet.remove(key) }
-        completions.transferDidComplete(TransferCompletion(key: key, statusCode: status, error: error))
+        completions.transferDidComplete(
+            TransferCompletion(key: key, statusCode: status, error: error, headers: headers, body: body))
+    }
+
+    /// The transfer `key` moved `bytes` of `expected`.
+    func progress(_ key: String, bytes: Int64, of expected: Int64?) {
+        completions.transferMadeProgress(key: key, bytes: bytes, expected: expected)
     }
 
     /// The system reports that it delivered every event of the session.

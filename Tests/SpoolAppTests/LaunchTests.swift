@@ -127,24 +127,21 @@ import Testing
         try await setup.close()
     }
 
-    /// A launch that expires while the work at launch (the transfers' reconciliation) still runs completes
-    /// without success and never starts the runner, then or later.
+    /// A launch that expires while the work at launch (reading the device's first reports) still runs
+    /// completes without success and never starts the runner, then or later.
     @Test(.timeLimit(.minutes(10))) func aLaunchExpiredBeforeItsWorkBeganNeverStartsTheRunner() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
-        // A job parked under a transfer, so that the reconciliation asks the session, which waits at the gate.
-        try await TransferTests.leaveAParkedTransfer(in: folder)
-
-        let gate = Gate()
         let scheduler = FakeScheduler()
-        let second = try Setup(folder, scheduler: scheduler, transfers: FakeTransferSystem(held: [:], gate: gate))
-        await gate.reached()
+        // The first report comes only after the conditions' bound: the work at launch waits for the bound.
+        let network = FakePathMonitor(NetworkPath(status: .satisfied), firstReportAfter: 3_600, on: folder.clock)
+        let second = try Setup(folder, scheduler: scheduler, network: network)
         let task = scheduler.launch("app.refresh")
         task.expire()
-        gate.open()
+        folder.clock.advance(by: BackgroundWork.conditionsReportBound)
         #expect(await task.completion() == false)
         #expect(!second.runner.isRunning)
-        // What the reconciliation found, after which nothing may start the runner.
+        // After the work at launch, nothing may start the runner.
         var later = EventReader(second.work)
         try await second.queue.enqueue(NewJob(kind: "other"))
         await later.until(seenWhere: { if case .requestSubmitted = $0 { true } else { false } })

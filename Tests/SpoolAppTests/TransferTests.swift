@@ -20,12 +20,15 @@ import Testing
 
     /// A setup whose "upload" handler hands its transfer to the system.
     static func uploads(
-        _ folder: AppFolder, transfers: FakeTransferSystem, sink: RecordingSink? = nil
+        _ folder: AppFolder, transfers: FakeTransferSystem, sink: RecordingSink? = nil,
+        sharing: ProcessSharing = .exclusive, parkFor duration: TimeInterval = 86_400
     ) throws -> Setup {
-        try Setup(folder, scheduler: FakeScheduler(), transfers: transfers, sink: sink) { runner, work in
+        try Setup(folder, scheduler: FakeScheduler(), transfers: transfers, sink: sink, sharing: sharing) {
+            runner, work in
             try runner.register(kind: "upload") { _, context in
-                try await work()!.startTransfer(.upload(file, to: server), in: context, for: 86_400)
+                try await work()!.startTransfer(.upload(file, to: server), in: context, for: duration)
             }
+            try runner.register(kind: "notify") { _, _ in }
         }
     }
 
@@ -42,9 +45,9 @@ import Testing
         let b = try await first.queue.enqueue(NewJob(kind: "upload", id: "b"))
         await first.work.appWillEnterForeground()
         let session = try #require(system.session("app.transfers"))
-        let keyA = BackgroundTransfers.key(for: a, attempt: 1, session: "app.transfers")
-        let keyB = BackgroundTransfers.key(for: b, attempt: 1, session: "app.transfers")
         await events.until { session.started.count == 2 }
+        let keyA = try #require(session.started.first { TransferKey($0)?.job == a })
+        let keyB = try #require(session.started.first { TransferKey($0)?.job == b })
         session.finish(keyA, status: 200)
         await events.until { (try? first.queue.job(a)?.state) == .succeeded }
         session.finish(keyA, status: 200)
@@ -89,6 +92,10 @@ import Testing
         let second = try Self.uploads(folder, transfers: relaunched)
         var later = EventReader(second.work)
         await second.work.appWillEnterForeground()
+        #expect(try second.queue.job(c)?.state == .running, "reconciled before the grace period")
+        // A launch not made for the session's events reconciles once the grace period has passed.
+        folder.clock.advance(by: BackgroundTransfers.reconciliationGrace)
+        await later.until(seenWhere: { if case .transfersReconciled = $0 { true } else { false } })
         let retried = try #require(try second.queue.job(c))
         #expect(retried.state == .enqueued && retried.attempts == 1 && retried.nextRetryAt != nil)
         folder.clock.advance(by: 30)
@@ -104,6 +111,24 @@ import Testing
         #expect(standard.outcome(TransferCompletion(key: "k", statusCode: 404, error: nil)) == .fail("HTTP 404"))
         #expect(standard.outcome(TransferCompletion(key: "k", statusCode: 503, error: nil)) == .retry("HTTP 503"))
         #expect(standard.outcome(TransferCompletion(key: "k", statusCode: nil, error: "offline")) == .retry("offline"))
+        let answer = Data(#"{"id":"p1"}"#.utf8)
+        #expect(
+            standard.outcome(TransferCompletion(key: "k", statusCode: 201, error: nil, body: answer)) == .result(answer)
+        )
+        #expect(
+            standard.outcome(TransferCompletion(key: "k", statusCode: 201, error: nil, body: answer, isBodyCut: true))
+                == .success)
+        #expect(
+            standard.outcome(TransferCompletion(key: "k", statusCode: 429, error: nil, headers: ["retry-after": "120"]))
+                == .retryAfter("HTTP 429", seconds: 120))
+        let dated = TransferCompletion(
+            key: "k", statusCode: 503, error: nil,
+            headers: ["Retry-After": "Wed, 21 Oct 2015 07:30:00 GMT", "Date": "Wed, 21 Oct 2015 07:28:00 GMT"])
+        #expect(standard.outcome(dated) == .retryAfter("HTTP 503", seconds: 120))
+        #expect(
+            standard.outcome(
+                TransferCompletion(key: "k", statusCode: 503, error: nil, headers: ["Retry-After": "soon"]))
+                == .retry("HTTP 503"))
 
         let folder = AppFolder()
         defer { folder.remove() }
@@ -113,8 +138,9 @@ import Testing
         let d = try await setup.queue.enqueue(NewJob(kind: "upload", id: "d"))
         await setup.work.appWillEnterForeground()
         await events.until { system.session("app.transfers")?.started.count == 1 }
-        system.session("app.transfers")!.finish(
-            BackgroundTransfers.key(for: d, attempt: 1, session: "app.transfers"), status: 404)
+        let key = try #require(system.session("app.transfers")?.started.first)
+        #expect(TransferKey(key)?.job == d)
+        system.session("app.transfers")!.finish(key, status: 404)
         await events.until { (try? setup.queue.job(d)?.state) == .failed }
         try await setup.close()
     }
@@ -134,7 +160,8 @@ import Testing
         let id = try await BackgroundTransfers.enqueue(
             NewJob(kind: "upload"), transferring: .upload(Self.file, to: Self.server), producer: producer,
             session: extensionTransfers, for: 86_400)
-        #expect(extensionTransfers.started == [BackgroundTransfers.key(for: id, attempt: 0, session: extensionSession)])
+        let key = try #require(extensionTransfers.started.first)
+        #expect(TransferKey(key)?.job == id && TransferKey(key)?.session == extensionSession)
         // Not ingested yet when the outcome comes: recording it ingests the producer's inbox first.
         #expect(try app.queue.job(id) == nil)
 
@@ -144,7 +171,7 @@ import Testing
         #expect(!app.work.transfers!.handleEvents(forSession: "someone.else") {})
         let session = try #require(system.session(extensionSession))
         var events = EventReader(app.work)
-        session.finish(BackgroundTransfers.key(for: id, attempt: 0, session: extensionSession), status: 200)
+        session.finish(key, status: 200)
         session.finishEvents()
         await events.until { handled.count == 1 }
         let job = try #require(try app.queue.job(id))
@@ -169,7 +196,7 @@ import Testing
         let id = try await BackgroundTransfers.enqueue(
             NewJob(kind: "upload"), transferring: .upload(Self.file, to: Self.server), producer: producer,
             session: extensionTransfers, for: 86_400)
-        let key = BackgroundTransfers.key(for: id, attempt: 0, session: extensionSession)
+        let key = try #require(extensionTransfers.started.first)
         extensionTransfers.finish(key, status: 201)
         await app.work.appWillEnterForeground()
         await events.until(seen: .transferFinished(key: key, outcome: .success))

@@ -88,12 +88,14 @@ extension QueueEngine {
 
     /// The operations that record the failure of `job`, held under `token`, at `now`: a retry
     /// after the retry policy's delay unless `terminal` or its attempts are spent. A `reason` other
-    /// than ``StopReason/failed`` (a timeout, a stop) follows the failure as a `stop_reason`.
+    /// than ``StopReason/failed`` (a timeout, a stop) follows the failure as a `stop_reason`. `retryAt`
+    /// replaces the policy's delay when the job has an attempt left.
     func failure(
         of job: StoredJob, token: LeaseToken, error: String, terminal: Bool, at now: Int64,
-        reason: StopReason = .failed
+        reason: StopReason = .failed, retryAt: Int64? = nil
     ) -> [PlannedOperation] {
-        let nextRetryAt = terminal ? nil : nextRetry(after: job, now: now)
+        let policyRetryAt = terminal ? nil : nextRetry(after: job, now: now)
+        let nextRetryAt = policyRetryAt.map { retryAt ?? $0 }
         return [
             PlannedOperation(
                 .fail(

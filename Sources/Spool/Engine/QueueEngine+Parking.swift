@@ -45,21 +45,37 @@ extension QueueEngine {
         return (job, LeaseToken(rawValue: lease.token))
     }
 
-    /// Records the success of the parked job holding `key`.
-    func completeParked(key: String) throws -> Pending<StoredJob> {
-        try withOpenState {
+    /// Records the success of the parked job holding `key`, with `result` in the same record when given.
+    func completeParked(key: String, result: [UInt8]? = nil) throws -> Pending<StoredJob> {
+        if let result { try JobLimits.checkResult(result) }
+        return try withOpenState {
             let (job, token) = try parkedJob(key)
-            let lsn = try commit(completion(of: job, token: token, at: nowMillis))
+            let lsn = try commit(completion(of: job, token: token, at: nowMillis, result: result))
             return Pending(state.jobs[job.id]!, lsn)
+        }
+    }
+
+    /// Publishes `progress` for the parked job holding `key` (memory only, as a handler's report); nothing
+    /// when no job is parked under it.
+    func reportParkedProgress(key: String, _ progress: JobProgress) {
+        _ = try? withOpenState {
+            guard let id = state.parkedKeys[key], let job = state.jobs[id] else { return }
+            self.progress.report(id, kind: job.kind, tags: job.tags, progress)
         }
     }
 
     /// Records the failure of the parked job holding `key`: retried by the retry policy unless
     /// `terminal` or its attempts are spent, as any failed attempt.
-    func failParked(key: String, error: String, terminal: Bool) throws -> Pending<StoredJob> {
+    /// `retryAt`, when given, replaces the retry policy's delay as the next attempt's time (a server's
+    /// `Retry-After`); the attempt budget still holds.
+    func failParked(key: String, error: String, terminal: Bool, retryAt: Date? = nil) throws -> Pending<StoredJob> {
         try withOpenState {
             let (job, token) = try parkedJob(key)
-            let lsn = try commit(failure(of: job, token: token, error: error, terminal: terminal, at: nowMillis))
+            let now = nowMillis
+            let lsn = try commit(
+                failure(
+                    of: job, token: token, error: error, terminal: terminal, at: now,
+                    retryAt: retryAt.map { max(Millis.from($0), now) }))
             return Pending(state.jobs[job.id]!, lsn)
         }
     }

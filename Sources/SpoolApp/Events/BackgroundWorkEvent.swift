@@ -28,15 +28,19 @@ public enum BackgroundWorkEvent: Sendable, Equatable {
     /// A transfer ended and its outcome was recorded for its parked job.
     case transferFinished(key: String, outcome: TransferOutcome)
     /// A transfer ended, but no job was parked under its key any more (its outcome was recorded before,
-    /// or its park's deadline passed): nothing was recorded.
+    /// the job was cancelled, or its park's deadline passed): nothing was recorded.
     case transferOutcomeDropped(key: String)
+    /// A transfer was cancelled in its session: its job is no longer parked under its key (cancelled,
+    /// removed, its park's deadline passed, or a new attempt parked under a new key).
+    case transferCancelled(key: String)
     /// Recording a transfer's outcome failed; the park's deadline brings the job back.
     case transferRecordFailed(key: String, error: String)
     /// Every event of the background session `identifier` was recorded, and the system's completion
     /// handler for them called.
     case sessionEventsHandled(identifier: String)
-    /// At launch, parked jobs whose transfers the system no longer has were failed, to be retried.
-    case transfersReconciled(failed: [JobID])
+    /// The session `session` was reconciled with the parks: the parked jobs whose transfers it no longer
+    /// had were failed, to be retried, and its transfers whose jobs were no longer parked under them cancelled.
+    case transfersReconciled(session: String, failed: [JobID], cancelled: [String])
     /// The device's conditions changed and were given to the queue.
     case conditionsChanged(DeviceConditions)
     /// A job changed state.
@@ -53,7 +57,7 @@ public enum BackgroundWorkEvent: Sendable, Equatable {
         case .requestRefused, .schedulingFailed, .transferRecordFailed, .launchWithoutQueue, .queueUnavailable,
             .backgroundTimeExpired:
             return true
-        case .transferFinished(_, let outcome): return outcome != .success
+        case .transferFinished(_, let outcome): return !outcome.isSuccess
         default: return false
         }
     }
@@ -103,17 +107,25 @@ extension BackgroundWorkEvent: CustomStringConvertible {
         case .transferFinished(let key, let outcome):
             switch outcome {
             case .success: return EventLogLine(shown: "transfer \(key) finished: success")
+            case .result(let data):
+                return EventLogLine(shown: "transfer \(key) finished: success with a result of \(data.count) bytes")
             case .retry(let error): return EventLogLine(shown: "transfer \(key) finished: retry", redacted: error)
+            case .retryAfter(let error, let seconds):
+                return EventLogLine(shown: "transfer \(key) finished: retry in \(seconds) s", redacted: error)
             case .fail(let error): return EventLogLine(shown: "transfer \(key) finished: fail", redacted: error)
             }
         case .transferOutcomeDropped(let key):
             return EventLogLine(shown: "transfer \(key) finished; no job parked under it any more")
+        case .transferCancelled(let key): return EventLogLine(shown: "transfer \(key) cancelled: its job left the park")
         case .transferRecordFailed(let key, let error):
             return EventLogLine(shown: "transfer \(key): recording its outcome failed", redacted: error)
         case .sessionEventsHandled(let identifier):
             return EventLogLine(shown: "events of session \(identifier) recorded and handled")
-        case .transfersReconciled(let failed):
-            return EventLogLine(shown: "transfers the system dropped: \(failed.map(\.rawValue))")
+        case .transfersReconciled(let session, let failed, let cancelled):
+            return EventLogLine(
+                shown:
+                    "session \(session) reconciled: jobs failed for want of their transfer \(failed.map(\.rawValue)), "
+                    + "transfers cancelled \(cancelled)")
         case .conditionsChanged(let conditions): return EventLogLine(shown: "device conditions: \(conditions)")
         case .jobChanged(let id, let kind, let state): return EventLogLine(shown: "job \(id) (\(kind)) \(state)")
         case .enteredBackground: return EventLogLine(shown: "entered background; runner stopped")

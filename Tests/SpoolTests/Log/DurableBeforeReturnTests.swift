@@ -207,6 +207,28 @@ import Testing
         ),
         ("cancel(_:)", nil, { q, _, _ in try q.cancel("a") }),
         ("cancel(_:) async", nil, { q, _, _ in try await q.cancel("a") }),
+        ("requestCancel(_:)", nil, { q, _, _ in try q.requestCancel("a") }),
+        ("requestCancel(_:) async", nil, { q, _, _ in try await q.requestCancel("a") }),
+        ("requestCancel(tagged:)", nil, { q, _, _ in try q.requestCancel(tagged: "t") }),
+        ("requestCancel(tagged:) async", nil, { q, _, _ in try await q.requestCancel(tagged: "t") }),
+        (
+            "completeParked(key:result:)", Self.parkLease,
+            { q, _, _ in _ = try q.completeParked(key: "t1", result: Data([1])) }
+        ),
+        (
+            "completeParked(key:result:) async", Self.parkLease,
+            { q, _, _ in _ = try await q.completeParked(key: "t1", result: Data([1])) }
+        ),
+        (
+            "failParked(key:error:retryAt:)", Self.parkLease,
+            { q, _, f in _ = try q.failParked(key: "t1", error: "e", retryAt: f.clock.now().addingTimeInterval(120)) }
+        ),
+        (
+            "failParked(key:error:retryAt:) async", Self.parkLease,
+            { q, _, f in
+                _ = try await q.failParked(key: "t1", error: "e", retryAt: f.clock.now().addingTimeInterval(120))
+            }
+        ),
         (
             "retry(_:)", { try $0.queue.fail($0.lease, error: "e", terminal: true) },
             { q, _, _ in try q.retry("leased") }
@@ -322,7 +344,7 @@ import Testing
         "schedulingHints()": "read",
         "changes(_:)": "read",
         "schedulingHints(within:)": "read", "nextProcessingHint()": "read", "progress(of:)": "memory only",
-        "progressUpdates(_:)": "memory only",
+        "progressUpdates(_:)": "memory only", "reportProgress(_:parkedUnder:)": "memory only",
         "enqueueWithoutWaiting(_:)": "benchmarks only: documented as not durable",
         "waitUntilDurable()": "benchmarks only: waits", "waitForBackgroundCompaction()": "benchmarks only: waits",
         "renewOwnership()": "changes no job: renews the OWNER file's lease, synced inside the call",
