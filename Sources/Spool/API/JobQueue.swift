@@ -267,10 +267,12 @@ public final class JobQueue: Sendable {
 
     // MARK: Helpers
 
-    /// Runs blocking work off the caller's executor.
+    /// Runs blocking work (an open, a compaction) off the caller's executor, on a thread of Spool's
+    /// own: a serial queue of its own for each call, never Swift's cooperative pool nor the shared
+    /// global queue, so that the disk work waits on no thread the app's tasks need.
     static func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
+            DispatchQueue(label: "spool.offload", qos: .userInitiated).async {
                 continuation.resume(with: Result { try work() })
             }
         }
