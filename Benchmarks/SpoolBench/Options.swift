@@ -4,7 +4,7 @@ import Spool
 /// Command-line options of `spool-bench`.
 struct Options {
     static let workloads = [
-        "baseline", "enqueue", "concurrent", "batch", "cycle", "open", "compaction", "producers",
+        "baseline", "enqueue", "concurrent", "batch", "cycle", "open", "compaction", "producers", "stall",
     ]
     static let usage = """
         usage: spool-bench [--workload NAME[,NAME...]|all] [--count N] [--duration SECONDS]

@@ -96,7 +96,8 @@ struct Report {
             }
             print("")
         }
-        let rateRows = context.rows.filter { $0.rate != nil }
+        // The stall workload's probe rows carry figures without a rate: they are listed here too.
+        let rateRows = context.rows.filter { $0.rate != nil || $0.workload == "stall" }
         if !rateRows.isEmpty {
             print(pad("throughput", 46) + pad("rate", 24) + pad("/ floor rate", 14) + "notes")
             for row in rateRows {
@@ -104,8 +105,9 @@ struct Report {
                     !["producers", "workers", "writers", "records", "batch_size"].contains($0)
                 }
                 .map { "\($0) \(number(row.figures[$0]!))" }.joined(separator: ", ")
+                let rate = row.rate.map { "\(number($0)) \(row.unit ?? "")" } ?? "–"
                 print(
-                    pad(row.name, 46) + pad("\(number(row.rate!)) \(row.unit ?? "")", 24)
+                    pad(row.name, 46) + pad(rate, 24)
                         + pad(times(ratios(row)["rate_per_floor_rate"]), 14) + notes)
             }
             print("")

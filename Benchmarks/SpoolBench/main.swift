@@ -22,7 +22,7 @@ do {
 }
 let workloads: [(String, (Context) throws -> Void)] = [
     ("enqueue", runEnqueue), ("concurrent", runConcurrent), ("batch", runBatch), ("cycle", runCycle),
-    ("open", runOpen), ("compaction", runCompaction), ("producers", runProducers),
+    ("open", runOpen), ("compaction", runCompaction), ("producers", runProducers), ("stall", runStall),
 ]
 do {
     context.note("baseline")

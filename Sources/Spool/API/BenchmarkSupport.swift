@@ -48,3 +48,9 @@ extension JobQueue {
     /// (`nil` when it is off or a compaction is under way).
     package var bytesBeforeAutoCompaction: Int64? { engine.bytesBeforeAutoCompaction }
 }
+
+extension JobQueue {
+    /// Syncs (of any queue of this process) that ran inside a Swift task, on a thread of the
+    /// cooperative pool, since the process started (``SyncCensus``).
+    package static var syncsInsideTasks: Int { SyncCensus.insideTasks }
+}

@@ -267,10 +267,16 @@ public final class JobQueue: Sendable {
 
     // MARK: Helpers
 
-    /// Runs blocking work off the caller's executor.
-    static func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    /// Runs blocking work (an open, a compaction, a producer's call) off the caller's executor, on a
+    /// thread of Spool's own: `queue`, by default a serial queue of its own for this call (a
+    /// ``QueueProducer`` passes its own, as its calls take turns anyway), never Swift's cooperative
+    /// pool nor the shared global queue, so that the disk work waits on no thread the app's tasks need.
+    static func offload<T: Sendable>(
+        on queue: DispatchQueue = DispatchQueue(label: "spool.offload", qos: .userInitiated),
+        _ work: @escaping @Sendable () throws -> T
+    ) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
+            queue.async {
                 continuation.resume(with: Result { try work() })
             }
         }

@@ -39,7 +39,7 @@ extension QueueProducer {
     /// Records a job that the owner enqueues already parked. See ``enqueue(_:parkedUnder:for:)-8u7se``.
     @discardableResult
     public func enqueue(_ job: NewJob, parkedUnder key: String, for duration: TimeInterval) async throws -> JobID {
-        try await JobQueue.offload { try self.enqueue(job, parkedUnder: key, for: duration) }
+        try await JobQueue.offload(on: offloadQueue) { try self.enqueue(job, parkedUnder: key, for: duration) }
     }
 
     /// Records a job that the owner enqueues already parked under `key` until `deadline` (after now, on
@@ -67,6 +67,6 @@ extension QueueProducer {
     /// ``enqueue(_:parkedUnder:for:)-8u7se``.
     @discardableResult
     public func enqueue(_ job: NewJob, parkedUnder key: String, deadline: Date) async throws -> JobID {
-        try await JobQueue.offload { try self.enqueue(job, parkedUnder: key, deadline: deadline) }
+        try await JobQueue.offload(on: offloadQueue) { try self.enqueue(job, parkedUnder: key, deadline: deadline) }
     }
 }

@@ -47,7 +47,7 @@ extension QueueProducer {
 
     /// The job with `id` as the owner's log has it, or `nil`. See `job(_:)`.
     public func job(_ id: JobID) async throws -> Job? {
-        try await JobQueue.offload { try self.job(id) }
+        try await JobQueue.offload(on: offloadQueue) { try self.job(id) }
     }
 
     /// The jobs of the owner's log in enqueue order, optionally only those in `state`, of `kind` and
@@ -69,7 +69,7 @@ extension QueueProducer {
 
     /// The jobs of the owner's log in enqueue order, filtered. See `jobs(state:kind:uniqueKey:)`.
     public func jobs(state: JobState? = nil, kind: String? = nil, uniqueKey: String? = nil) async throws -> [Job] {
-        try await JobQueue.offload { try self.jobs(state: state, kind: kind, uniqueKey: uniqueKey) }
+        try await JobQueue.offload(on: offloadQueue) { try self.jobs(state: state, kind: kind, uniqueKey: uniqueKey) }
     }
 
     /// How many jobs of the owner's log are in each state (jobs not ingested yet are not counted).
@@ -81,7 +81,7 @@ extension QueueProducer {
 
     /// How many jobs of the owner's log are in each state. See `counts()`.
     public func counts() async throws -> QueueCounts {
-        try await JobQueue.offload { try self.counts() }
+        try await JobQueue.offload(on: offloadQueue) { try self.counts() }
     }
 
     // MARK: Awaiting ingestion
@@ -131,7 +131,7 @@ extension QueueProducer {
 
     /// The ids this producer enqueued that the owner has not ingested yet. See `awaitingIngestion()`.
     public func awaitingIngestion() async throws -> [JobID] {
-        try await JobQueue.offload { try self.awaitingIngestion() }
+        try await JobQueue.offload(on: offloadQueue) { try self.awaitingIngestion() }
     }
 
     /// Whether this producer enqueued `id` and the owner has not ingested its record yet (see
@@ -145,7 +145,7 @@ extension QueueProducer {
 
     /// Whether this producer enqueued `id` and the owner has not ingested it yet. See `isAwaitingIngestion(_:)`.
     public func isAwaitingIngestion(_ id: JobID) async throws -> Bool {
-        try await JobQueue.offload { try self.isAwaitingIngestion(id) }
+        try await JobQueue.offload(on: offloadQueue) { try self.isAwaitingIngestion(id) }
     }
 
     // MARK: Helpers

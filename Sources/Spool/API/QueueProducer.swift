@@ -1,3 +1,5 @@
+import Dispatch
+
 /// Enqueues and cancels jobs of a queue that another process runs — an app extension, a widget, an
 /// intent or the `spool` CLI beside the app that owns the queue — without opening it.
 ///
@@ -48,6 +50,9 @@ public final class QueueProducer: Sendable {
     /// ``NewJob/maxAttempts`` nor a retry policy gets the owner's when the owner ingests it.
     public let configuration: Configuration
     private let writer: Locked<InboxWriter>
+    /// Where the async calls run their blocking work: a thread of Spool's own, one call at a time
+    /// (they take turns on `writer` anyway), never a thread of Swift's cooperative pool.
+    let offloadQueue = DispatchQueue(label: "spool.producer", qos: .userInitiated)
     /// Where each job this producer recorded went (QueueProducer+Reads.swift).
     let recorded = Locked(RecordedJobs())
 
@@ -114,7 +119,7 @@ public final class QueueProducer: Sendable {
     /// Records a job for the owner to enqueue. See `enqueue(_:)`.
     @discardableResult
     public func enqueue(_ job: NewJob) async throws -> JobID {
-        try await JobQueue.offload { try self.enqueue(job) }
+        try await JobQueue.offload(on: offloadQueue) { try self.enqueue(job) }
     }
 
     /// Records many jobs in one record — one sync — and returns their ids once it is durable. The
@@ -155,7 +160,7 @@ public final class QueueProducer: Sendable {
     /// Records many jobs in one record. See `enqueue(contentsOf:)`.
     @discardableResult
     public func enqueue(contentsOf jobs: [NewJob]) async throws -> [JobID] {
-        try await JobQueue.offload { try self.enqueue(contentsOf: jobs) }
+        try await JobQueue.offload(on: offloadQueue) { try self.enqueue(contentsOf: jobs) }
     }
 
     // MARK: Cancel
@@ -172,7 +177,7 @@ public final class QueueProducer: Sendable {
 
     /// Records a request to cancel a job. See `cancel(_:)`.
     public func cancel(_ id: JobID) async throws {
-        try await JobQueue.offload { try self.cancel(id) }
+        try await JobQueue.offload(on: offloadQueue) { try self.cancel(id) }
     }
 
     /// Records a request to cancel every unfinished job carrying `tag` (``NewJob/tags``), and returns
@@ -190,7 +195,7 @@ public final class QueueProducer: Sendable {
 
     /// Records a request to cancel every unfinished job carrying `tag`. See `cancel(tagged:)`.
     public func cancel(tagged tag: String) async throws {
-        try await JobQueue.offload { try self.cancel(tagged: tag) }
+        try await JobQueue.offload(on: offloadQueue) { try self.cancel(tagged: tag) }
     }
 
     /// Appends `requests` as one record of the producer's inbox file, durably.

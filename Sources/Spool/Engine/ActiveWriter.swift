@@ -1,7 +1,8 @@
 /// The writer of the log's active file, and what the writers before it did.
 ///
 /// A roll-over replaces the writer (``replace(with:)``); callers waiting for an LSN of the previous file
-/// may use either, since the previous file's records are all durable before the new writer exists.
+/// may use either: a writer made at a roll-over sends a wait for an earlier record to the writer before
+/// it until that one has retired (``LogWriter/init(following:fileSequence:path:create:)``).
 final class ActiveWriter: Sendable {
     private let slot: Locked<Slot>
 
@@ -18,10 +19,11 @@ final class ActiveWriter: Sendable {
     /// The writer of the active file.
     var current: LogWriter { slot.withLock { $0.writer } }
 
-    /// Makes `next` the active file's writer; the one it replaces has retired.
-    func replace(with next: LogWriter) {
+    /// Makes `next` the active file's writer. The one it replaces has retired, or `next` follows it
+    /// and counts what it does (``LogWriter/currentStatistics``).
+    func replace(with next: LogWriter, following: Bool = false) {
         slot.withLock {
-            $0.retiredStatistics = $0.retiredStatistics.adding($0.writer.currentStatistics)
+            if !following { $0.retiredStatistics = $0.retiredStatistics.adding($0.writer.currentStatistics) }
             $0.writer = next
         }
     }

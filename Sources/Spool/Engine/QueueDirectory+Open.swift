@@ -24,7 +24,7 @@ extension QueueDirectory {
     func openForWriting(
         mode: RecoveryMode, createIfMissing: Bool,
         preallocationChunk: Int64 = LogWriter.defaultPreallocationChunk, durability: Durability = .full,
-        ownership: Ownership = Ownership(),
+        rollOverSize: Int64 = .max, ownership: Ownership = Ownership(),
         checkReplayed: (QueueState) throws -> Void = { _ in }
     ) throws -> Opened {
         // 1. The directory.
@@ -43,8 +43,11 @@ extension QueueDirectory {
         do {
             return try hold.fenced {
                 try open(
-                    listing, hold: hold, mode: mode, preallocationChunk: preallocationChunk,
-                    durability: durability, ownership: ownership, checkReplayed: checkReplayed)
+                    listing, hold: hold, mode: mode,
+                    settings: CommitFile.Settings(
+                        preallocationChunk: preallocationChunk, durability: durability, fence: hold.fence,
+                        rollOverSize: rollOverSize),
+                    ownership: ownership, checkReplayed: checkReplayed)
             }
         } catch {
             hold.release()
@@ -88,8 +91,8 @@ extension QueueDirectory {
     /// Steps 5 to 9, inside the fence of a `.shared` owner: a `.shared` opener that lost the role
     /// meanwhile changes nothing.
     private func open(
-        _ listing: QueueListing, hold: QueueHold, mode: RecoveryMode, preallocationChunk: Int64,
-        durability: Durability, ownership: Ownership, checkReplayed: (QueueState) throws -> Void
+        _ listing: QueueListing, hold: QueueHold, mode: RecoveryMode, settings: CommitFile.Settings,
+        ownership: Ownership, checkReplayed: (QueueState) throws -> Void
     ) throws -> Opened {
         var listing = listing
         // 5. Nothing may be changed (no leftover deleted, no tail cut) in a queue a newer version wrote
@@ -107,7 +110,7 @@ extension QueueDirectory {
         try checkReplayed(replay.state)
         // 9. The repairs, and the writer.
         try repair(&replay, in: &listing, mode: mode)
-        let writer = try resume(&replay, preallocationChunk: preallocationChunk, durability: durability, hold: hold)
+        let writer = try resume(&replay, settings: settings)
         return Opened(replay: replay, writer: writer, hold: hold)
     }
 
@@ -155,7 +158,7 @@ extension QueueDirectory {
     /// Step 9's last file: its torn tail cut, its header written again when it holds no record, synced
     /// with the directory; then the writer that resumes in it.
     private func resume(
-        _ replay: inout LogReplay.Outcome, preallocationChunk: Int64, durability: Durability, hold: QueueHold
+        _ replay: inout LogReplay.Outcome, settings: CommitFile.Settings
     ) throws -> LogWriter {
         guard let last = replay.lastFile else { throw SpoolError(.notAQueue, "no log file", path: path) }
         guard let instanceID = replay.instanceID, let header = replay.lastFileHeader else {
@@ -190,7 +193,8 @@ extension QueueDirectory {
         return LogWriter(
             file: file, fileSequence: last.sequence, seed: RecordFrame.checksumSeed(instanceID: instanceID),
             end: replay.lastFileValidEnd, lastLSN: replay.lastLSN,
-            preallocationChunk: preallocationChunk, durability: durability, fence: hold.fence)
+            preallocationChunk: settings.preallocationChunk, durability: settings.durability, fence: settings.fence,
+            rollOverSize: settings.rollOverSize)
     }
 }
 

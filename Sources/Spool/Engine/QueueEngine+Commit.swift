@@ -35,7 +35,7 @@ extension QueueEngine {
                 encodedBody = Array(frame[LogFormat.frameHeaderSize...])
                 return true
             }())
-        if self.writer.appendedEnd >= configuration.logFileSize { try rollOver() }
+        if self.writer.appendedEnd >= configuration.logFileSize { try rollOverWithoutWaiting() }
         let writer = self.writer
         let (lsn, bodyOffset) = try writer.append(frame: consume frame)
         compactionTrigger.recordAppended(enqueuesJob: operations.first?.operation.enqueuesJob ?? true)

@@ -139,6 +139,10 @@ extension QueueEngine {
         let bytes: [UInt8]
         if location.fileSequence == writer.fileSequence {
             bytes = try writer.read(at: location.offset, count: Int(location.length))
+        } else if let earlier = writer.unretiredWriter(ofFile: location.fileSequence) {
+            // A file before the active one whose records may not be written yet (a roll-over's writer
+            // retires the one before it on its first lead).
+            bytes = try earlier.read(at: location.offset, count: Int(location.length))
         } else if location.fileSequence < writer.fileSequence {
             bytes = try logFileReaders.read(
                 sequence: location.fileSequence, at: location.offset,

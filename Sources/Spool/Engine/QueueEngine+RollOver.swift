@@ -1,6 +1,7 @@
 /// Roll-over: retiring the active log file and starting the next one.
 extension QueueEngine {
-    /// Moves the log to a new file, `wal-<n+1>.log`. Call with `lock` held.
+    /// Moves the log to a new file, `wal-<n+1>.log`, now (a compaction's roll-over, and the tests'). Call
+    /// with `lock` held; a commit's roll-over is ``rollOverWithoutWaiting()``.
     ///
     /// It happens here, between two records and under the engine lock that
     /// every append holds, so no commit group can span two files and no record
@@ -39,10 +40,38 @@ extension QueueEngine {
         let next = LogWriter(
             file: file, fileSequence: sequence, seed: old.seed, end: Int64(LogFormat.fileHeaderSize),
             lastLSN: lastLSN, preallocationChunk: configuration.preallocationChunk,
-            durability: configuration.durability, fence: fence)
+            durability: configuration.durability, fence: fence, rollOverSize: configuration.logFileSize)
         writers.replace(with: next)
         compactionTrigger.fileRetired(sequence: old.fileSequence, bytes: old.appendedEnd)
         return lastLSN
+    }
+
+    /// Moves the log to a new file, `wal-<n+1>.log`, without touching the disk: a commit's roll-over.
+    /// Call with `lock` held.
+    ///
+    /// The new file's writer starts without its file (``LogWriter/init(following:fileSequence:path:create:)``):
+    /// its first leader — the flusher for an async caller, a blocking caller on its own thread —
+    /// makes every record of the old file durable and retires it, then creates the new file with
+    /// its header synced and the directory synced, before any record goes into it, as
+    /// ``rollOver(skipping:)`` does here. So no caller holds the engine's lock while the disk works,
+    /// and no async caller's thread waits on it. A failure fails the new writer, and every wait on
+    /// it poisons the engine (``durably(_:)``).
+    func rollOverWithoutWaiting() throws {
+        if let failure = status.failure { throw failure }
+        let old = writer
+        let sequence = old.fileSequence + 1
+        let firstLSN = old.lastAppendedLSN + 1
+        let (directory, instanceID, hold) = (directory, instanceID, hold)
+        let next = LogWriter(
+            following: old, fileSequence: sequence,
+            path: path + "/" + QueueDirectoryLayout.logFileName(sequence: sequence)
+        ) {
+            try hold.fenced {
+                try directory.openNewLogFile(sequence: sequence, instanceID: instanceID, firstLSN: firstLSN)
+            }
+        }
+        writers.replace(with: next, following: true)
+        compactionTrigger.fileRetired(sequence: old.fileSequence, bytes: old.appendedEnd)
     }
 
     /// Runs `body` inside the fence of a ``ProcessSharing/shared`` owner (as it is when exclusive):

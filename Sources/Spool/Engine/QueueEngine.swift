@@ -75,7 +75,7 @@ final class QueueEngine: @unchecked Sendable {
             .openForWriting(
                 mode: configuration.recoveryMode, createIfMissing: configuration.createIfMissing,
                 preallocationChunk: configuration.preallocationChunk,
-                durability: configuration.durability,
+                durability: configuration.durability, rollOverSize: configuration.logFileSize,
                 ownership: .init(
                     sharing: configuration.sharing, clock: configuration.clock, lease: configuration.ownershipLease)
             ) { replayed in

@@ -14,11 +14,23 @@ struct CommitFile {
     /// The file's preallocated space.
     private var reservation: FileReservation
 
-    init(file: any StorageFile, end: Int64, preallocationChunk: Int64, durability: Durability, fence: OwnershipFence?) {
+    /// How a log's files are written, the same for each file of the log.
+    struct Settings {
+        /// Bytes to reserve ahead of the write position at a time; 0 for none.
+        var preallocationChunk: Int64
+        /// The sync of each commit group that fits the reserved space.
+        var durability: Durability
+        /// A ``ProcessSharing/shared`` owner's fence; `nil` for an ``ProcessSharing/exclusive`` owner.
+        var fence: OwnershipFence?
+        /// The size at which the engine rolls the log over to a new file: no reservation goes past it.
+        var rollOverSize: Int64
+    }
+
+    init(file: any StorageFile, end: Int64, settings: Settings) {
         self.file = file
-        self.durability = durability
-        self.fence = fence
-        reservation = FileReservation(end: end, chunk: preallocationChunk)
+        self.durability = settings.durability
+        self.fence = settings.fence
+        reservation = FileReservation(end: end, chunk: settings.preallocationChunk, limit: settings.rollOverSize)
     }
 
     /// What writing some commit groups did.

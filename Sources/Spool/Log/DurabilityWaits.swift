@@ -29,7 +29,7 @@ extension LogWriter {
         var blocked: [BlockingWait] = []
         for waiter in waiters {
             switch waiter {
-            case .async(_, let continuation): continuation.resume(returning: .done(result))
+            case .async(_, let continuation): continuation.resume(returning: result)
             case .blocking(_, let wait): blocked.append(wait)
             }
         }
@@ -37,20 +37,11 @@ extension LogWriter {
     }
 }
 
-/// A suspended caller of ``LogWriter/waitUntilDurable(_:)-async``.
-typealias AsyncWait = CheckedContinuation<AsyncWakeUp, Never>
-
-/// What a suspended caller is resumed with: lead the next group (only ever
-/// at registration), or its record's fate (a woken waiter's record is
-/// durable, or the writer failed).
-///
-/// Unlike a ``BlockingWait``, a resumed task passes no wake-up on: it runs on
-/// its own executor, which may be busy, and the callers it would resume would
-/// wait for it.
-enum AsyncWakeUp: Sendable {
-    case lead
-    case done(Result<Void, SpoolError>)
-}
+/// A suspended caller of ``LogWriter/waitUntilDurable(_:)-async``, resumed with its record's fate:
+/// durable, or the writer failed. An async caller never leads (the flusher does), so that is all it
+/// is ever told. Unlike a ``BlockingWait``, a resumed task passes no wake-up on: it runs on its own
+/// executor, which may be busy, and the callers it would resume would wait for it.
+typealias AsyncWait = CheckedContinuation<Result<Void, SpoolError>, Never>
 
 /// A one-shot wait for a blocking caller.
 ///

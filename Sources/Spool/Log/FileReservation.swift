@@ -15,6 +15,10 @@ struct FileReservation {
     private var chunk: Int64
     /// The file's space up to here is reserved and the reservation is durable.
     private var allocatedEnd: Int64
+    /// The size at which the file rolls over: no reservation goes past it (zeroes past it would
+    /// be written, synced and cut off again at the roll-over), and a group ending past it is written
+    /// as a large one is, extending the file.
+    private let limit: Int64
     /// Where reservations start to double from: 0 for a new file, the end of the records for
     /// a file opened again. On Linux a reservation writes zeroes, so the first one after an
     /// open must be small too, not as large as the file (up to a chunk).
@@ -25,18 +29,21 @@ struct FileReservation {
     ///     earlier reservation, or nothing) is reserved again, with a full sync, before the first
     ///     write: its allocation is not known to be durable.
     ///   - chunk: Bytes to reserve ahead of the write position at a time; 0 for none.
-    init(end: Int64, chunk: Int64) {
+    ///   - limit: The size at which the file rolls over (``Configuration/logFileSize``).
+    init(end: Int64, chunk: Int64, limit: Int64 = .max) {
         self.chunk = max(0, chunk)
+        self.limit = limit
         self.allocatedEnd = end
         self.base = end > Int64(LogFormat.fileHeaderSize) ? end : 0
     }
 
     /// Whether a group of `count` bytes ending at `end` is written past the reserved space,
     /// extending the file, rather than inside a reservation made first: a large group (at
-    /// least ``LogWriter/directWriteMinimum`` bytes) that would end past it. Zeroes written
-    /// first would cost about as many bytes again plus a full sync of their own.
+    /// least ``LogWriter/directWriteMinimum`` bytes) that would end past it, for which zeroes
+    /// written first would cost about as many bytes again plus a full sync of their own; or a
+    /// group ending past the size at which the file rolls over, where no reservation goes.
     func extends(groupOf count: Int, endingAt end: Int64) -> Bool {
-        chunk > 0 && end > allocatedEnd && Int64(count) >= LogWriter.directWriteMinimum
+        chunk > 0 && end > allocatedEnd && (Int64(count) >= LogWriter.directWriteMinimum || end > limit)
     }
 
     /// Records that a group written past the reserved space was made durable by a full sync,
@@ -58,8 +65,9 @@ struct FileReservation {
         // The step doubles with what this writer reserved, from the first reservation up to the chunk.
         let reserved = allocatedEnd - base
         let step = min(chunk, max(min(LogWriter.firstReservation, chunk), reserved))
-        // Round up to a whole step past `end`, so that the next step is reserved ahead of the writes.
-        let target = (end / step + 1) * step
+        // Round up to a whole step past `end`, so that the next step is reserved ahead of the writes,
+        // but never past the size at which the file rolls over (`end` is within it: see `extends`).
+        let target = min((end / step + 1) * step, max(limit, end))
         do {
             try file.preallocate(offset: allocatedEnd, length: target - allocatedEnd)
         } catch {

@@ -4,25 +4,32 @@ import Dispatch
 /// commit.
 ///
 /// Callers ``append(_:)`` a record (cheap: it goes to an in-memory buffer and
-/// gets its LSN), then wait until it is durable. The first waiter to find no
-/// write in progress becomes the leader: it takes everything buffered, writes
-/// it with one `pwrite` and syncs it with one `fdatasync`, then wakes every
-/// waiter that sync covered. A lone writer so pays no delay and no thread
-/// hand-off. Records appended during the sync form the next group: if anyone
-/// waits when the leader's own record is durable, it hands the role to the
-/// *flusher*, a thread of the writer's own (a serial dispatch queue), and
-/// returns to its caller; the flusher writes group after group until no one
-/// waits. So many writers share syncs, no caller waits for syncs that are not
-/// its own, and an async caller holds a thread of Swift's cooperative pool for
-/// at most one sync. Blocked callers are woken as a tree (``BlockingWait``),
-/// suspended tasks each by the leader (``AsyncWakeUp``), and a leader takes
-/// the waiters a sync covered and the next group in one critical section.
+/// gets its LSN), then wait until it is durable. A blocking caller that finds
+/// no write in progress becomes the leader: it takes everything buffered,
+/// writes it with one `pwrite` and syncs it with one `fdatasync`, then wakes
+/// every waiter that sync covered. A lone blocking writer so pays no delay and
+/// no thread hand-off. Records appended during the sync form the next group:
+/// if anyone waits when the leader's own record is durable, it hands the role
+/// to the *flusher*, a thread of the writer's own (a serial dispatch queue),
+/// and returns to its caller; the flusher writes group after group until no
+/// one waits. An async caller never leads: it suspends, and when no one leads
+/// it starts the flusher, so no write or sync of the log runs on a thread of
+/// Swift's cooperative pool (one thread hop per lone async write is the cost).
+/// So many writers share syncs, and no caller waits for syncs that are not its
+/// own. Blocked callers are woken as a tree (``BlockingWait``), suspended tasks
+/// each by the leader (``AsyncWait``), and a leader takes the waiters a sync
+/// covered and the next group in one critical section.
 /// A large record (a batch) goes to the flusher as soon as it is appended, when
 /// no one leads, so that its write and sync overlap with its caller's work
 /// before the caller waits.
 ///
 /// The file grows in preallocated chunks (``FileReservation``), so that most
 /// groups need only a data sync. Close cuts the file back to the last record.
+///
+/// A writer made at a roll-over starts without its file (``init(following:fileSequence:path:create:)``):
+/// its first leader retires the writer before it, then creates the file (header, syncs) and writes
+/// its groups, all on the leader's thread; so a roll-over does no I/O under the engine's lock, and
+/// an async caller's roll-over runs on the flusher (LogWriter+NextFile.swift).
 ///
 /// The records not written yet are a ``CommitBuffer``; the callers waiting,
 /// ``CommitWaiters``; the leader's writes and syncs, ``CommitFile``. The frame
@@ -38,10 +45,10 @@ final class LogWriter: @unchecked Sendable {
     // `output`, which only the current leader touches (the role passes from a
     // caller to the flusher under `lock`), and `retire()` and `close()` once every
     // appended record is durable (no leader is left, and the engine's lock keeps
-    // new appends out). `file` is immutable and safe for concurrent positional I/O.
+    // new appends out). `opened`, once set, is safe for concurrent positional I/O.
 
-    /// The active log file (the one `output` writes): read here concurrently with the leader's writes.
-    let file: any StorageFile
+    /// The log file's path (its file may not exist yet: see ``nextFile``).
+    let path: String
     let fileSequence: UInt64
     /// The checksum seed of the file's frames.
     let seed: UInt32
@@ -49,18 +56,27 @@ final class LogWriter: @unchecked Sendable {
     /// private) for the watch in LogWriter+Testing.swift only.
     let lock = Lock()
     /// Where the flusher runs: a thread of its own, outside Swift's cooperative pool.
-    private let flusher = DispatchQueue(label: "spool.log-flusher", qos: .userInitiated)
+    let flusher = DispatchQueue(label: "spool.log-flusher", qos: .userInitiated)
+    /// How the file is written (made at the first lead for a writer that starts without its file).
+    let settings: CommitFile.Settings
 
-    // Leader-owned:
-    private var output: CommitFile
+    // Leader-owned: `nil` until the file of a writer made at a roll-over exists.
+    var output: CommitFile?
 
     // Guarded by `lock`:
+    /// The active log file (the one `output` writes): read here concurrently with the leader's writes;
+    /// `nil` until a writer made at a roll-over has made it.
+    var opened: (any StorageFile)?
+    /// How a writer made at a roll-over makes its file; `nil` once it exists (or for a writer given one).
+    var nextFile: NextFile?
+    /// What the writers before this one did, once they retired (see ``currentStatistics``).
+    var inherited = WriterStatistics()
     private var buffer: CommitBuffer
     private var durableLSN: UInt64
-    private var leaderActive = false
+    var leaderActive = false
     /// Internal (not private) for the watch in LogWriter+Testing.swift only.
     var waiters = CommitWaiters()
-    private var failure: SpoolError?
+    var failure: SpoolError?
     private var isClosed = false
     private var statistics = WriterStatistics()
 
@@ -72,22 +88,50 @@ final class LogWriter: @unchecked Sendable {
     ///     and the reservations, get full syncs whatever it says).
     ///   - fence: A ``ProcessSharing/shared`` owner's fence, which every write, sync and cut runs
     ///     inside; `nil` for an ``ProcessSharing/exclusive`` owner.
+    ///   - rollOverSize: The size at which the engine moves the log to a new file: no reservation
+    ///     is made past it (``Configuration/logFileSize``).
     init(
         file: any StorageFile, fileSequence: UInt64, seed: UInt32, end: Int64, lastLSN: UInt64,
         preallocationChunk: Int64 = LogWriter.defaultPreallocationChunk, durability: Durability = .full,
-        fence: OwnershipFence? = nil
+        fence: OwnershipFence? = nil, rollOverSize: Int64 = .max
     ) {
-        self.file = file
+        self.path = file.path
         self.fileSequence = fileSequence
         self.seed = seed
-        self.output = CommitFile(
-            file: file, end: end, preallocationChunk: preallocationChunk, durability: durability, fence: fence)
+        self.settings = CommitFile.Settings(
+            preallocationChunk: preallocationChunk, durability: durability, fence: fence, rollOverSize: rollOverSize)
+        self.output = CommitFile(file: file, end: end, settings: settings)
+        self.opened = file
         self.buffer = CommitBuffer(end: end, lastLSN: lastLSN)
         self.durableLSN = lastLSN
     }
 
-    /// Counts of the work done so far.
-    var currentStatistics: WriterStatistics { lock.withLock { statistics } }
+    /// A writer for the file after `predecessor`'s, made at a roll-over without touching the disk:
+    /// its first leader retires `predecessor` and makes the file with `create` (which writes the
+    /// header and syncs the file and the directory) before it writes a record. Until then, a wait
+    /// for one of the earlier records is a wait on `predecessor`.
+    init(
+        following predecessor: LogWriter, fileSequence: UInt64, path: String,
+        create: @escaping @Sendable () throws -> any StorageFile
+    ) {
+        self.path = path
+        self.fileSequence = fileSequence
+        self.seed = predecessor.seed
+        self.settings = predecessor.settings
+        self.output = nil
+        self.opened = nil
+        self.nextFile = NextFile(predecessor: predecessor, create: create)
+        let lastLSN = predecessor.lastAppendedLSN
+        self.buffer = CommitBuffer(end: Int64(LogFormat.fileHeaderSize), lastLSN: lastLSN)
+        self.durableLSN = lastLSN
+    }
+
+    /// Counts of the work done so far, with those of the writers before it that retired on its
+    /// first lead (or are still to: a writer made at a roll-over counts its predecessor's too).
+    var currentStatistics: WriterStatistics {
+        let (own, predecessor) = lock.withLock { (statistics.adding(inherited), nextFile?.predecessor) }
+        return predecessor.map { own.adding($0.currentStatistics) } ?? own
+    }
 
     /// The LSN of the most recently appended record.
     var lastAppendedLSN: UInt64 { lock.withLock { buffer.lastAppendedLSN } }
@@ -132,7 +176,7 @@ final class LogWriter: @unchecked Sendable {
             assertionFailure("waiting for record \(lsn), past the last appended \(buffer.lastAppendedLSN)")
             throw SpoolError(
                 .ioFailure, "waiting for record \(lsn), which this log file's writer never held",
-                path: file.path)
+                path: path)
         }
     }
 
@@ -150,14 +194,16 @@ final class LogWriter: @unchecked Sendable {
 
     // MARK: Waiting for durability
 
-    /// Blocks until the record `lsn` is on stable storage.
+    /// Blocks until the record `lsn` is on stable storage. A caller that finds no leader leads on
+    /// its own thread (a blocking caller chose to wait there).
     func waitUntilDurable(_ lsn: UInt64) throws {
         enum Next {
             case done, lead
             case wait(BlockingWait)
+            case earlier(LogWriter)
         }
         let next: Next = try lock.withLock {
-            if lsn <= durableLSN { return .done }
+            if lsn <= durableLSN { return nextFile.map { .earlier($0.predecessor) } ?? .done }
             if let failure { throw failure }
             try checkHolds(lsn)
             if !leaderActive {
@@ -172,42 +218,42 @@ final class LogWriter: @unchecked Sendable {
         case .done: return
         case .lead: try lead()
         case .wait(let wait): try wait.wait().get()
+        case .earlier(let predecessor): try predecessor.waitUntilDurable(lsn)
         }
     }
 
-    /// Suspends until the record `lsn` is on stable storage.
+    /// Suspends until the record `lsn` is on stable storage. It never leads: when no one does, it
+    /// starts the flusher, so that its thread, one of Swift's cooperative pool, never waits on the disk.
     func waitUntilDurable(_ lsn: UInt64) async throws {
-        let wakeUp = await withCheckedContinuation { (continuation: AsyncWait) in
-            let immediate: AsyncWakeUp? = lock.withLock {
-                if lsn <= durableLSN { return .done(.success(())) }
-                if let failure { return .done(.failure(failure)) }
-                do throws(SpoolError) { try checkHolds(lsn) } catch { return .done(.failure(error)) }
-                if !leaderActive {
-                    leaderActive = true
-                    return .lead
-                }
+        if let predecessor = lock.withLock({ lsn <= durableLSN ? nextFile?.predecessor : nil }) {
+            // A record of the file before this one, whose writer has not retired yet.
+            return try await predecessor.waitUntilDurable(lsn)
+        }
+        let result = await withCheckedContinuation { (continuation: AsyncWait) in
+            let (immediate, startFlusher) = lock.withLock { () -> (Result<Void, SpoolError>?, Bool) in
+                if lsn <= durableLSN { return (.success(()), false) }
+                if let failure { return (.failure(failure), false) }
+                do throws(SpoolError) { try checkHolds(lsn) } catch { return (.failure(error), false) }
                 waiters.add(.async(lsn: lsn, continuation))
-                return nil
+                guard !leaderActive else { return (nil, false) }
+                leaderActive = true
+                return (nil, true)
             }
             if let immediate { continuation.resume(returning: immediate) }
+            if startFlusher { flusher.async { [self] in try? lead(asFlusher: true) } }
         }
-        switch wakeUp {
-        case .lead:
-            // The leader blocks this thread for one write and one sync.
-            try lead()
-        case .done(let result):
-            try result.get()
-        }
+        try result.get()
     }
 
     /// Writes and syncs commit groups. A caller leads until its own record is
     /// durable; if others are still waiting then, it hands the role to the
     /// flusher and returns to its caller. The flusher leads until no waiter is
     /// left uncovered. A failure poisons the writer, which fails every waiter.
-    private func lead(asFlusher: Bool = false) throws {
+    func lead(asFlusher: Bool = false) throws {
+        if output == nil { try openNextFile() }
         var work = lock.withLock { buffer.takeForWriting() }
         while true {
-            let outcome = output.write(work.groups, at: work.offset)
+            let outcome = output!.write(work.groups, at: work.offset)
             if let failed = outcome.failure {
                 // The groups' syncs are counted only when all of the work is durable (as before the
                 // split); the reservations and extending writes made on the way are counted in any case.
@@ -254,7 +300,7 @@ final class LogWriter: @unchecked Sendable {
     }
 
     /// Fails every waiter and every later call.
-    private func poison(with error: SpoolError, counting work: WriterStatistics) {
+    func poison(with error: SpoolError, counting work: WriterStatistics) {
         lock.withLock {
             statistics = statistics.adding(work)
             failure = error
@@ -280,6 +326,9 @@ final class LogWriter: @unchecked Sendable {
             return buffer.unwritten(at: offset, count: count)
         }
         if let buffered { return buffered }
+        guard let file = lock.withLock({ opened }) else {
+            throw SpoolError(.ioFailure, "reading before log file \(fileSequence) was made", path: path, offset: offset)
+        }
         return try file.read(at: offset, count: count)
     }
 
@@ -294,11 +343,14 @@ final class LogWriter: @unchecked Sendable {
     func retire() throws -> UInt64 {
         let last = lastAppendedLSN
         try waitUntilDurable(last)
+        // A writer made at a roll-over and given no record makes its file all the same: the numbers
+        // of the files after it must follow without a gap.
+        try openNextFileWithoutRecords()
         let end = lock.withLock { () -> Int64 in
             isClosed = true
             return buffer.writtenEnd
         }
-        output.cutReservedSpace(after: end)
+        output?.cutReservedSpace(after: end)
         return last
     }
 
@@ -306,9 +358,17 @@ final class LogWriter: @unchecked Sendable {
     /// appends and cuts the reserved space after the last record off the file.
     func close() throws {
         let last = lastAppendedLSN
+        if let unmade = closeWithoutFile() {
+            // Made at a roll-over and given no record: the log ends in the file before, which closes instead.
+            try unmade.close()
+            return
+        }
         defer {
-            lock.withLock { isClosed = true }
-            file.close()
+            let file = lock.withLock { () -> (any StorageFile)? in
+                isClosed = true
+                return opened
+            }
+            file?.close()
         }
         guard lock.withLock({ failure == nil }) else { return }
         try waitUntilDurable(last)
@@ -317,6 +377,16 @@ final class LogWriter: @unchecked Sendable {
             isClosed = true
             return buffer.writtenEnd
         }
-        output.cutReservedSpace(after: end)
+        output?.cutReservedSpace(after: end)
+    }
+
+    /// Closes this writer for appends when it was made at a roll-over, its file is not made and it
+    /// was given no record; returns the writer before it then, `nil` otherwise.
+    private func closeWithoutFile() -> LogWriter? {
+        lock.withLock {
+            guard let nextFile, !buffer.holds(durableLSN + 1), !leaderActive else { return nil }
+            isClosed = true
+            return nextFile.predecessor
+        }
     }
 }

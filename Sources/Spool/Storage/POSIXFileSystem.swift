@@ -84,6 +84,7 @@ struct POSIXFileSystem: FileSystem {
         let fd = retryingOnInterrupt { open(path, O_RDONLY | O_CLOEXEC | O_DIRECTORY) }
         guard fd >= 0 else { throw SpoolError.system("open directory", errno: errno, path: path) }
         defer { _ = systemClose(fd) }
+        SyncCensus.note()
         if let failure = Platform.syncDirectory(fd) {
             throw SpoolError.system("\(failure.call) directory", errno: failure.errno, path: path)
         }
@@ -228,18 +229,21 @@ final class POSIXFile: StorageFile, @unchecked Sendable {
     }
 
     func syncData() throws {
+        SyncCensus.note()
         if let failure = Platform.syncData(try fd) {
             throw SpoolError.system(failure.call, errno: failure.errno, path: path)
         }
     }
 
     func orderedSync() throws {
+        SyncCensus.note()
         if let failure = Platform.orderedSync(try fd) {
             throw SpoolError.system(failure.call, errno: failure.errno, path: path)
         }
     }
 
     func fullSync() throws {
+        SyncCensus.note()
         if let failure = Platform.fullSync(try fd) {
             throw SpoolError.system(failure.call, errno: failure.errno, path: path)
         }
