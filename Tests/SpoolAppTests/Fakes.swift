@@ -138,7 +138,7 @@ final class FakeTransferSession: TransferSession, @unchecked Sendable {
 
     func cancel(key: String) async {
         lock.withLock {
-            if pendingSet.contains(key) { cancels.append(key) }
+            if pendingSet.remove(key) != nil { cancels.append(key) }
         }
     }
 
