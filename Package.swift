@@ -10,12 +10,15 @@ let package = Package(
         // over small protocols (Linux runs their logic against fakes; the Apple conformances are compiled
         // only where BackgroundTasks, Network and os exist).
         .library(name: "SpoolApp", targets: ["SpoolApp"]),
+        // Fakes of every service SpoolApp uses and a driver, for an app's tests (and SpoolApp's own).
+        .library(name: "SpoolAppTesting", targets: ["SpoolAppTesting"]),
         .executable(name: "spool", targets: ["SpoolCLI"]),
         .executable(name: "spool-bench", targets: ["SpoolBench"]),
     ],
     targets: [
         .target(name: "Spool"),
         .target(name: "SpoolApp", dependencies: ["Spool"]),
+        .target(name: "SpoolAppTesting", dependencies: ["SpoolApp", "Spool"]),
         // The commands of `spool`, and what they share with the process tests' harness.
         .target(name: "SpoolCommands", dependencies: ["Spool"]),
         .executableTarget(name: "SpoolCLI", dependencies: ["SpoolCommands"]),
@@ -28,7 +31,7 @@ let package = Package(
             exclude: ["Fixtures"]),
         // Tests written as an app writes them: `import Spool`, public API only, no @testable.
         .testTarget(name: "AppStyleTests", dependencies: ["Spool"]),
-        .testTarget(name: "SpoolAppTests", dependencies: ["SpoolApp", "Spool"]),
+        .testTarget(name: "SpoolAppTests", dependencies: ["SpoolApp", "SpoolAppTesting", "Spool"]),
     ],
     swiftLanguageModes: [.v6]
 )

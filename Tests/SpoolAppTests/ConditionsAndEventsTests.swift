@@ -1,5 +1,6 @@
 import Foundation
 import Spool
+import SpoolAppTesting
 import Testing
 
 @testable import SpoolApp
@@ -11,9 +12,9 @@ import Testing
     @Test(.timeLimit(.minutes(10))) func conditionsChangeWhatRuns() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
-        let path = FakePathMonitor(NetworkPath(status: .satisfied, isExpensive: true))
-        let power = FakePowerMonitor(lowPowerMode: true)
-        let setup = try Setup(folder, scheduler: FakeScheduler(), network: path, power: power) { runner, _ in
+        let path = TestPathMonitor(NetworkPath(status: .satisfied, isExpensive: true))
+        let power = TestPowerMonitor(lowPowerMode: true)
+        let setup = try Setup(folder, scheduler: TestScheduler(), network: path, power: power) { runner, _ in
             for kind in ["upload", "index", "ping"] { try runner.register(kind: kind) { _, _ in } }
         }
         var upload = NewJob(kind: "upload")
@@ -62,8 +63,8 @@ final class RefusingScheduler: BackgroundTaskScheduling, @unchecked Sendable {
         for logging in [EventLogging.failures, .all] {
             let folder = AppFolder()
             defer { folder.remove() }
-            let sink = RecordingSink()
-            let setup = try Setup(folder, scheduler: FakeScheduler(), sink: sink, logging: logging)
+            let sink = TestEventSink()
+            let setup = try Setup(folder, scheduler: TestScheduler(), sink: sink, logging: logging)
             var events = EventReader(setup.work)
             try await setup.queue.enqueue(NewJob(kind: "sync"))
             await events.until(seenWhere: { if case .requestSubmitted = $0 { true } else { false } })
@@ -74,9 +75,9 @@ final class RefusingScheduler: BackgroundTaskScheduling, @unchecked Sendable {
         }
         let folder = AppFolder()
         defer { folder.remove() }
-        let sink = RecordingSink()
+        let sink = TestEventSink()
         let setup = try Setup(
-            folder, scheduler: FakeScheduler(), sink: sink,
+            folder, scheduler: TestScheduler(), sink: sink,
             register: { _, _ in })
         try await setup.close()
         #expect(sink.events.isEmpty)
@@ -86,7 +87,7 @@ final class RefusingScheduler: BackgroundTaskScheduling, @unchecked Sendable {
     @Test(.timeLimit(.minutes(10))) func aRefusedRequestIsLogged() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
-        let sink = RecordingSink()
+        let sink = TestEventSink()
         let queue = try folder.open()
         let work = try BackgroundWork(
             options: .init(launches: identifiers), system: .init(scheduler: RefusingScheduler(), log: sink))

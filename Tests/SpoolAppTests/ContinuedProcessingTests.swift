@@ -1,6 +1,7 @@
 import Foundation
 import Spool
 import SpoolApp
+import SpoolAppTesting
 import Testing
 
 /// A continued-processing scheduler and its launch, as the test drives them.
@@ -29,12 +30,12 @@ final class FakeContinuedScheduler: ContinuedProcessingScheduling, @unchecked Se
 }
 
 final class FakeContinuedTask: ProgressReportingLaunch, @unchecked Sendable {
-    private let launched: FakeLaunchedTask
+    private let launched: TestLaunch
     private let lock = NSLock()
     private var reports: [(Int64, Int64)] = []
     private var watchers: [(Int64, CheckedContinuation<Void, Never>)] = []
 
-    init(identifier: String) { launched = FakeLaunchedTask(identifier: identifier) }
+    init(identifier: String) { launched = TestLaunch(identifier: identifier) }
 
     var identifier: String { launched.identifier }
     func setExpirationHandler(_ handler: (@Sendable () -> Void)?) { launched.setExpirationHandler(handler) }
@@ -83,7 +84,7 @@ final class FakeContinuedTask: ProgressReportingLaunch, @unchecked Sendable {
         }
         let work = try BackgroundWork(
             options: .init(launches: identifiers, continuedProcessing: "app.continued"),
-            system: .init(scheduler: FakeScheduler(), continuedProcessing: scheduler))
+            system: .init(scheduler: TestScheduler(), continuedProcessing: scheduler))
         try work.attach(queue: queue, runner: runner)
         let ids = try await queue.enqueue(contentsOf: [NewJob(kind: "export"), NewJob(kind: "export")])
         try work.continueInBackground(ids, title: "Exporting", subtitle: "2 videos")

@@ -1,6 +1,7 @@
 import Foundation
 import Spool
 import SpoolApp
+import SpoolAppTesting
 import Testing
 
 /// iOS's rules for an app's background work, each as a property the fakes check: every permitted identifier
@@ -14,8 +15,8 @@ import Testing
     @Test(.timeLimit(.minutes(10))) func registrationComesFirstAndALaunchWithoutAQueueCompletes() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
-        let scheduler = FakeScheduler()
-        let sink = RecordingSink()
+        let scheduler = TestScheduler()
+        let sink = TestEventSink()
         let work = try BackgroundWork(
             options: .init(launches: identifiers), system: .init(scheduler: scheduler, log: sink))
         #expect(scheduler.registered == allIdentifiers)
@@ -52,7 +53,7 @@ import Testing
     @Test(.timeLimit(.minutes(10))) func aLaunchBeforeTheAttachWaitsForTheQueue() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
-        let scheduler = FakeScheduler()
+        let scheduler = TestScheduler()
         let work = try BackgroundWork(options: .init(launches: identifiers), system: .init(scheduler: scheduler))
         let queue = try folder.open()
         let runner = try JobRunner(queue: queue)
@@ -69,13 +70,13 @@ import Testing
 
     /// Identifiers the app's `Info.plist` does not permit are found before any is registered: none is.
     @Test func identifiersAreCheckedBeforeAnyIsRegistered() throws {
-        let scheduler = FakeScheduler(permitted: ["app.refresh", "app.process.1"])
+        let scheduler = TestScheduler(permitted: ["app.refresh", "app.process.1"])
         #expect(throws: SpoolError.self) {
             _ = try BackgroundWork(options: .init(launches: identifiers), system: .init(scheduler: scheduler))
         }
         #expect(scheduler.registered.isEmpty)
         // A wildcard entry permits what it prefixes.
-        let wildcard = FakeScheduler(permitted: ["app.*"])
+        let wildcard = TestScheduler(permitted: ["app.*"])
         _ = try BackgroundWork(options: .init(launches: identifiers), system: .init(scheduler: wildcard))
         #expect(wildcard.registered == allIdentifiers)
     }
@@ -84,7 +85,7 @@ import Testing
     /// killing the app: the fake records an issue); the first keeps serving launches, and one refused part
     /// way leaves the identifiers registered before it served.
     @Test(.timeLimit(.minutes(10))) func aSecondSetUpIsAnErrorNotASecondRegistration() async throws {
-        let scheduler = FakeScheduler()
+        let scheduler = TestScheduler()
         let first = try BackgroundWork(options: .init(launches: identifiers), system: .init(scheduler: scheduler))
         #expect {
             _ = try BackgroundWork(options: .init(launches: identifiers), system: .init(scheduler: scheduler))
@@ -96,8 +97,8 @@ import Testing
             _ = try BackgroundWork(options: .init(launches: identifiers), system: .init(scheduler: scheduler))
         }
 
-        let refusing = FakeScheduler(refusing: ["app.process.2"])
-        let sink = RecordingSink()
+        let refusing = TestScheduler(refusing: ["app.process.2"])
+        let sink = TestEventSink()
         #expect(throws: SpoolError.self) {
             _ = try BackgroundWork(
                 options: .init(launches: identifiers), system: .init(scheduler: refusing, log: sink))
@@ -115,7 +116,7 @@ import Testing
     @Test(.timeLimit(.minutes(10))) func anExpiredLaunchCompletesWithinTheBoundWhateverItsHandlerDoes() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
-        let scheduler = FakeScheduler()
+        let scheduler = TestScheduler()
         let stuck = Gate()
         let setup = try Setup(folder, scheduler: scheduler) { runner, _ in
             try runner.register(kind: "stuck") { _, _ in await stuck.passed() }
@@ -147,10 +148,10 @@ extension ExpiryTests {
     {
         let folder = AppFolder()
         defer { folder.remove() }
-        let scheduler = FakeScheduler()
+        let scheduler = TestScheduler()
         // The path monitor's first report comes long after the conditions' bound: the work at launch ends
         // only when that bound (1 s on the clock) has passed.
-        let network = FakePathMonitor(NetworkPath(status: .satisfied), firstReportAfter: 3_600, on: folder.clock)
+        let network = TestPathMonitor(NetworkPath(status: .satisfied), firstReportAfter: 3_600, on: folder.clock)
         let second = try Setup(folder, scheduler: scheduler, network: network)
         let launch = scheduler.launch("app.refresh")
         launch.expire()
@@ -168,10 +169,10 @@ extension ExpiryTests {
     @Test(.timeLimit(.minutes(10))) func theLifeCycleIsFollowedWithoutForwards() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
-        let lifecycle = FakeLifecycle()
-        let time = FakeBackgroundTime()
+        let lifecycle = TestLifecycle()
+        let time = TestBackgroundTime()
         let (never, _) = AsyncStream.makeStream(of: Void.self)
-        let setup = try Setup(folder, scheduler: FakeScheduler(), lifecycle: lifecycle, backgroundTime: time) {
+        let setup = try Setup(folder, scheduler: TestScheduler(), lifecycle: lifecycle, backgroundTime: time) {
             runner, _ in
             try runner.register(kind: "sync") { _, _ in }
             // Runs until its attempt is cancelled (the iteration ends with the handler's task).
@@ -197,10 +198,10 @@ extension ExpiryTests {
     @Test(.timeLimit(.minutes(10))) func expiredBackgroundTimeIsEndedAtOnce() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
-        let lifecycle = FakeLifecycle()
-        let time = FakeBackgroundTime()
+        let lifecycle = TestLifecycle()
+        let time = TestBackgroundTime()
         let stuck = Gate()
-        let setup = try Setup(folder, scheduler: FakeScheduler(), lifecycle: lifecycle, backgroundTime: time) {
+        let setup = try Setup(folder, scheduler: TestScheduler(), lifecycle: lifecycle, backgroundTime: time) {
             runner, _ in try runner.register(kind: "stuck") { _, _ in await stuck.passed() }
         }
         var events = EventReader(setup.work)
@@ -227,9 +228,9 @@ extension ExpiryTests {
     func aLaunchReadsTheDeviceBeforeItJudgesIdle(delay: Double) async throws {
         let folder = AppFolder()
         defer { folder.remove() }
-        let scheduler = FakeScheduler()
-        let network = FakePathMonitor(NetworkPath(status: .satisfied), firstReportAfter: delay, on: folder.clock)
-        let power = FakePowerMonitor(lowPowerMode: false, firstReportAfter: delay, on: folder.clock)
+        let scheduler = TestScheduler()
+        let network = TestPathMonitor(NetworkPath(status: .satisfied), firstReportAfter: delay, on: folder.clock)
+        let power = TestPowerMonitor(lowPowerMode: false, firstReportAfter: delay, on: folder.clock)
         // The job is in the queue before the app starts, as at a cold launch.
         var job = NewJob(kind: "upload")
         job.constraints.requiresNetwork = true
@@ -256,7 +257,7 @@ extension ExpiryTests {
         let folder = AppFolder()
         defer { folder.remove() }
         let setup = try Setup(
-            folder, scheduler: FakeScheduler(), network: FakePathMonitor(NetworkPath(status: .requiresConnection)))
+            folder, scheduler: TestScheduler(), network: TestPathMonitor(NetworkPath(status: .requiresConnection)))
         #expect(setup.work.conditions?.current.isNetworkAvailable == true)
         #expect(NetworkPath(status: .requiresConnection).isAvailable && !NetworkPath(status: .unsatisfied).isAvailable)
         try await setup.close()

@@ -1,6 +1,7 @@
 import Foundation
 import Spool
 import SpoolApp
+import SpoolAppTesting
 import Testing
 
 @Suite struct LaunchTests {
@@ -12,7 +13,7 @@ import Testing
         let folder = AppFolder()
         defer { folder.remove() }
         let now = folder.clock.now()
-        let scheduler = FakeScheduler(leftPending: [
+        let scheduler = TestScheduler(leftPending: [
             LaunchRequest(identifier: "app.process.2", kind: .processing, earliestBeginDate: now)
         ])
         let setup = try Setup(folder, scheduler: scheduler)
@@ -82,7 +83,7 @@ import Testing
     @Test(.timeLimit(.minutes(10))) func aLaunchCompletesWithSuccessWhenIdle() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
-        let scheduler = FakeScheduler()
+        let scheduler = TestScheduler()
         let setup = try Setup(folder, scheduler: scheduler) { runner, _ in
             try runner.register(kind: "sync") { _, _ in }
         }
@@ -103,7 +104,7 @@ import Testing
     @Test(.timeLimit(.minutes(10))) func anExpiredLaunchGivesTheAttemptsBack() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
-        let scheduler = FakeScheduler()
+        let scheduler = TestScheduler()
         let (never, keepOpen) = AsyncStream.makeStream(of: Void.self)
         let setup = try Setup(folder, scheduler: scheduler) { runner, _ in
             try runner.register(kind: "export") { _, _ in
@@ -132,9 +133,9 @@ import Testing
     @Test(.timeLimit(.minutes(10))) func aLaunchExpiredBeforeItsWorkBeganNeverStartsTheRunner() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
-        let scheduler = FakeScheduler()
+        let scheduler = TestScheduler()
         // The first report comes only after the conditions' bound: the work at launch waits for the bound.
-        let network = FakePathMonitor(NetworkPath(status: .satisfied), firstReportAfter: 3_600, on: folder.clock)
+        let network = TestPathMonitor(NetworkPath(status: .satisfied), firstReportAfter: 3_600, on: folder.clock)
         let second = try Setup(folder, scheduler: scheduler, network: network)
         let task = scheduler.launch("app.refresh")
         task.expire()
@@ -154,7 +155,7 @@ import Testing
     @Test(.timeLimit(.minutes(10))) func twoLaunchesAtOnceLeaveTheRunnerStopped() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
-        let scheduler = FakeScheduler()
+        let scheduler = TestScheduler()
         let setup = try Setup(folder, scheduler: scheduler) { runner, _ in
             try runner.register(kind: "sync") { _, _ in }
         }
@@ -179,7 +180,7 @@ import Testing
         let (never, keepOpen) = AsyncStream.makeStream(of: Void.self)
         let cancelled = Gate()
         let release = Gate()
-        let setup = try Setup(folder, scheduler: FakeScheduler()) { runner, _ in
+        let setup = try Setup(folder, scheduler: TestScheduler()) { runner, _ in
             try runner.register(kind: "export") { _, _ in
                 for await _ in never {}
                 // Cancelled by the stop, which waits for this handler: it holds the stop until released.
@@ -207,7 +208,7 @@ import Testing
     @Test func aRefusedRegistrationIsAnError() throws {
         let folder = AppFolder()
         defer { folder.remove() }
-        let scheduler = FakeScheduler(refusing: ["app.refresh"])
+        let scheduler = TestScheduler(refusing: ["app.refresh"])
         #expect(throws: SpoolError.self) { _ = try Setup(folder, scheduler: scheduler) }
     }
 }
@@ -220,7 +221,7 @@ import Testing
     {
         let folder = AppFolder()
         defer { folder.remove() }
-        let scheduler = FakeScheduler()
+        let scheduler = TestScheduler()
         let setup = try Setup(folder, scheduler: scheduler, sharing: .shared) { runner, _ in
             try runner.register(kind: "sync") { _, _ in }
         }

@@ -1,6 +1,7 @@
 import Foundation
 import Spool
 import SpoolApp
+import SpoolAppTesting
 import Testing
 
 /// The events of a `BackgroundWork`, read as a test waits: each wait checks its condition, then again
@@ -56,17 +57,20 @@ struct Setup {
     let runner: JobRunner
     let runnerEvents: RunnerEvents
     let work: BackgroundWork
+    /// The fakes whose violations (what iOS kills an app for) `close()` checks.
+    let scheduler: TestScheduler
+    let backgroundTime: TestBackgroundTime?
 
     init(
-        _ folder: AppFolder, scheduler: FakeScheduler, transfers: FakeTransferSystem? = nil,
-        network: FakePathMonitor? = nil, power: FakePowerMonitor? = nil, sink: RecordingSink? = nil,
+        _ folder: AppFolder, scheduler: TestScheduler, transfers: TestTransferSystem? = nil,
+        network: TestPathMonitor? = nil, power: TestPowerMonitor? = nil, sink: TestEventSink? = nil,
         logging: EventLogging = .failures, bufferLimit: Int = 256, sharing: ProcessSharing = .exclusive,
-        lifecycle: FakeLifecycle? = nil, backgroundTime: FakeBackgroundTime? = nil,
+        lifecycle: TestLifecycle? = nil, backgroundTime: TestBackgroundTime? = nil,
         register: (JobRunner, @escaping @Sendable () -> BackgroundWork?) throws -> Void = { _, _ in }
     ) throws {
         var sessions: (@Sendable (String, TransferCompletions) -> any TransferSession)?
         if let transfers {
-            sessions = { identifier, completions in transfers.make(identifier, completions) }
+            sessions = { identifier, completions in transfers.makeSession(identifier, completions) }
         }
         let options = BackgroundWork.Options(
             launches: identifiers, transferSession: transfers == nil ? nil : "app.transfers", logging: logging,
@@ -81,11 +85,16 @@ struct Setup {
         try register(runner, { work })
         try work.attach(queue: queue, runner: runner)
         self.work = work
+        self.scheduler = scheduler
+        self.backgroundTime = backgroundTime
     }
 
-    func close() async throws {
+    /// Closes the work and the queue; what iOS would have killed the app for is an issue of the test.
+    func close(sourceLocation: SourceLocation = #_sourceLocation) async throws {
         await work.close()
         try queue.close()
+        let violations = scheduler.violations + (backgroundTime?.violations ?? [])
+        #expect(violations.isEmpty, "\(violations)", sourceLocation: sourceLocation)
     }
 }
 

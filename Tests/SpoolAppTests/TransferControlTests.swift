@@ -1,6 +1,7 @@
 import Foundation
 import Spool
 import SpoolApp
+import SpoolAppTesting
 import Testing
 
 /// The uploads app's controls over its transfers (issue 44): cancel reaches the system's task, a retried job
@@ -9,8 +10,8 @@ import Testing
 @Suite struct TransferControlTests {
     /// Starts job `id`'s upload in `setup` and returns its session and key.
     static func started(
-        _ id: JobID, in setup: Setup, _ system: FakeTransferSystem, events: inout EventReader, count: Int = 1
-    ) async throws -> (FakeTransferSession, String) {
+        _ id: JobID, in setup: Setup, _ system: TestTransferSystem, events: inout EventReader, count: Int = 1
+    ) async throws -> (TestTransferSession, String) {
         await events.until { system.session("app.transfers")?.started.count == count }
         let session = try #require(system.session("app.transfers"))
         let key = try #require(session.started.last)
@@ -23,7 +24,7 @@ import Testing
     @Test(.timeLimit(.minutes(10))) func cancellingAJobCancelsItsTransfer() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
-        let system = FakeTransferSystem()
+        let system = TestTransferSystem()
         let setup = try TransferTests.uploads(folder, transfers: system, sharing: .shared)
         var events = EventReader(setup.work)
         let id = try await setup.queue.enqueue(NewJob(kind: "upload", id: "u", tags: ["album"]))
@@ -33,7 +34,7 @@ import Testing
         try await setup.queue.cancel(id)
         await events.until(seen: .transferCancelled(key: key))
         #expect(session.cancelled == [key])
-        session.finish(key, status: nil, error: "cancelled")
+        session.complete(key, status: nil, error: "cancelled")
         await events.until(seen: .transferOutcomeDropped(key: key))
         #expect(try setup.queue.job(id)?.state == .cancelled)
 
@@ -55,7 +56,7 @@ import Testing
     @Test(.timeLimit(.minutes(10))) func aParkPastItsDeadlineCancelsTheEarlierTransfer() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
-        let system = FakeTransferSystem()
+        let system = TestTransferSystem()
         let setup = try TransferTests.uploads(folder, transfers: system, parkFor: 600)
         var events = EventReader(setup.work)
         let id = try await setup.queue.enqueue(NewJob(kind: "upload", id: "u"))
@@ -75,23 +76,23 @@ import Testing
     @Test(.timeLimit(.minutes(10))) func aRetriedJobNeverReusesAKey() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
-        let system = FakeTransferSystem()
+        let system = TestTransferSystem()
         let setup = try TransferTests.uploads(folder, transfers: system)
         var events = EventReader(setup.work)
         let id = try await setup.queue.enqueue(NewJob(kind: "upload", id: "u"))
         await setup.work.appWillEnterForeground()
         let (session, first) = try await Self.started(id, in: setup, system, events: &events)
-        session.finish(first, status: 404)
+        session.complete(first, status: 404)
         await events.until { (try? setup.queue.job(id)?.state) == .failed }
 
         try await setup.queue.retry(id)
         let (_, second) = try await Self.started(id, in: setup, system, events: &events, count: 2)
         #expect(second != first)
-        session.finish(first, status: 404)
+        session.complete(first, status: 404)
         await events.until(seen: .transferOutcomeDropped(key: first))
         let running = try #require(try setup.queue.job(id))
         #expect(running.state == .running && running.parkedKey == second)
-        session.finish(second, status: 201)
+        session.complete(second, status: 201)
         await events.until { (try? setup.queue.job(id)?.state) == .succeeded }
         try await setup.close()
     }
@@ -101,7 +102,7 @@ import Testing
     @Test(.timeLimit(.minutes(10))) func aTransfersBytesAreItsJobsProgressAcrossARelaunch() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
-        let system = FakeTransferSystem()
+        let system = TestTransferSystem()
         let first = try TransferTests.uploads(folder, transfers: system)
         var events = EventReader(first.work)
         let id = try await first.queue.enqueue(NewJob(kind: "upload", id: "u"))
@@ -116,7 +117,7 @@ import Testing
         #expect(first.queue.progress(of: id) == JobProgress(completed: 700, of: 1000))
         try await first.close()
 
-        let relaunched = FakeTransferSystem(held: ["app.transfers": [key]])
+        let relaunched = TestTransferSystem(held: ["app.transfers": [key]])
         let second = try TransferTests.uploads(folder, transfers: relaunched)
         #expect(second.queue.progress(of: id) == nil, "progress is memory only")
         var updates = second.queue.progressUpdates(.id(id)).makeAsyncIterator()
@@ -132,9 +133,9 @@ import Testing
     @Test(.timeLimit(.minutes(10))) func theJobsNetworkConstraintsReachTheRequest() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
-        let system = FakeTransferSystem()
-        let network = FakePathMonitor(NetworkPath(status: .satisfied, isExpensive: true))
-        let setup = try Setup(folder, scheduler: FakeScheduler(), transfers: system, network: network) { runner, work in
+        let system = TestTransferSystem()
+        let network = TestPathMonitor(NetworkPath(status: .satisfied, isExpensive: true))
+        let setup = try Setup(folder, scheduler: TestScheduler(), transfers: system, network: network) { runner, work in
             try runner.register(kind: "upload") { _, context in
                 try await work()!.startTransfer(
                     .upload(TransferTests.file, to: TransferTests.server, network: .init(constrained: false)),
@@ -158,7 +159,7 @@ import Testing
     @Test(.timeLimit(.minutes(10))) func theServersAnswerReachesTheJob() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
-        let system = FakeTransferSystem()
+        let system = TestTransferSystem()
         let setup = try TransferTests.uploads(folder, transfers: system)
         var events = EventReader(setup.work)
         let id = try await setup.queue.enqueue(NewJob(kind: "upload", id: "u"))
@@ -166,7 +167,7 @@ import Testing
         await setup.work.appWillEnterForeground()
         let (session, first) = try await Self.started(id, in: setup, system, events: &events)
         let failedAt = folder.clock.now()
-        session.finish(first, status: 503, headers: ["Retry-After": "120"])
+        session.complete(first, status: 503, headers: ["Retry-After": "120"])
         await events.until { (try? setup.queue.job(id)?.state) == .enqueued }
         #expect(try setup.queue.job(id)?.nextRetryAt == failedAt.addingTimeInterval(120))
 
@@ -175,7 +176,7 @@ import Testing
         folder.clock.advance(by: 1)
         let (_, second) = try await Self.started(id, in: setup, system, events: &events, count: 2)
         let answer = Data(#"{"id":"photo-7"}"#.utf8)
-        session.finish(second, status: 201, body: answer)
+        session.complete(second, status: 201, body: answer)
         await events.until { (try? setup.queue.job(id)?.state) == .succeeded }
         #expect(try setup.queue.job(id)?.result == answer)
         #expect(try setup.queue.job(dependent)?.prerequisiteResults == [id: answer])
@@ -193,14 +194,14 @@ import Testing
         // The system still has a task whose job is gone (cancelled while the app was not running), and has
         // finished the parked job's transfer: its report comes with the session's events.
         let stray = TransferKey(session: "app.transfers", job: "gone", startedAt: folder.clock.now()).description
-        let relaunched = FakeTransferSystem(held: ["app.transfers": [stray]])
+        let relaunched = TestTransferSystem(held: ["app.transfers": [stray]])
         let second = try TransferTests.uploads(folder, transfers: relaunched)
         var events = EventReader(second.work)
         let handled = Calls()
         second.work.transfers!.handleEvents(forSession: "app.transfers") { handled.record() }
         await second.work.appWillEnterForeground()
         let session = try #require(relaunched.session("app.transfers"))
-        session.finish(parked, status: 201)
+        session.complete(parked, status: 201)
         session.finishEvents()
         await events.until(seen: .transfersReconciled(session: "app.transfers", failed: [], cancelled: [stray]))
         await events.until(seen: .sessionEventsHandled(identifier: "app.transfers"))
@@ -211,7 +212,7 @@ import Testing
 
         // A launch not made for events: a park younger than the grace period is left alone even though the
         // session does not list its task (it may not have started yet).
-        let young = try TransferTests.uploads(folder, transfers: FakeTransferSystem())
+        let young = try TransferTests.uploads(folder, transfers: TestTransferSystem())
         var later = EventReader(young.work)
         let id = try await young.queue.enqueue(NewJob(kind: "upload", id: "w"))
         await young.work.appWillEnterForeground()
@@ -233,7 +234,7 @@ import Testing
         try folder.open(sharing: .shared).close()
         let producer = try QueueProducer(directory: folder.directory, configuration: configuration)
         let sessionName = BackgroundTransfers.extensionSessionIdentifier("app.transfers")
-        let session = FakeTransferSession(identifier: sessionName, completions: TransferCompletions())
+        let session = TestTransferSession(identifier: sessionName, completions: TransferCompletions())
         await #expect(throws: SpoolError.self) {
             try await BackgroundTransfers.enqueue(
                 NewJob(kind: "upload", uniqueKey: "photo-1"),
@@ -244,7 +245,7 @@ import Testing
 
         configuration.maximumPayloadSize = 8
         let small = try QueueProducer(directory: folder.directory, configuration: configuration)
-        let sink = RecordingSink()
+        let sink = TestEventSink()
         let completions = TransferCompletions(recordingThrough: small, log: sink)
         completions.transferDidComplete(TransferCompletion(key: "transfer:x:y:0.00000000", statusCode: 201, error: nil))
         #expect(sink.events.count == 1)

@@ -1,6 +1,7 @@
 import Foundation
 import Spool
 import SpoolApp
+import SpoolAppTesting
 import Testing
 
 @Suite struct TransferTests {
@@ -10,7 +11,7 @@ import Testing
     /// A run of the app that parks job `u` under a transfer the system then drops (its session is gone with
     /// the run): the next run's reconciliation asks its session about it.
     static func leaveAParkedTransfer(in folder: AppFolder) async throws {
-        let first = try uploads(folder, transfers: FakeTransferSystem())
+        let first = try uploads(folder, transfers: TestTransferSystem())
         var events = EventReader(first.work)
         try await first.queue.enqueue(NewJob(kind: "upload", id: "u"))
         await first.work.appWillEnterForeground()
@@ -20,10 +21,10 @@ import Testing
 
     /// A setup whose "upload" handler hands its transfer to the system.
     static func uploads(
-        _ folder: AppFolder, transfers: FakeTransferSystem, sink: RecordingSink? = nil,
+        _ folder: AppFolder, transfers: TestTransferSystem, sink: TestEventSink? = nil,
         sharing: ProcessSharing = .exclusive, parkFor duration: TimeInterval = 86_400
     ) throws -> Setup {
-        try Setup(folder, scheduler: FakeScheduler(), transfers: transfers, sink: sink, sharing: sharing) {
+        try Setup(folder, scheduler: TestScheduler(), transfers: transfers, sink: sink, sharing: sharing) {
             runner, work in
             try runner.register(kind: "upload") { _, context in
                 try await work()!.startTransfer(.upload(file, to: server), in: context, for: duration)
@@ -38,7 +39,7 @@ import Testing
     @Test(.timeLimit(.minutes(10))) func aTransferIsCountedOnceBeforeAndAfterARelaunch() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
-        let system = FakeTransferSystem()
+        let system = TestTransferSystem()
         let first = try Self.uploads(folder, transfers: system)
         var events = EventReader(first.work)
         let a = try await first.queue.enqueue(NewJob(kind: "upload", id: "a"))
@@ -48,15 +49,15 @@ import Testing
         await events.until { session.started.count == 2 }
         let keyA = try #require(session.started.first { TransferKey($0)?.job == a })
         let keyB = try #require(session.started.first { TransferKey($0)?.job == b })
-        session.finish(keyA, status: 200)
+        session.complete(keyA, status: 200)
         await events.until { (try? first.queue.job(a)?.state) == .succeeded }
-        session.finish(keyA, status: 200)
+        session.complete(keyA, status: 200)
         await events.until(seen: .transferOutcomeDropped(key: keyA))
         #expect(try first.queue.job(a)?.attempts == 1)
         try await first.close()
 
         // B finished while the app was not running: the system still holds its report.
-        let relaunched = FakeTransferSystem(held: ["app.transfers": [keyB]])
+        let relaunched = TestTransferSystem(held: ["app.transfers": [keyB]])
         let second = try Self.uploads(folder, transfers: relaunched)
         var later = EventReader(second.work)
         let handled = Calls()
@@ -64,7 +65,7 @@ import Testing
         let session2 = try #require(relaunched.session("app.transfers"))
         await second.work.appWillEnterForeground()
         #expect(try second.queue.job(b)?.state == .running, "a transfer the system still holds was reconciled away")
-        session2.finish(keyB, status: 201)
+        session2.complete(keyB, status: 201)
         session2.finishEvents()
         await later.until { handled.count == 1 }
         let jobB = try #require(try second.queue.job(b))
@@ -80,7 +81,7 @@ import Testing
     @Test(.timeLimit(.minutes(10))) func aTransferTheSystemDroppedIsRetried() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
-        let system = FakeTransferSystem()
+        let system = TestTransferSystem()
         let first = try Self.uploads(folder, transfers: system)
         var events = EventReader(first.work)
         let c = try await first.queue.enqueue(NewJob(kind: "upload", id: "c"))
@@ -88,7 +89,7 @@ import Testing
         await events.until { system.session("app.transfers")?.started.count == 1 }
         try await first.close()
 
-        let relaunched = FakeTransferSystem()
+        let relaunched = TestTransferSystem()
         let second = try Self.uploads(folder, transfers: relaunched)
         var later = EventReader(second.work)
         await second.work.appWillEnterForeground()
@@ -132,7 +133,7 @@ import Testing
 
         let folder = AppFolder()
         defer { folder.remove() }
-        let system = FakeTransferSystem()
+        let system = TestTransferSystem()
         let setup = try Self.uploads(folder, transfers: system)
         var events = EventReader(setup.work)
         let d = try await setup.queue.enqueue(NewJob(kind: "upload", id: "d"))
@@ -140,7 +141,7 @@ import Testing
         await events.until { system.session("app.transfers")?.started.count == 1 }
         let key = try #require(system.session("app.transfers")?.started.first)
         #expect(TransferKey(key)?.job == d)
-        system.session("app.transfers")!.finish(key, status: 404)
+        system.session("app.transfers")!.complete(key, status: 404)
         await events.until { (try? setup.queue.job(d)?.state) == .failed }
         try await setup.close()
     }
@@ -152,11 +153,11 @@ import Testing
         defer { folder.remove() }
         var configuration = folder.configuration
         configuration.sharing = .shared
-        let system = FakeTransferSystem()
-        let app = try Setup(folder, scheduler: FakeScheduler(), transfers: system, sharing: .shared)
+        let system = TestTransferSystem()
+        let app = try Setup(folder, scheduler: TestScheduler(), transfers: system, sharing: .shared)
         let extensionSession = BackgroundTransfers.extensionSessionIdentifier("app.transfers")
         let producer = try QueueProducer(directory: folder.directory, configuration: configuration)
-        let extensionTransfers = FakeTransferSession(identifier: extensionSession, completions: TransferCompletions())
+        let extensionTransfers = TestTransferSession(identifier: extensionSession, completions: TransferCompletions())
         let id = try await BackgroundTransfers.enqueue(
             NewJob(kind: "upload"), transferring: .upload(Self.file, to: Self.server), producer: producer,
             session: extensionTransfers, for: 86_400)
@@ -171,7 +172,7 @@ import Testing
         #expect(!app.work.transfers!.handleEvents(forSession: "someone.else") {})
         let session = try #require(system.session(extensionSession))
         var events = EventReader(app.work)
-        session.finish(key, status: 200)
+        session.complete(key, status: 200)
         session.finishEvents()
         await events.until { handled.count == 1 }
         let job = try #require(try app.queue.job(id))
@@ -187,17 +188,17 @@ import Testing
         defer { folder.remove() }
         var configuration = folder.configuration
         configuration.sharing = .shared
-        let app = try Setup(folder, scheduler: FakeScheduler(), transfers: FakeTransferSystem(), sharing: .shared)
+        let app = try Setup(folder, scheduler: TestScheduler(), transfers: TestTransferSystem(), sharing: .shared)
         var events = EventReader(app.work)
         let extensionSession = BackgroundTransfers.extensionSessionIdentifier("app.transfers")
         let producer = try QueueProducer(directory: folder.directory, configuration: configuration)
-        let extensionTransfers = FakeTransferSession(
+        let extensionTransfers = TestTransferSession(
             identifier: extensionSession, completions: TransferCompletions(recordingThrough: producer))
         let id = try await BackgroundTransfers.enqueue(
             NewJob(kind: "upload"), transferring: .upload(Self.file, to: Self.server), producer: producer,
             session: extensionTransfers, for: 86_400)
         let key = try #require(extensionTransfers.started.first)
-        extensionTransfers.finish(key, status: 201)
+        extensionTransfers.complete(key, status: 201)
         await app.work.appWillEnterForeground()
         await events.until(seen: .transferFinished(key: key, outcome: .success))
         let job = try #require(try app.queue.job(id))
