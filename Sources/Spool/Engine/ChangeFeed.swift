@@ -51,7 +51,8 @@ final class ChangeFeed: Sendable {
     /// Records that the jobs with `ids` changed and wakes waiting subscribers. `ids` is
     /// evaluated only when there is a subscriber: a commit with nobody listening builds nothing.
     /// The subscriber whose token is `madeBy`, which made the change itself and knows it, is
-    /// neither told nor woken (a runner's handover, ``QueueEngine/handOver(id:token:ending:nextKinds:leaseDuration:madeBy:)``).
+    /// neither told nor woken (a runner's handover,
+    /// ``QueueEngine/end(id:token:issued:ending:claimingNext:leaseDuration:madeBy:)``).
     func publish(jobIDs ids: @autoclosure () -> [String], madeBy: UInt64? = nil) {
         var evaluated: [String]?
         deliver(skipping: madeBy) { changes in

@@ -12,7 +12,7 @@ extension QueueEngine {
         var next: Claimed?
         /// Whether the record looked for the next job. When it did not, the outcome may itself
         /// have made a job due (a prerequisite succeeded or failed, a retry due at once) or an
-        /// expired lease is waiting to be reclaimed: the runtime claims on its own, as before,
+        /// expired lease is waiting to be reclaimed: the runtime claims with a call of its own,
         /// against the state the outcome left.
         var claimedHere: Bool
     }

@@ -59,7 +59,7 @@ extension QueueEngine {
         return Claimed(job: job, lease: job.lease!)
     }
 
-    /// Extends the lease of job `id` held under `token` (see ``leasedJob(_:token:issued:)`` for `issued`).
+    /// Extends the lease of job `id` held under `token` (see ``leasedJob(_:token:issued:for:)`` for `issued`).
     func renew(id: JobID, token: LeaseToken, issued: Bool, duration: TimeInterval?) throws -> Pending<StoredJob> {
         let duration = duration ?? configuration.leaseDuration
         try JobLimits.checkLeaseDuration(duration)

@@ -1,7 +1,7 @@
 /// Roll-over: retiring the active log file and starting the next one.
 extension QueueEngine {
-    /// Moves the log to a new file, `wal-<n+1>.log`, now (a compaction's roll-over, and the tests'). Call
-    /// with `lock` held; a commit's roll-over is ``rollOverWithoutWaiting()``.
+    /// Moves the log to a new file, `wal-<n+1>.log`, now (a compaction's roll-over, and the tests', through
+    /// their `lockedRollOver`). Call with `lock` held; a commit's roll-over is ``rollOverWithoutWaiting()``.
     ///
     /// It happens here, between two records and under the engine lock that
     /// every append holds, so no commit group can span two files and no record
@@ -11,7 +11,6 @@ extension QueueEngine {
     /// synced, before any record goes into it. A crash before that leaves a
     /// file shorter than its header (or zeroed), which open removes.
     ///
-    /// - Returns: The sequence number of the new file.
     /// - Parameter skipping: File numbers left free between the old file and the new one (1 for a snapshot).
     /// - Returns: The LSN of the last record in the old file.
     @discardableResult
@@ -77,10 +76,4 @@ extension QueueEngine {
     /// Runs `body` inside the fence of a ``ProcessSharing/shared`` owner (as it is when exclusive):
     /// every change of the directory outside the log writer's commit groups goes through here.
     func fenced<T>(_ body: () throws -> T) throws -> T { try hold.fenced(body) }
-
-    /// Rolls the log over now, whatever the size of the active file (for tests and compaction),
-    /// leaving `skipping` numbers free as a compaction does (for tests).
-    func lockedRollOver(skipping: UInt64 = 0) throws {
-        try withOpenState { _ = try rollOver(skipping: skipping) }
-    }
 }

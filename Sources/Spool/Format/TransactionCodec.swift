@@ -23,8 +23,8 @@ enum TransactionCodec {
     /// The body version of records holding any of the stop operations (30 to 32: a released attempt,
     /// a snooze, a stop reason; see `StopsCodec`).
     static let stopsBodyVersion: UInt8 = 6
-    /// The body version of records holding any of the operations of #19 (34 to 39: pause and resume of a
-    /// kind, rate limits and their windows).
+    /// The body version of records holding any of the kind controls (34 to 37: pause and resume of a
+    /// kind, rate limits and their windows). Tags (38) are of ``resultsBodyVersion``, whatever the name.
     static let tagsBodyVersion: UInt8 = 7
     /// The body version of records holding the inbox operations (40 and 41: how far the owner ingested a
     /// producer's inbox file; the unique-key policy of a producer's enqueue, in inbox files only), and

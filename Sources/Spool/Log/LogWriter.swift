@@ -255,8 +255,8 @@ final class LogWriter: @unchecked Sendable {
         while true {
             let outcome = output!.write(work.groups, at: work.offset)
             if let failed = outcome.failure {
-                // The groups' syncs are counted only when all of the work is durable (as before the
-                // split); the reservations and extending writes made on the way are counted in any case.
+                // The groups' syncs are counted only when all of the work is durable (a failed cycle made
+                // no group durable); the reservations and extending writes made on the way are counted in any case.
                 var spent = outcome.statistics
                 spent.dataSyncs = 0
                 spent.dataSyncNanoseconds = 0

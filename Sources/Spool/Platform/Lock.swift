@@ -51,8 +51,8 @@ final class Lock: @unchecked Sendable {
 ///
 /// Keep a function inside a struct rather than as `Value` itself: `withLock` passes the value
 /// `inout` through its generic parameter, and a bare function value gains a reabstraction thunk
-/// each way, so one read at a time it grows without bound (a runner's inbox ingestion did, when
-/// it was kept so: `InboxWake` now keeps it as a constant).
+/// each way, so one read at a time it grows without bound (a chain of thunks that is slower at
+/// every call and, read often enough, would overflow the stack).
 ///
 /// `package`: the Apple product (SpoolApp) guards its state with it too.
 package final class Locked<Value>: @unchecked Sendable {

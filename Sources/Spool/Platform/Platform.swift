@@ -6,9 +6,15 @@
     import Musl
 #endif
 
-/// Every difference between Apple platforms and Linux lives in this file:
-/// the flavour of fsync, the monotonic clock, the boot identifier and
-/// preallocation. The rest of the engine calls these functions only.
+/// The C library calls Spool makes outside its POSIX file system, and the ones
+/// that file system leaves to it (the syncs, preallocation, lock requests,
+/// random bytes, process ids, the clocks, the boot identifier, errno names):
+/// only `Platform/` and the POSIX file system import the C library
+/// (`.ci/check-layers`). Where Apple platforms and Linux differ here (the
+/// flavour of fsync, the monotonic clock, the boot identifier, preallocation),
+/// the difference is in this file; the others are the mutex's kind (``Lock``),
+/// the directory watch (``DirectoryWatcher``) and a producer's wake-up
+/// (`StorageFile.touch()`).
 enum Platform {
     /// A system call that failed: its name as it ran (for the error), and the errno.
     struct CallFailure: Equatable, Sendable {

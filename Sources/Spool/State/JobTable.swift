@@ -9,9 +9,9 @@
 /// entries (the id's 32-bit hash and the job's position): a probe compares
 /// hashes, not strings, and growing it moves entries without hashing any id
 /// again. Removal moves the last job into the hole, so the array stays dense;
-/// the order of ``values`` is therefore arbitrary, as a dictionary's was.
+/// the order of ``values`` is therefore arbitrary, as a dictionary's is.
 ///
-/// It reads like the dictionary it replaced: `table[id]` gets, sets and (with
+/// It reads like a dictionary keyed by id: `table[id]` gets, sets and (with
 /// `nil`) removes a job.
 ///
 /// A table may be a trial (``startTrial()``, for ``QueueState/trial()``): its changes then go to an

@@ -38,7 +38,7 @@ struct ReadyIndex: Sendable {
     /// Entries in the heaps and ``pending``.
     private var entryCount = 0
     /// What holds on the device now (not durable: the app reports it). Buckets
-    /// whose constraints these do not satisfy are skipped by ``best(dueAt:kind:isCurrent:)``.
+    /// whose constraints these do not satisfy are skipped by ``best(dueAt:kinds:isCurrent:)``.
     var conditions = DeviceConditions.unknown
     /// Set in a trial's copy (``QueueState/trial()``), which no claim reads: inserts and rebuilds do
     /// nothing, so that the copy never copies the heaps it shares.
