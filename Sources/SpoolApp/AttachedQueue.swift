@@ -30,7 +30,8 @@ final class AttachedQueue: Sendable {
         let transfers: BackgroundTransfers? =
             if let identifier = options.transferSession, let make = system.transferSessions {
                 BackgroundTransfers(
-                    queue: queue, session: identifier, rules: options.transferRules, events: log, makeSession: make)
+                    queue: queue, session: identifier, rules: options.transferRules, events: log, place: options.place,
+                    makeSession: make)
             } else {
                 nil
             }
@@ -46,7 +47,7 @@ final class AttachedQueue: Sendable {
         let clock = queue.configuration.clock
         // Before the runner may run: the device's conditions read. (The transfers reconcile later, after the
         // session's events or the grace period: a parked job is not claimable meanwhile.)
-        let activation = Task {
+        let activation = options.place.start {
             await conditions.firstReports(within: BackgroundWork.conditionsReportBound, on: clock)
         }
         let control = RunnerControl(runner: runner, activation: activation, foreground: foreground)
@@ -57,21 +58,23 @@ final class AttachedQueue: Sendable {
         self.requests = requests
         self.control = control
         self.launchHandler = LaunchHandler(
-            runner: runner, control: control, requests: requests, events: log, clock: clock)
+            runner: runner, control: control, requests: requests, events: log, clock: clock, place: options.place)
         self.follower = Locked(nil)
         conditions.start()
-        follower.withLock { $0 = Self.follow(queue: queue, requests: requests, transfers: transfers, log: log) }
+        follower.withLock {
+            $0 = Self.follow(queue: queue, requests: requests, transfers: transfers, log: log, place: options.place)
+        }
     }
 
     /// Follows the queue's changes: each burst of them brings the launch requests up to date once; the
     /// transfers see each change (a job that left its park has its transfer cancelled).
     private static func follow(
-        queue: JobQueue, requests: LaunchRequests, transfers: BackgroundTransfers?, log: EventLog
+        queue: JobQueue, requests: LaunchRequests, transfers: BackgroundTransfers?, log: EventLog, place: TaskPlace
     ) -> Task<Void, Never> {
         let (signals, signal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         // The first update, at launch: requests an earlier process left that nothing needs now go.
         signal.yield()
-        return Task {
+        return place.start {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
                     for await change in queue.changes() {

@@ -23,6 +23,17 @@ extension BackgroundWork {
         /// `<base>.*` in `BGTaskSchedulerPermittedIdentifiers`. The base must start with the app's bundle
         /// identifier.
         public var continuedProcessing: String?
+        /// Where the product's own tasks start (``taskExecutor``).
+        var place = TaskPlace.pool
+
+        /// Where the product's own tasks run (following the queue and the device, recording transfers'
+        /// outcomes, running launches); Swift's global concurrent pool when `nil` (the default). The runner's
+        /// handlers run where its own `JobRunner.Options.taskExecutor` says.
+        @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+        public var taskExecutor: (any TaskExecutor)? {
+            get { place.executor }
+            set { place.executor = newValue }
+        }
 
         /// The app's setup; everything but the launch identifiers has a default.
         public init(

@@ -112,7 +112,7 @@ public final class BackgroundWork: Sendable {
             return (attached, held)
         }
         for launch in held { if let task = launch.take() { attached.launchHandler.handle(task) } }
-        Task { await attached.control.settle() }
+        options.place.start { await attached.control.settle() }
     }
 
     /// Opens the queue with `open` and attaches it (``attach(queue:runner:)``). When `open` throws (the
@@ -261,13 +261,13 @@ public final class BackgroundWork: Sendable {
         switch transition {
         case .becameActive:
             let settle = enterForeground()
-            Task { await settle() }
+            options.place.start { await settle() }
         case .enteredBackground:
             let time = BackgroundTimeSlot(system.backgroundTime, name: "Spool: giving running attempts back") {
                 [log] in log.record(.backgroundTimeExpired)
             }
             let settle = enterBackground(then: time.end)
-            Task { await settle() }
+            options.place.start { await settle() }
         }
     }
 

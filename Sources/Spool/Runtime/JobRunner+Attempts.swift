@@ -44,7 +44,7 @@ extension JobRunner {
             if wakesLoop { wakeup.post { $0.runnerChanged = true } }
             return attempt
         }
-        let task = options.task { await self.runAttempts(from: attempt) }
+        let task = options.place.start { await self.runAttempts(from: attempt) }
         state.withLock { state in
             state.statistics.handlerTasks += 1
             if state.executions[lease.token] != nil {

@@ -154,7 +154,7 @@ public final class JobRunner: Sendable {
             let subscription = queue.engine.changes.subscribe()
             state.changeSubscriber = subscription.token
             wakeup.loopRuns(true)
-            state.loop = options.task { await self.runLoop(subscription) }
+            state.loop = options.place.start { await self.runLoop(subscription) }
         }
         wakeup.post { $0.runnerChanged = true }
     }

@@ -10,18 +10,16 @@ extension JobRunner {
         public var leaseDuration: TimeInterval?
         /// What happens to due jobs of a kind no handler is registered for.
         public var unknownKinds: UnknownKindPolicy
-        /// Where the runner's tasks (its loop and every handler) prefer to run, as `Task(executorPreference:)`
-        /// sets; Swift's global concurrent pool when `nil`. Kept as `any Sendable`: a stored property
-        /// cannot carry the type's availability.
-        private var executorPreference: (any Sendable)?
+        /// Where the runner's tasks start (``taskExecutor``).
+        var place = TaskPlace.pool
 
         /// Where the runner's tasks run: its loop and every handler (and what they start as child tasks) on
         /// `executor`, so that an app or a test can keep them off threads it needs; Swift's global concurrent
         /// pool when `nil` (the default). Each task is created with `Task(executorPreference:)`.
         @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
         public var taskExecutor: (any TaskExecutor)? {
-            get { executorPreference as? any TaskExecutor }
-            set { executorPreference = newValue }
+            get { place.executor }
+            set { place.executor = newValue }
         }
 
         /// Options with at most `maxConcurrentJobs` handlers at once (4 by default).
@@ -32,14 +30,6 @@ extension JobRunner {
             self.maxConcurrentJobs = maxConcurrentJobs
             self.leaseDuration = leaseDuration
             self.unknownKinds = unknownKinds
-        }
-
-        /// Starts `body` as an unstructured task on ``taskExecutor`` when one is set, else as `Task { }` does.
-        func task(_ body: sending @escaping @isolated(any) () async -> Void) -> Task<Void, Never> {
-            if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *), let executor = taskExecutor {
-                return Task(executorPreference: executor, operation: body)
-            }
-            return Task(operation: body)
         }
     }
 

@@ -13,9 +13,15 @@ final class LaunchHandler: Sendable {
     private let events: EventLog
     private let requests: LaunchRequests
     private let clock: any SpoolClock
+    /// Where its tasks start.
+    private let place: TaskPlace
     private let launches = Locked<UInt64>(0)
 
-    init(runner: JobRunner, control: RunnerControl, requests: LaunchRequests, events: EventLog, clock: any SpoolClock) {
+    init(
+        runner: JobRunner, control: RunnerControl, requests: LaunchRequests, events: EventLog, clock: any SpoolClock,
+        place: TaskPlace
+    ) {
+        self.place = place
         self.runner = runner
         self.control = control
         self.requests = requests
@@ -48,18 +54,18 @@ final class LaunchHandler: Sendable {
         task.setExpirationHandler { [self] in
             guard let began = completion.expire() else { return }
             let deadline = clock.now().addingTimeInterval(BackgroundWork.expiryCompletionBound)
-            let bound = Task { [clock] in
+            let bound = place.start { [self, clock] in
                 guard (try? await clock.sleep(until: deadline)) != nil else { return }
                 end(completion, success: false)
             }
-            Task {
+            place.start { [self] in
                 // Only a launch whose work began can have started the runner (or be about to).
                 if began { await control.expire(completion.number) }
                 end(completion, success: false)
                 bound.cancel()
             }
         }
-        Task { [self] in
+        place.start { [self] in
             guard completion.start(), await control.begin(completion.number) else { return }
             let success = await work()
             // An expiry meanwhile (which may have ended the wait by stopping the runner) completes the launch.

@@ -11,7 +11,7 @@ extension BackgroundTransfers {
             guard let previous, previous.key != park.key else { return nil }
             return state.reported.remove(previous.key) == nil ? previous.key : nil
         }
-        if let stale { Task { await cancel(stale) } }
+        if let stale { place.start { await self.cancel(stale) } }
     }
 
     /// A change of the queue's jobs (``BackgroundWork`` hands each one over as the queue reports it): when
@@ -38,7 +38,7 @@ extension BackgroundTransfers {
             guard let previous, previous.key != current?.key else { return nil }
             return state.reported.remove(previous.key) == nil ? previous.key : nil
         }
-        if let stale { Task { await cancel(stale) } }
+        if let stale { place.start { await self.cancel(stale) } }
     }
 
     /// Cancels the transfer `key` in the session that holds it, if this process holds that session (a share

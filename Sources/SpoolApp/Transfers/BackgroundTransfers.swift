@@ -41,6 +41,8 @@ public final class BackgroundTransfers: Sendable {
     let makeSession: @Sendable (String, TransferCompletions) -> any TransferSession
     /// Where every session made here reports.
     let completions: TransferCompletions
+    /// Where its tasks start.
+    let place: TaskPlace
 
     struct State {
         /// Sessions made for other identifiers, by identifier.
@@ -81,9 +83,10 @@ public final class BackgroundTransfers: Sendable {
     /// Transfers in the session `identifier`, made by `makeSession`. The app's session is reconciled
     /// ``reconciliationGrace`` from now on the queue's clock, or earlier, once it delivered its events.
     init(
-        queue: JobQueue, session identifier: String, rules: TransferRules, events: EventLog,
+        queue: JobQueue, session identifier: String, rules: TransferRules, events: EventLog, place: TaskPlace,
         makeSession: @escaping @Sendable (String, TransferCompletions) -> any TransferSession
     ) {
+        self.place = place
         let completions = TransferCompletions()
         self.queue = queue
         self.session = makeSession(identifier, completions)
@@ -94,7 +97,7 @@ public final class BackgroundTransfers: Sendable {
         completions.attach(self)
         let clock = queue.configuration.clock
         let deadline = clock.now().addingTimeInterval(Self.reconciliationGrace)
-        let task = Task { [weak self] in
+        let task = place.start { [weak self] in
             guard (try? await clock.sleep(until: deadline)) != nil, let self else { return }
             await self.reconcile()
         }
@@ -161,7 +164,7 @@ public final class BackgroundTransfers: Sendable {
                 state.reported.insert(completion.key)
             }
         }
-        Task { await record(completion) }
+        place.start { await self.record(completion) }
     }
 
     /// Records `completion`'s outcome for its job, and returns once it is durable (or refused).
@@ -250,7 +253,7 @@ public final class BackgroundTransfers: Sendable {
             state.eventHandlers[identifier, default: []].append(completionHandler)
             return false
         }
-        if finished { Task { await completionHandler() } }
+        if finished { place.start { await completionHandler() } }
         if identifier != session.identifier {
             // A share extension's session: made now, once, with the app's delegate, to receive its events.
             state.update { state in
@@ -266,7 +269,7 @@ public final class BackgroundTransfers: Sendable {
     /// `identifier` reported every event it had. Once their outcomes are durable, the session is
     /// reconciled, then the system's completion handler is called.
     public func sessionDidFinishEvents(identifier: String) {
-        Task {
+        place.start { [self] in
             await completionsRecorded()
             if let delivered = identifier == session.identifier ? session : state.read({ $0.otherSessions[identifier] })
             {
