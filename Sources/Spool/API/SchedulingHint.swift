@@ -46,8 +46,11 @@ extension JobQueue {
     /// The kinds' controls apply as they apply to claims: the jobs of a paused kind (`pause(kind:)`),
     /// and the jobs waiting for them, have no moment and are left out until the kind is resumed; a job of
     /// a kind whose rate-limit window is full has its moment at the window's end, if later.
-    /// Other constraints (idle, battery, the app's conditions) are not expressible to the platform:
-    /// the queue still checks them when the app runs.
+    /// A job whose app-named conditions (``JobConstraints/requiredConditions``) do not all hold in the
+    /// conditions the app last reported (``updateDeviceConditions(_:)``) asks for no launch: a launch could not
+    /// run it ("signed-in" while the user is signed out); it asks again once the app reports them and the queue
+    /// next changes. Other constraints (idle, battery) are not expressible to the platform: the queue still
+    /// checks them when the app runs.
     ///
     /// Never more hints than iOS takes pending at once (``SchedulingLimits/iOS``: 1 refresh, 10
     /// processing requests); see ``schedulingHints(within:)``.
@@ -72,6 +75,7 @@ extension JobQueue {
         let now = Millis.from(configuration.clock.now())
         let jobs = try engine.jobs { !$0.state.isFinished }
         let controls = try engine.kindControls()
+        let conditions = engine.deviceConditions
         let byID = Dictionary(uniqueKeysWithValues: jobs.map { ($0.id, $0) })
         var earliest: [String: Int64?] = [:]
         // `nil`: no moment while a kind is paused (the job's own, or a prerequisite's).
@@ -94,8 +98,8 @@ extension JobQueue {
         }
         var groups: [Int: SchedulingHint] = [:]
         for job in jobs {
-            guard let start = earliestRun(job) else { continue }
             let constraints = job.constraints ?? .none
+            guard conditions.holdsNamedConditions(of: constraints), let start = earliestRun(job) else { continue }
             let key = (constraints.needsNetwork ? 1 : 0) + (constraints.requiresCharging ? 2 : 0)
             let moment = Millis.date(start)
             if var hint = groups[key] {

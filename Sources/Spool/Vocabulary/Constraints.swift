@@ -96,6 +96,11 @@ public struct DeviceConditions: Hashable, Sendable {
         if constraints.requiresCharging && !isCharging { return false }
         if constraints.requiresDeviceIdle && !isDeviceIdle { return false }
         if constraints.requiresBatteryNotLow && !isBatteryNotLow { return false }
-        return constraints.requiredConditions.isSubset(of: satisfiedConditions)
+        return holdsNamedConditions(of: constraints)
+    }
+
+    /// Whether every condition the app names in `constraints` (``JobConstraints/requiredConditions``) holds.
+    public func holdsNamedConditions(of constraints: JobConstraints) -> Bool {
+        constraints.requiredConditions.isSubset(of: satisfiedConditions)
     }
 }

@@ -107,4 +107,22 @@ import Testing
         #expect(hints.map(\.earliestBeginDate) == [start, start], "report waits for upload, due now")
         try closeChecked(queue)
     }
+
+    /// A job whose app-named condition does not hold asks for no launch (issue 44 item 4): the hints follow
+    /// the same rule as claims (``DeviceConditions/holdsNamedConditions(of:)``).
+    @Test func hintsLeaveOutJobsWhoseNamedConditionsDoNotHold() throws {
+        let temp = TemporaryDirectory("spool-hints-named")
+        defer { temp.cleanup() }
+        let clock = ManualClock()
+        let queue = try Self.queue(temp, clock: clock)
+        var signedIn = JobConstraints(requiresNetwork: true)
+        signedIn.requiredConditions = ["signed-in"]
+        try queue.enqueue(NewJob(kind: "sync", id: "s", constraints: signedIn))
+        #expect(try queue.schedulingHints().isEmpty, "a launch while signed out could not run the job")
+        #expect(try queue.claim(kind: "sync") == nil)
+        try queue.updateDeviceConditions(DeviceConditions(isNetworkAvailable: true, satisfiedConditions: ["signed-in"]))
+        let hints = try queue.schedulingHints()
+        #expect(hints.map(\.kinds) == [["sync"]] && hints.first?.requiresNetworkConnectivity == true)
+        try closeChecked(queue)
+    }
 }
