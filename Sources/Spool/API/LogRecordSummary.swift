@@ -19,6 +19,7 @@ public struct LogOperationSummary: Sendable, Equatable {
     /// job's next run), or in a snapshot `snapshot` and `restore`; `expire` drops a job past
     /// its retention. An enqueue with options adds `constraints`, `dependencies`, `intervalMs`, `flexMs`.
     /// An attempt given back is `release`, one snoozed `snooze`; `stopReason` records why an attempt ended.
+    /// `setConstraints` changes an unfinished job's constraints (`constraints`: the new ones, or `none`).
     public var name: String
     /// The job the operation changes.
     public var jobID: JobID
@@ -205,6 +206,9 @@ public struct LogOperationSummary: Sendable, Equatable {
         case .starts(_, let count):
             name = "starts"
             fields = [.init("count", .integer(Int64(count)))]
+        case .setConstraints(_, let constraints):
+            name = "setConstraints"
+            fields = [.init("constraints", .string(constraints.map(Self.describe) ?? "none"))]
         }
     }
 

@@ -83,6 +83,9 @@ enum LogOperation: Equatable, Sendable {
     case retrySchedule(id: String, RetryPolicy.Schedule)
     /// How often a restored job started in its run, when more than its attempts (`starts`, 49).
     case starts(id: String, count: Int32)
+    /// The unfinished job's constraints become `constraints` (`nil`: none), deciding its next claim
+    /// (enqueued) or its next attempt (running) (`set_constraints`, 50).
+    case setConstraints(id: String, constraints: JobConstraints?)
 
     struct Enqueue: Equatable, Sendable {
         var id: String
@@ -123,7 +126,7 @@ enum LogOperation: Equatable, Sendable {
             .nextOccurrence(let id, _, _), .park(let id, _, _, _), .checkpoint(let id, _, _, _, _),
             .restoreCheckpoint(let id, _), .release(let id, _, _, _), .snooze(let id, _, _, _, _),
             .stopReason(let id, _), .result(let id, _), .prerequisiteResult(let id, _, _), .tags(let id, _),
-            .retrySchedule(let id, _), .starts(let id, _):
+            .retrySchedule(let id, _), .starts(let id, _), .setConstraints(let id, _):
             return id
         case .restore(let job): return job.id
         case .migrateJob(let job): return job.id

@@ -34,6 +34,7 @@ extension TransactionCodec {
         case parkOnIngest
         case retryTable = 47
         case retryExponential, starts
+        case setConstraints = 50
 
         /// One row of the opcode table.
         struct Facts: Sendable {
@@ -60,6 +61,7 @@ extension TransactionCodec {
             let extent = snapshotExtentBodyVersion
             let terms = producerTermsBodyVersion
             let retries = retriesBodyVersion
+            let constraints = constraintsBodyVersion
             switch self {
             case .enqueue: return Facts(name: "enqueue", minimumBodyVersion: base, startsWithJobID: true)
             case .claim: return Facts(name: "claim", minimumBodyVersion: base, startsWithJobID: true)
@@ -129,6 +131,8 @@ extension TransactionCodec {
             case .retryExponential:
                 return Facts(name: "retry_exponential", minimumBodyVersion: retries, startsWithJobID: true)
             case .starts: return Facts(name: "starts", minimumBodyVersion: retries, startsWithJobID: true)
+            case .setConstraints:
+                return Facts(name: "set_constraints", minimumBodyVersion: constraints, startsWithJobID: true)
             }
         }
 
@@ -187,6 +191,7 @@ extension TransactionCodec {
         case .retrySchedule(_, .table): return .retryTable
         case .retrySchedule(_, .exponential): return .retryExponential
         case .starts: return .starts
+        case .setConstraints: return .setConstraints
         }
     }
 

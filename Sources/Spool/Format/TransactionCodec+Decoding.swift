@@ -83,6 +83,8 @@ extension TransactionCodec {
             return try KindControlCodec.decode(opcode, &reader)
         case .retryTable, .retryExponential, .starts:
             return try RetriesCodec.decode(opcode, &reader)
+        case .setConstraints:
+            return try ConstraintsCodec.decode(&reader)
         case .result, .prerequisiteResult, .tags:
             return try ResultsCodec.decode(opcode, &reader)
         case .inboxIngested:

@@ -45,6 +45,9 @@ enum TransactionCodec {
     static let producerTermsBodyVersion: UInt8 = 12
     /// The body version of records holding a job's own retry schedule or its starts (47 to 49; see `RetriesCodec`).
     static let retriesBodyVersion: UInt8 = 13
+    /// The body version of records holding a change of an unfinished job's constraints (`set_constraints`, 50;
+    /// see `ConstraintsCodec`).
+    static let constraintsBodyVersion: UInt8 = 14
     // Which opcodes need which version, and the newest version read (`bodyVersion`): the opcode
     // table (Opcode.swift).
 
@@ -223,6 +226,8 @@ enum TransactionCodec {
             ResultsCodec.encode(operation, into: &writer)
         case .retrySchedule, .starts:
             RetriesCodec.encode(operation, into: &writer)
+        case .setConstraints:
+            ConstraintsCodec.encode(operation, into: &writer)
         case .inboxIngested(let file, let offset):
             writer.writeUInt8(Opcode.inboxIngested.rawValue)
             writer.writeString(file)

@@ -75,6 +75,18 @@ extension QueueState {
         return (job, periodic)
     }
 
+    // MARK: Constraints
+
+    /// The states whose constraints may change: an unfinished job's (for an enqueued one they decide its next
+    /// claim, for a running one its next attempt).
+    static let constrainableStates: [JobState] = [.enqueued, .running]
+
+    /// The constraints rule (`set_constraints`): an unfinished job; a finished one's constraints decide nothing
+    /// any more, so a change of them is refused.
+    func checkSetConstraints(_ id: String) throws(Refusal) -> (job: StoredJob, position: Int) {
+        try located(id, in: Self.constrainableStates, for: .setConstraints)
+    }
+
     // MARK: Chains
 
     /// The removal rule (delete, expire, migration remove): no unfinished job waits for the job.
@@ -232,6 +244,7 @@ extension QueueState {
             try checkResultOrTags(operation)
         case .retrySchedule, .starts:
             try checkRetries(operation)
+        case .setConstraints(let id, _): _ = try checkSetConstraints(id)
         }
     }
 

@@ -251,6 +251,11 @@ struct QueueState: Sendable {
             try applyResultOrTags(operation)
         case .retrySchedule, .starts:
             try applyRetries(operation)
+        case .setConstraints(let id, let constraints):
+            let (found, position) = try checkSetConstraints(id)
+            var job = found
+            job.constraints = constraints
+            storeOne(job, at: position)
         }
     }
 
@@ -352,10 +357,11 @@ struct QueueState: Sendable {
         if job.state.isFinished { releaseUniqueKey(of: job) }
         let wasReady = previous.state == .enqueued && !previous.isBlocked
         let isReady = job.state == .enqueued && !job.isBlocked
-        // The ready index files a job under its kind, priority and constraints: a migration may change them.
+        // The ready index files a job under its kind, priority and constraints: a migration may change the
+        // first two, `set_constraints` the last.
         if isReady
             && (!wasReady || previous.dueAt != job.dueAt || previous.kind != job.kind
-                || previous.priority != job.priority)
+                || previous.priority != job.priority || previous.constraints != job.constraints)
         {
             job.scheduleVersion &+= 1
             ready.insert(job)

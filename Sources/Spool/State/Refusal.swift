@@ -20,6 +20,7 @@ enum Refusal: Error, Equatable, Sendable, CustomStringConvertible {
         case tags
         case retrySchedule = "retry schedule"
         case starts
+        case setConstraints = "set constraints"
     }
 
     /// No job has the id.

@@ -46,6 +46,7 @@ import Testing
         #expect(names.contains("format-2-extent"))
         #expect(names.contains("format-2-terms"))
         #expect(names.contains("format-2-retries"))
+        #expect(names.contains("format-2-constraints"))
     }
 
     /// The fixture of file format version 2 pins its header: every file is of version 2, and names the LSN of its
@@ -182,6 +183,9 @@ import Testing
         // Body version 13: a snapshot whose restores are followed by `retry_table`, `retry_exponential` and
         // `starts`; after it an enqueue followed by `retry_table`, its claim and a snooze that gives back.
         "format-2-retries": [1, 2, 11, 12, 31, 32, 44, 47, 48, 49],
+        // Body version 14: a snapshot whose restores carry constraints changed before it (changed, added, removed,
+        // of a job while it ran), then `set_constraints` of enqueued jobs and of a running one, which then fails.
+        "format-2-constraints": [1, 2, 5, 11, 12, 14, 16, 32, 44, 50],
     ]
 
     /// The opcode an operation is written with (FORMAT.md, *Operations*).
@@ -225,6 +229,7 @@ import Testing
         case .retrySchedule(_, .table): return 47
         case .retrySchedule(_, .exponential): return 48
         case .starts: return 49
+        case .setConstraints: return 50
         }
     }
 
@@ -341,6 +346,8 @@ import Testing
             try FormatFixture.generateTerms(into: directory)
         } else if name.hasSuffix("-retries") {
             try FormatFixture.generateRetries(into: directory)
+        } else if name.hasSuffix("-constraints") {
+            try FormatFixture.generateConstraints(into: directory)
         } else {
             try FormatFixture.generate(into: directory)
         }

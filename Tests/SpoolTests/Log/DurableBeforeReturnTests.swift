@@ -245,6 +245,14 @@ import Testing
             "reschedule(_:runAt:) async", nil,
             { q, _, f in try await q.reschedule("a", runAt: f.clock.now().addingTimeInterval(60)) }
         ),
+        (
+            "update(_:constraints:)", nil,
+            { q, _, _ in try q.update("a", constraints: JobConstraints(requiresNetwork: true)) }
+        ),
+        (
+            "update(_:constraints:) async", nil,
+            { q, _, _ in try await q.update("a", constraints: JobConstraints(requiresNetwork: true)) }
+        ),
         ("delete(_:)", nil, { q, _, _ in try q.delete("a") }),
         ("delete(_:) async", nil, { q, _, _ in try await q.delete("a") }),
         (

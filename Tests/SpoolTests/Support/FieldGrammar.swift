@@ -55,6 +55,7 @@ enum FieldGrammar {
         47: "id:string count:varint delay_ms:varint{count}",
         48: "id:string base_ms:varint factor:u64 maximum_ms:varint jitter:u64",
         49: "id:string count:varint",
+        50: "id:string constraints:opt<constraints>",
         44: "records:u64",
     ]
 

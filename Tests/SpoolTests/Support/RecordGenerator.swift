@@ -149,7 +149,13 @@ struct RecordGenerator {
         case 81..<83:
             return PlannedOperation(
                 .renewLease(id: id, token: token(id, state), expiresAt: now + 60_000, monotonicExpiry: 2))
-        case 83..<85: return PlannedOperation(.starts(id: id, count: Int32.random(in: 0...4, using: &random)))
+        case 83..<84: return PlannedOperation(.starts(id: id, count: Int32.random(in: 0...4, using: &random)))
+        case 84..<85:
+            let constraints: JobConstraints? =
+                chance(30)
+                ? nil
+                : pick([JobConstraints(requiresUnmeteredNetwork: true), JobConstraints(requiredConditions: ["c"])])
+            return PlannedOperation(.setConstraints(id: id, constraints: constraints))
         case 85..<87: return PlannedOperation(.result(id: id, data: [1]))
         case 87..<89: return PlannedOperation(.pauseKind(kind: pick(kinds), at: now))
         case 89..<90: return PlannedOperation(.resumeKind(kind: pick(kinds), at: now))
