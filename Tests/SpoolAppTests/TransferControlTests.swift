@@ -154,6 +154,32 @@ import Testing
         try await setup.close()
     }
 
+    /// "Pause uploads on cellular", turned on then off: the setting is one durable update of the enqueued job's
+    /// constraints; on cellular the job waits, and once the person allows cellular it starts there, its request
+    /// allowing cellular.
+    @Test(.timeLimit(.minutes(10))) func cellularOffThenOnIsOneUpdateOfTheJob() async throws {
+        let folder = AppFolder()
+        defer { folder.remove() }
+        let system = TestTransferSystem()
+        let network = TestPathMonitor(NetworkPath(status: .satisfied, isExpensive: true))
+        let setup = try Setup(folder, scheduler: TestScheduler(), transfers: system, network: network) { runner, work in
+            try runner.register(kind: "upload") { _, context in
+                try await work()!.startTransfer(
+                    .upload(TransferTests.file, to: TransferTests.server), in: context, for: 86_400)
+            }
+        }
+        var events = EventReader(setup.work)
+        let id = try await setup.queue.enqueue(NewJob(kind: "upload", id: "u"))
+        // The setting goes on before the runner looks: the job now needs an unmetered network.
+        try await setup.queue.update(id, constraints: JobConstraints(requiresUnmeteredNetwork: true))
+        await setup.work.appWillEnterForeground()
+        #expect(try setup.queue.job(id)?.state == .enqueued, "started on cellular with the setting on")
+        try await setup.queue.update(id, constraints: JobConstraints(requiresNetwork: true))
+        let (session, _) = try await Self.started(id, in: setup, system, events: &events)
+        #expect(session.requests.first?.network == .any)
+        try await setup.close()
+    }
+
     /// The server's answer reaches the job: a 503 with `Retry-After: 120` retries exactly 120 seconds later,
     /// and a 201's body (the new photo's id) is the job's result, which its dependents read.
     @Test(.timeLimit(.minutes(10))) func theServersAnswerReachesTheJob() async throws {
