@@ -5,26 +5,13 @@ import SpoolApp
 import SpoolAppTesting
 import Testing
 
-/// SpoolApp's own tasks run where the app says (issue 45 item 2): a transfer's outcome is judged by the rules
-/// on the app's executor, and the runner's handler on the runner's.
+/// The runtimes' tasks run where the app says (issue 45 item 2): a runner's handlers on its executor (and on
+/// the global pool without one), SpoolApp's own tasks (a transfer's outcome judged by the rules) on the work's.
 @Suite struct ExecutorTests {
-    /// A task executor over one serial dispatch queue, which tells whether the caller runs on it.
-    final class QueueExecutor: TaskExecutor, @unchecked Sendable {
-        // @unchecked: `queue` and `key` are constants.
-        let queue = DispatchQueue(label: "spool.tests.app-executor")
-        let key = DispatchSpecificKey<Bool>()
-        init() { queue.setSpecific(key: key, value: true) }
-        func enqueue(_ job: consuming ExecutorJob) {
-            let job = UnownedJob(job)
-            queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
-        }
-        var isCurrent: Bool { DispatchQueue.getSpecific(key: key) == true }
-    }
-
     @Test(.timeLimit(.minutes(10))) func theWorksTasksRunOnTheAppsExecutor() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
-        let executor = QueueExecutor()
+        let executor = TestTaskExecutor()
         let driver = BackgroundWorkTestDriver(clock: folder.clock)
         let judged = Locked<[Bool]>([])
         var options = BackgroundWork.Options(
@@ -55,5 +42,41 @@ import Testing
         #expect(judged.withLock { $0 } == [true])
         await work.close()
         try queue.close()
+    }
+
+    @Test(.timeLimit(.minutes(10))) func handlersRunOnTheGivenExecutor() async throws {
+        let folder = AppFolder()
+        defer { folder.remove() }
+        let queue = try folder.open()
+        defer { try? queue.close() }
+        let executor = TestTaskExecutor()
+        var options = JobRunner.Options()
+        options.taskExecutor = executor
+        let runner = try JobRunner(queue: queue, options: options)
+        let onExecutor = Locked<[Bool]>([])
+        try runner.register(kind: "k") { _, _ in
+            onExecutor.withLock { $0.append(executor.isCurrent) }
+        }
+        let ids = try (0..<3).map { _ in try queue.enqueue(NewJob(kind: "k")) }
+        runner.start()
+        for id in ids {
+            for await change in queue.changes(.id(id)) {
+                if case .updated(let job) = change, job.state == .succeeded { break }
+            }
+        }
+        await runner.stop()
+        #expect(onExecutor.withLock { $0 } == [true, true, true])
+
+        // Without one, a handler runs on the global pool, not on that queue.
+        let plain = try JobRunner(queue: queue)
+        let elsewhere = Locked<Bool?>(nil)
+        try plain.register(kind: "k") { _, _ in elsewhere.withLock { $0 = executor.isCurrent } }
+        let last = try await queue.enqueue(NewJob(kind: "k"))
+        plain.start()
+        for await change in queue.changes(.id(last)) {
+            if case .updated(let job) = change, job.state == .succeeded { break }
+        }
+        await plain.stop()
+        #expect(elsewhere.withLock { $0 } == false)
     }
 }
