@@ -20,9 +20,7 @@ import Testing
         let name = try #require(try FileManager.default.contentsOfDirectory(atPath: inbox).first)
         let path = inbox + "/" + name
         var bytes = try readFile(path)
-        let second = try bytes.withUnsafeBytes { raw in
-            try InboxScanner.scan(raw, id: InboxFormat.fileID(fromName: name)!, path: path, from: 0).records[0].end
-        }
+        let second = try inboxRecords(in: bytes, name: name, path: path)[0].end
         bytes[second + 2] ^= 0xFF
         try writeFile(path, bytes)
 
@@ -63,9 +61,7 @@ import Testing
         for name in [names[0], names[2]] {
             let path = inbox + "/" + name
             var bytes = try readFile(path)
-            let first = try bytes.withUnsafeBytes { raw in
-                try InboxScanner.scan(raw, id: InboxFormat.fileID(fromName: name)!, path: path, from: 0).records[0]
-            }
+            let first = try inboxRecords(in: bytes, name: name, path: path)[0]
             bytes[first.end - 1] ^= 0xFF
             try writeFile(path, bytes)
             damaged.append(path)

@@ -475,9 +475,7 @@ final class InboxOpenHook: SimulatedDiskWrapper, @unchecked Sendable {
         let path = inbox + "/" + name
         var bytes = try readFile(path)
         // The second record's first bytes changed: damage before an intact record.
-        let second = try bytes.withUnsafeBytes { raw in
-            try InboxScanner.scan(raw, id: InboxFormat.fileID(fromName: name)!, path: path, from: 0).records[0].end
-        }
+        let second = try inboxRecords(in: bytes, name: name, path: path)[0].end
         bytes[second + 2] ^= 0xFF
         try writeFile(path, bytes)
         let sound = try QueueProducer(directory: temporary.queue, configuration: testConfiguration())
