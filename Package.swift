@@ -25,13 +25,16 @@ let package = Package(
         // The workloads the process tests run as child processes and kill; not part of `spool`.
         .executableTarget(name: "SpoolHarness", dependencies: ["Spool", "SpoolCommands"], path: "Tests/SpoolHarness"),
         .executableTarget(name: "SpoolBench", dependencies: ["Spool"], path: "Benchmarks/SpoolBench"),
+        // What more than one test target uses (no product: apps never see it).
+        .target(name: "SpoolTestSupport", path: "Tests/SpoolTestSupport"),
         .testTarget(
-            name: "SpoolTests", dependencies: ["Spool", "SpoolCommands", "SpoolCLI", "SpoolHarness"],
+            name: "SpoolTests",
+            dependencies: ["Spool", "SpoolCommands", "SpoolCLI", "SpoolHarness", "SpoolTestSupport"],
             // Checked-in queue directories, read through #filePath (see FormatFixture.swift).
             exclude: ["Fixtures"]),
         // Tests written as an app writes them: `import Spool`, public API only, no @testable.
-        .testTarget(name: "AppStyleTests", dependencies: ["Spool"]),
-        .testTarget(name: "SpoolAppTests", dependencies: ["SpoolApp", "SpoolAppTesting", "Spool"]),
+        .testTarget(name: "AppStyleTests", dependencies: ["Spool", "SpoolTestSupport"]),
+        .testTarget(name: "SpoolAppTests", dependencies: ["SpoolApp", "SpoolAppTesting", "Spool", "SpoolTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,7 @@
 // An app's tests of its Spool handler, written against the public API only: no `@testable`.
 import Foundation
 import Spool
+import SpoolTestSupport
 import Testing
 
 /// A server that answers from a script and records what it was sent.
@@ -91,7 +92,7 @@ final class Calls<Value: Sendable>: @unchecked Sendable {
     }
 }
 
-@Suite struct PhotoViewTests {
+@Suite(.blocking) struct PhotoViewTests {
     let created = Date(timeIntervalSince1970: 1_800_000_000)
 
     @Test func statusLines() {

@@ -1,6 +1,7 @@
 import Foundation
 import Spool
 import SpoolAppTesting
+import SpoolTestSupport
 import Testing
 
 @testable import SpoolApp
@@ -9,7 +10,7 @@ import Testing
     /// The path monitor and Low Power Mode reach the queue as they change: a job needing an unmetered
     /// network waits on an expensive path and runs on Wi-Fi; one that must not run on a low battery waits
     /// in Low Power Mode and runs once it ends; an unconstrained one runs at once.
-    @Test(.timeLimit(.minutes(10))) func conditionsChangeWhatRuns() async throws {
+    @Test(.timeLimit(.minutes(1))) func conditionsChangeWhatRuns() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
         let path = TestPathMonitor(NetworkPath(status: .satisfied, isExpensive: true))
@@ -59,7 +60,7 @@ final class RefusingScheduler: BackgroundTaskScheduling, @unchecked Sendable {
 @Suite struct EventTests {
     /// Logging is quiet by default: the sink gets failures only (a refused request), while the app's stream
     /// gets every event; with `.all` the sink gets every event too.
-    @Test(.timeLimit(.minutes(10))) func theLogIsQuietByDefault() async throws {
+    @Test(.timeLimit(.minutes(1))) func theLogIsQuietByDefault() async throws {
         for logging in [EventLogging.failures, .all] {
             let folder = AppFolder()
             defer { folder.remove() }
@@ -84,7 +85,7 @@ final class RefusingScheduler: BackgroundTaskScheduling, @unchecked Sendable {
     }
 
     /// A failure reaches the sink although logging is quiet.
-    @Test(.timeLimit(.minutes(10))) func aRefusedRequestIsLogged() async throws {
+    @Test(.timeLimit(.minutes(1))) func aRefusedRequestIsLogged() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
         let sink = TestEventSink()
@@ -102,7 +103,7 @@ final class RefusingScheduler: BackgroundTaskScheduling, @unchecked Sendable {
 
     /// A stream the app does not read keeps only the newest events, up to its limit; a stream read as
     /// they come gets every one.
-    @Test(.timeLimit(.minutes(10))) func anUnreadStreamKeepsTheNewestEvents() async throws {
+    @Test(.timeLimit(.minutes(1))) func anUnreadStreamKeepsTheNewestEvents() async throws {
         let log = EventLog(sink: nil, logging: .failures, bufferLimit: 2)
         let unread = log.stream()
         for index in 0..<5 { log.record(.requestCancelled(identifier: "r\(index)")) }

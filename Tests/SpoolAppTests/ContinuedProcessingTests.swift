@@ -2,6 +2,7 @@ import Foundation
 import Spool
 import SpoolApp
 import SpoolAppTesting
+import SpoolTestSupport
 import Testing
 
 /// A continued-processing scheduler and its launch, as the test drives them.
@@ -70,7 +71,7 @@ final class FakeContinuedTask: ProgressReportingLaunch, @unchecked Sendable {
 @Suite struct ContinuedProcessingTests {
     /// The jobs' progress reaches the launch (1,000 units a job), which completes with success once both
     /// succeeded: the last report is all of it.
-    @Test(.timeLimit(.minutes(10))) func progressIsForwardedUntilTheJobsAreDone() async throws {
+    @Test(.timeLimit(.minutes(1))) func progressIsForwardedUntilTheJobsAreDone() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
         let scheduler = FakeContinuedScheduler()

@@ -8,7 +8,7 @@ import Testing
 /// The runtimes' tasks run where the app says (issue 45 item 2): a runner's handlers on its executor (and on
 /// the global pool without one), SpoolApp's own tasks (a transfer's outcome judged by the rules) on the work's.
 @Suite struct ExecutorTests {
-    @Test(.timeLimit(.minutes(10))) func theWorksTasksRunOnTheAppsExecutor() async throws {
+    @Test(.timeLimit(.minutes(1))) func theWorksTasksRunOnTheAppsExecutor() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
         let executor = TestTaskExecutor()
@@ -44,7 +44,7 @@ import Testing
         try queue.close()
     }
 
-    @Test(.timeLimit(.minutes(10))) func handlersRunOnTheGivenExecutor() async throws {
+    @Test(.timeLimit(.minutes(1))) func handlersRunOnTheGivenExecutor() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
         let queue = try folder.open()

@@ -2,17 +2,20 @@ import Foundation
 import Spool
 import SpoolApp
 import SpoolAppTesting
+import SpoolTestSupport
 import Testing
 
 /// iOS's rules for an app's background work, each as a property the fakes check: every permitted identifier
 /// registered at launch, once, whatever happens to the queue; a launch completed within a bound of its
 /// expiry; the life cycle followed without forwards, background time ended; a launch that reads the device
 /// before it judges idle; logs that keep paths private.
-@Suite struct RegistrationTests {
+@Suite(.blocking) struct RegistrationTests {
     /// The identifiers are registered before the queue is opened, and stay served when it cannot be: a
     /// launch then completes at once saying why, nothing is submitted that no queue could serve, and a
     /// queue attached later serves the next launch.
-    @Test(.timeLimit(.minutes(10))) func registrationComesFirstAndALaunchWithoutAQueueCompletes() async throws {
+    @Test(.timeLimit(.minutes(1)), .onThePool) func registrationComesFirstAndALaunchWithoutAQueueCompletes()
+        async throws
+    {
         let folder = AppFolder()
         defer { folder.remove() }
         let scheduler = TestScheduler()
@@ -50,7 +53,7 @@ import Testing
     }
 
     /// A launch that comes before the queue is attached waits for it, then runs what is due.
-    @Test(.timeLimit(.minutes(10))) func aLaunchBeforeTheAttachWaitsForTheQueue() async throws {
+    @Test(.timeLimit(.minutes(1)), .onThePool) func aLaunchBeforeTheAttachWaitsForTheQueue() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
         let scheduler = TestScheduler()
@@ -84,7 +87,7 @@ import Testing
     /// A second set-up in one process is a typed error, never a second registration (which iOS punishes by
     /// killing the app: the fake records an issue); the first keeps serving launches, and one refused part
     /// way leaves the identifiers registered before it served.
-    @Test(.timeLimit(.minutes(10))) func aSecondSetUpIsAnErrorNotASecondRegistration() async throws {
+    @Test(.timeLimit(.minutes(1)), .onThePool) func aSecondSetUpIsAnErrorNotASecondRegistration() async throws {
         let scheduler = TestScheduler()
         let first = try BackgroundWork(options: .init(launches: identifiers), system: .init(scheduler: scheduler))
         #expect {
@@ -113,7 +116,7 @@ import Testing
     /// An expired launch is completed within `expiryCompletionBound` on the queue's clock although its
     /// handler ignores cancellation (and so the give-back's wait for it never ends in time): the attempt is
     /// given back all the same, and the handler's late end changes nothing.
-    @Test(.timeLimit(.minutes(10))) func anExpiredLaunchCompletesWithinTheBoundWhateverItsHandlerDoes() async throws {
+    @Test(.timeLimit(.minutes(1))) func anExpiredLaunchCompletesWithinTheBoundWhateverItsHandlerDoes() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
         let scheduler = TestScheduler()
@@ -143,7 +146,7 @@ extension ExpiryTests {
     /// A launch whose give-back cannot finish (it waits behind the work at launch, here the device's first
     /// report, which comes only when the conditions' bound has passed) is completed when the expiry bound
     /// has passed on the queue's clock, not when the give-back ends.
-    @Test(.timeLimit(.minutes(10))) func anExpiredLaunchCompletesWithinTheBoundWhateverTheGiveBackWaitsFor()
+    @Test(.timeLimit(.minutes(1))) func anExpiredLaunchCompletesWithinTheBoundWhateverTheGiveBackWaitsFor()
         async throws
     {
         let folder = AppFolder()
@@ -166,7 +169,7 @@ extension ExpiryTests {
 @Suite struct LifecycleFollowingTests {
     /// Without any forward from the app: becoming active runs the runner; entering the background asks for
     /// background time, gives the running attempt back, stops the runner and ends the time.
-    @Test(.timeLimit(.minutes(10))) func theLifeCycleIsFollowedWithoutForwards() async throws {
+    @Test(.timeLimit(.minutes(1))) func theLifeCycleIsFollowedWithoutForwards() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
         let lifecycle = TestLifecycle()
@@ -195,7 +198,7 @@ extension ExpiryTests {
 
     /// The background time's expiry ends it at once, before the attempts are given back (a handler that
     /// ignores cancellation holds the give-back); the give-back's own end does not end it again.
-    @Test(.timeLimit(.minutes(10))) func expiredBackgroundTimeIsEndedAtOnce() async throws {
+    @Test(.timeLimit(.minutes(1))) func expiredBackgroundTimeIsEndedAtOnce() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
         let lifecycle = TestLifecycle()
@@ -224,7 +227,7 @@ extension ExpiryTests {
     /// A cold launch waits for the monitors' first reports before its runner judges idle: a job that needs
     /// the network and a battery not low runs in the launch, whether the reports come 0, 5, 50 or 500 ms
     /// after the monitors start (asynchronously, on the queue's clock).
-    @Test(.timeLimit(.minutes(10)), arguments: [0.0, 0.005, 0.05, 0.5])
+    @Test(.timeLimit(.minutes(1)), arguments: [0.0, 0.005, 0.05, 0.5])
     func aLaunchReadsTheDeviceBeforeItJudgesIdle(delay: Double) async throws {
         let folder = AppFolder()
         defer { folder.remove() }
@@ -253,7 +256,7 @@ extension ExpiryTests {
     }
 
     /// A path that requires a connection is a network that can be tried.
-    @Test(.timeLimit(.minutes(10))) func aPathThatRequiresAConnectionCountsAsAvailable() async throws {
+    @Test(.timeLimit(.minutes(1))) func aPathThatRequiresAConnectionCountsAsAvailable() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
         let setup = try Setup(
@@ -264,7 +267,7 @@ extension ExpiryTests {
     }
 }
 
-@Suite struct LogPrivacyTests {
+@Suite(.blocking) struct LogPrivacyTests {
     /// What a log shows of any event holds no error text, so no path or URL: those are in the redacted part.
     @Test func errorTextsAreNeverShown() {
         let secret = "/private/var/mobile/Containers/Data/Application/photo.jpg https://example.com/u?token=1"

@@ -2,14 +2,15 @@ import Foundation
 import Spool
 import SpoolApp
 import SpoolAppTesting
+import SpoolTestSupport
 import Testing
 
-@Suite struct LaunchTests {
+@Suite(.blocking) struct LaunchTests {
     /// The pending requests follow the queue: a request left by an earlier process that nothing needs is
     /// cancelled; each group of needs gets its request, never more than the app's identifiers (so never
     /// past iOS's 1 refresh + 10 processing, which the fake scheduler enforces); a stream of jobs that asks
     /// for nothing new submits nothing; once no job is left, every request is cancelled.
-    @Test(.timeLimit(.minutes(10))) func requestsFollowTheQueueWithinTheLimits() async throws {
+    @Test(.timeLimit(.minutes(1)), .onThePool) func requestsFollowTheQueueWithinTheLimits() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
         let now = folder.clock.now()
@@ -80,7 +81,7 @@ import Testing
 
     /// A launch runs what is due and completes with success once the runner is idle; in the background
     /// the runner is stopped before the launch completes, and the launch completes once.
-    @Test(.timeLimit(.minutes(10))) func aLaunchCompletesWithSuccessWhenIdle() async throws {
+    @Test(.timeLimit(.minutes(1)), .onThePool) func aLaunchCompletesWithSuccessWhenIdle() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
         let scheduler = TestScheduler()
@@ -101,7 +102,7 @@ import Testing
     /// When the launch's time runs out, the running attempt is given back (not spent) before the launch
     /// completes, without success; the request the system dropped when it launched is asked for again, as
     /// the job is still due.
-    @Test(.timeLimit(.minutes(10))) func anExpiredLaunchGivesTheAttemptsBack() async throws {
+    @Test(.timeLimit(.minutes(1)), .onThePool) func anExpiredLaunchGivesTheAttemptsBack() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
         let scheduler = TestScheduler()
@@ -130,7 +131,8 @@ import Testing
 
     /// A launch that expires while the work at launch (reading the device's first reports) still runs
     /// completes without success and never starts the runner, then or later.
-    @Test(.timeLimit(.minutes(10))) func aLaunchExpiredBeforeItsWorkBeganNeverStartsTheRunner() async throws {
+    @Test(.timeLimit(.minutes(1)), .onThePool) func aLaunchExpiredBeforeItsWorkBeganNeverStartsTheRunner() async throws
+    {
         let folder = AppFolder()
         defer { folder.remove() }
         let scheduler = TestScheduler()
@@ -152,7 +154,7 @@ import Testing
 
     /// Two launches at once share the runner: each completes once, with success, and once both have, the
     /// runner is stopped (the app is in the background).
-    @Test(.timeLimit(.minutes(10))) func twoLaunchesAtOnceLeaveTheRunnerStopped() async throws {
+    @Test(.timeLimit(.minutes(1)), .onThePool) func twoLaunchesAtOnceLeaveTheRunnerStopped() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
         let scheduler = TestScheduler()
@@ -174,7 +176,7 @@ import Testing
 
     /// The app goes to the background and comes back before the stop has finished: the last transition
     /// wins, and the runner runs.
-    @Test(.timeLimit(.minutes(10))) func theLastTransitionWins() async throws {
+    @Test(.timeLimit(.minutes(1)), .onThePool) func theLastTransitionWins() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
         let (never, keepOpen) = AsyncStream.makeStream(of: Void.self)
@@ -217,7 +219,7 @@ import Testing
     /// iOS kills a suspended process that holds, or waits for, a file lock in an App Group container
     /// (`0xdead10cc`). With a `.shared` queue, once a background launch has completed, and once the app
     /// has entered the background, this process holds no lock on any file of the queue and waits for none.
-    @Test(.enabled(if: ProcLocks.isAvailable), .timeLimit(.minutes(10))) func noLockIsHeldOnceSuspendable() async throws
+    @Test(.enabled(if: ProcLocks.isAvailable), .timeLimit(.minutes(1))) func noLockIsHeldOnceSuspendable() async throws
     {
         let folder = AppFolder()
         defer { folder.remove() }

@@ -97,10 +97,3 @@ struct Setup {
         #expect(violations.isEmpty, "\(violations)", sourceLocation: sourceLocation)
     }
 }
-
-/// How long, in seconds, a test waits for an event that must happen before it fails: a guard against a
-/// hang, never a measurement (as SpoolTests' `hangGuard`). Under the thread sanitizer, on two cores, the
-/// suites' synchronous tests can hold every thread of Swift's cooperative pool for minutes, and an async
-/// test's tasks wait for them: a correct run never comes near it. The tests' `.timeLimit(.minutes(10))` is
-/// the same guard.
-let hangGuard: Double = 600

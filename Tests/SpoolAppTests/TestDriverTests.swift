@@ -28,7 +28,7 @@ import Testing
         return (work, queue)
     }
 
-    @Test(.timeLimit(.minutes(10))) func anUploadAcrossARelaunchOnTheDriver() async throws {
+    @Test(.timeLimit(.minutes(1))) func anUploadAcrossARelaunchOnTheDriver() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
         let driver = BackgroundWorkTestDriver(clock: folder.clock)

@@ -2,12 +2,13 @@ import Foundation
 import Spool
 import SpoolApp
 import SpoolAppTesting
+import SpoolTestSupport
 import Testing
 
 /// The uploads app's controls over its transfers (issue 44): cancel reaches the system's task, a retried job
 /// never reuses a key, bytes are progress, the job's network constraints reach the request, and the server's
 /// answer (its body, its `Retry-After`) reaches the job.
-@Suite struct TransferControlTests {
+@Suite(.blocking) struct TransferControlTests {
     /// Starts job `id`'s upload in `setup` and returns its session and key.
     static func started(
         _ id: JobID, in setup: Setup, _ system: TestTransferSystem, events: inout EventReader, count: Int = 1
@@ -21,7 +22,7 @@ import Testing
 
     /// Cancelling the job mid-transfer cancels the system's task; the report the cancelled task still makes
     /// changes nothing and is an event. The same goes for a producer's cancel by tag, once ingested.
-    @Test(.timeLimit(.minutes(10))) func cancellingAJobCancelsItsTransfer() async throws {
+    @Test(.timeLimit(.minutes(1)), .onThePool) func cancellingAJobCancelsItsTransfer() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
         let system = TestTransferSystem()
@@ -53,7 +54,7 @@ import Testing
 
     /// A park whose deadline passes brings the job back; its next attempt parks under a new key, and the
     /// first transfer is cancelled rather than left uploading beside the second.
-    @Test(.timeLimit(.minutes(10))) func aParkPastItsDeadlineCancelsTheEarlierTransfer() async throws {
+    @Test(.timeLimit(.minutes(1)), .onThePool) func aParkPastItsDeadlineCancelsTheEarlierTransfer() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
         let system = TestTransferSystem()
@@ -73,7 +74,7 @@ import Testing
 
     /// A person's Retry after a 404 starts a transfer under a new key; the first transfer's report, replayed,
     /// is dropped and leaves the retried job running; the new transfer's report ends it.
-    @Test(.timeLimit(.minutes(10))) func aRetriedJobNeverReusesAKey() async throws {
+    @Test(.timeLimit(.minutes(1)), .onThePool) func aRetriedJobNeverReusesAKey() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
         let system = TestTransferSystem()
@@ -99,7 +100,7 @@ import Testing
 
     /// The bytes a transfer moved are its job's progress, read as a handler's is, throttled, and again after a
     /// relaunch, from the session's delegate in the new process.
-    @Test(.timeLimit(.minutes(10))) func aTransfersBytesAreItsJobsProgressAcrossARelaunch() async throws {
+    @Test(.timeLimit(.minutes(1)), .onThePool) func aTransfersBytesAreItsJobsProgressAcrossARelaunch() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
         let system = TestTransferSystem()
@@ -130,7 +131,7 @@ import Testing
     /// A job that needs an unmetered network waits while the device is on cellular, and starts on Wi-Fi with
     /// a request that forbids cellular and expensive networks, so the system does not carry it on over
     /// cellular; the request's own switches go through as well.
-    @Test(.timeLimit(.minutes(10))) func theJobsNetworkConstraintsReachTheRequest() async throws {
+    @Test(.timeLimit(.minutes(1)), .onThePool) func theJobsNetworkConstraintsReachTheRequest() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
         let system = TestTransferSystem()
@@ -157,7 +158,7 @@ import Testing
     /// "Pause uploads on cellular", turned on then off: the setting is one durable update of the enqueued job's
     /// constraints; on cellular the job waits, and once the person allows cellular it starts there, its request
     /// allowing cellular.
-    @Test(.timeLimit(.minutes(10))) func cellularOffThenOnIsOneUpdateOfTheJob() async throws {
+    @Test(.timeLimit(.minutes(1)), .onThePool) func cellularOffThenOnIsOneUpdateOfTheJob() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
         let system = TestTransferSystem()
@@ -182,7 +183,7 @@ import Testing
 
     /// The server's answer reaches the job: a 503 with `Retry-After: 120` retries exactly 120 seconds later,
     /// and a 201's body (the new photo's id) is the job's result, which its dependents read.
-    @Test(.timeLimit(.minutes(10))) func theServersAnswerReachesTheJob() async throws {
+    @Test(.timeLimit(.minutes(1)), .onThePool) func theServersAnswerReachesTheJob() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
         let system = TestTransferSystem()
@@ -212,7 +213,7 @@ import Testing
     /// Reconciliation leans on nothing Apple does not document: at a launch for the session's events it runs
     /// after the session delivered them; at another launch it waits for the grace period and leaves a young
     /// park alone; and it cancels the tasks whose jobs are no longer parked under them.
-    @Test(.timeLimit(.minutes(10))) func reconciliationWaitsForTheEventsOrTheGracePeriod() async throws {
+    @Test(.timeLimit(.minutes(1)), .onThePool) func reconciliationWaitsForTheEventsOrTheGracePeriod() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
         try await TransferTests.leaveAParkedTransfer(in: folder)
@@ -252,7 +253,9 @@ import Testing
 
     /// A share extension's transfer may carry no unique key (the owner could drop the enqueue while the
     /// transfer runs), and an outcome its producer cannot enqueue is logged, not swallowed.
-    @Test(.timeLimit(.minutes(10))) func anExtensionsTransferIsRefusedAUniqueKeyAndReportsItsFailures() async throws {
+    @Test(.timeLimit(.minutes(1)), .onThePool) func anExtensionsTransferIsRefusedAUniqueKeyAndReportsItsFailures()
+        async throws
+    {
         let folder = AppFolder()
         defer { folder.remove() }
         var configuration = folder.configuration

@@ -36,7 +36,7 @@ import Testing
     /// A transfer that finishes while the app runs and one that finishes while it is not running (reported
     /// after the relaunch) each end their job once; a second report of the first changes nothing; the
     /// system's background-events handler is called once the outcome is durable.
-    @Test(.timeLimit(.minutes(10))) func aTransferIsCountedOnceBeforeAndAfterARelaunch() async throws {
+    @Test(.timeLimit(.minutes(1))) func aTransferIsCountedOnceBeforeAndAfterARelaunch() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
         let system = TestTransferSystem()
@@ -78,7 +78,7 @@ import Testing
 
     /// A transfer the system no longer has after a relaunch (dropped, or never started: the app died between
     /// the park and the start) is failed by the retry policy, and its job runs again: a new transfer.
-    @Test(.timeLimit(.minutes(10))) func aTransferTheSystemDroppedIsRetried() async throws {
+    @Test(.timeLimit(.minutes(1))) func aTransferTheSystemDroppedIsRetried() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
         let system = TestTransferSystem()
@@ -106,7 +106,7 @@ import Testing
     }
 
     /// The app's rule decides: a 404 fails the job for good; a 503 retries it.
-    @Test(.timeLimit(.minutes(10))) func theRulesMapStatusesToOutcomes() async throws {
+    @Test(.timeLimit(.minutes(1))) func theRulesMapStatusesToOutcomes() async throws {
         let standard = TransferRules.standard
         #expect(standard.outcome(TransferCompletion(key: "k", statusCode: 204, error: nil)) == .success)
         #expect(standard.outcome(TransferCompletion(key: "k", statusCode: 404, error: nil)) == .fail("HTTP 404"))
@@ -148,7 +148,7 @@ import Testing
 
     /// A share extension enqueues the parked job as a producer and starts the transfer in its own session;
     /// the app, handed that session's events, records the outcome and calls the system's handler.
-    @Test(.timeLimit(.minutes(10))) func aShareExtensionsTransferIsRecordedByTheApp() async throws {
+    @Test(.timeLimit(.minutes(1))) func aShareExtensionsTransferIsRecordedByTheApp() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
         var configuration = folder.configuration
@@ -183,7 +183,7 @@ import Testing
     /// A share extension's transfer that ends while the extension still runs reports to the extension's
     /// delegate, not the app's: the extension enqueues the outcome as a job after the parked one, and the
     /// app's runner records it for the parked job.
-    @Test(.timeLimit(.minutes(10))) func aTransferEndingWhileTheExtensionRunsIsRecordedByTheApp() async throws {
+    @Test(.timeLimit(.minutes(1))) func aTransferEndingWhileTheExtensionRunsIsRecordedByTheApp() async throws {
         let folder = AppFolder()
         defer { folder.remove() }
         var configuration = folder.configuration

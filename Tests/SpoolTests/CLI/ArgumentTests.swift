@@ -1,10 +1,11 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// Bad input gets a typed error, and nothing is written or changed.
-@Suite struct ArgumentTests {
+@Suite(.blocking) struct ArgumentTests {
     @Test func everyBadArgumentIsTypedAndWritesNothing() throws {
         let temp = TemporaryDirectory()
         defer { temp.cleanup() }

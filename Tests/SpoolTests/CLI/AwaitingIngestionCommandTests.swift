@@ -1,4 +1,5 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
@@ -6,7 +7,7 @@ import Testing
 /// `spool list`, `show`, `stats`, `report` and `verify` on a queue whose inbox holds producers' records
 /// the owner has not ingested (issue #32 item 2): they show those jobs, marked as awaiting ingestion with
 /// when they were acknowledged, in text and in JSON, and write nothing — not into the inbox either.
-@Suite struct AwaitingIngestionCommandTests {
+@Suite(.blocking) struct AwaitingIngestionCommandTests {
     /// Every file under `directory` (the inbox's included) and its bytes.
     private func contents(of directory: String) throws -> [String: Data] {
         var files: [String: Data] = [:]

@@ -1,10 +1,11 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// `spool compact` and `spool stats`, run as the built executable.
-@Suite struct CompactCommandTests {
+@Suite(.blocking) struct CompactCommandTests {
     @Test func compactThenStats() throws {
         let binary = try #require(ChildProcess.spoolExecutable(), "the spool executable was not built")
         let temporary = TemporaryDirectory()

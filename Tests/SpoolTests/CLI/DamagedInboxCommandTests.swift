@@ -1,4 +1,5 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
@@ -6,7 +7,7 @@ import Testing
 /// Damage is said where a person looks (issue #43 item 4): a command that opens the queue as its owner says
 /// on standard error what the open left aside (a damaged inbox file, with its offset and why); `spool list` and
 /// `spool stats` show what they can read, name the damaged inbox file on standard error and exit with 1.
-@Suite struct DamagedInboxCommandTests {
+@Suite(.blocking) struct DamagedInboxCommandTests {
     @Test func enqueueNamesTheSkippedFileAndListShowsTheRest() throws {
         let binary = try #require(ChildProcess.spoolExecutable(), "the spool executable was not built")
         let temporary = TemporaryDirectory("damaged-inbox-cli")

@@ -1,11 +1,12 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// `spool demo`, run as the built executable: it reaches its end, and shows the runtime, progress,
 /// checkpoints, stop reasons, snoozes and parking.
-@Suite struct DemoCommandTests {
+@Suite(.blocking) struct DemoCommandTests {
     @Test func theDemoShowsTheRuntimeFromHandlersToChainsStopsAndParking() throws {
         let binary = try #require(ChildProcess.spoolExecutable(), "the spool executable was not built")
         let demo = try ChildProcess.run(binary, ["demo"])

@@ -1,11 +1,12 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// `spool enqueue` into a queue another process owns as `.shared` (issue #16): the command goes
 /// through the queue's inbox instead of waiting for the owner, and the owner's ingestion enqueues the job.
-@Suite struct EnqueueProducerCommandTests {
+@Suite(.blocking) struct EnqueueProducerCommandTests {
     /// A `.shared` configuration for the owner in this process.
     private static func shared() -> Configuration {
         var configuration = Configuration()

@@ -1,11 +1,12 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// The `spool` tool, run as the built executable with arguments a person or a script may get
 /// wrong: bytes that are not UTF-8, numbers out of range, odd directories, control characters.
-@Suite struct HostileCommandLineTests {
+@Suite(.blocking) struct HostileCommandLineTests {
     private let binary: String
     private let temporary = TemporaryDirectory("spool-hostile-cli")
 

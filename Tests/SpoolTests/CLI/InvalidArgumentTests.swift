@@ -1,11 +1,12 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// Bad arguments never trap the process: each is a typed `invalidArgument` — retry policies (refused by
 /// the open that uses them), configuration values, a runner's options and its registrations.
-@Suite struct InvalidArgumentTests {
+@Suite(.blocking) struct InvalidArgumentTests {
     /// Policies the factories trapped on, each refused by the open, before the directory is touched.
     static let trappingPolicies: [(String, RetryPolicy)] = [
         ("empty table", .table([])),

@@ -1,11 +1,12 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// `spool pause` and `spool resume`, run as the built executable: the pause is durable, and a claim
 /// by `spool claim` honours it.
-@Suite struct PauseCommandTests {
+@Suite(.blocking) struct PauseCommandTests {
     @Test func aKindPausedByTheCommandIsNotClaimedUntilResumed() throws {
         let binary = try #require(ChildProcess.spoolExecutable(), "the spool executable was not built")
         let temporary = TemporaryDirectory()

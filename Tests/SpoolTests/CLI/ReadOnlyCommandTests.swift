@@ -1,4 +1,5 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
@@ -6,7 +7,7 @@ import Testing
 /// `spool list`, `show` and `stats`, run as the built executable, only read: they change no byte
 /// of the queue directory, not even where an open would (a torn tail, an expired lease, a
 /// snapshot a compaction left unfinished).
-@Suite struct ReadOnlyCommandTests {
+@Suite(.blocking) struct ReadOnlyCommandTests {
     /// Every file of `directory` and its bytes.
     private func contents(of directory: String) throws -> [String: Data] {
         var files: [String: Data] = [:]

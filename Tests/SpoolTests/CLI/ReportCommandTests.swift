@@ -1,4 +1,5 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
@@ -6,7 +7,7 @@ import Testing
 
 /// `spool report DIR --html FILE`: one self-contained page, well formed whatever the jobs' text
 /// holds (ids, kinds and errors are untrusted), that changes nothing in the queue.
-@Suite struct ReportCommandTests {
+@Suite(.blocking) struct ReportCommandTests {
     static let hostileID: JobID = "<script>alert(\"id\")</script>"
     static let hostileKind = "k\"&'<b>"
     static let hostileError = "</td><img src=x onerror=alert(1)> & \"q\""

@@ -1,4 +1,5 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
@@ -6,7 +7,7 @@ import Testing
 /// The `spool` commands against a queue another process owns (issue #16): reading commands read at once
 /// without a lock; `cancel` goes through the inbox like `enqueue`; other changing commands fail at once
 /// naming the owner unless `--take-over` takes the role of an owner whose lease expired.
-@Suite struct SharedOwnerCommandTests {
+@Suite(.blocking) struct SharedOwnerCommandTests {
     /// A `.shared` owner's configuration; `clock` sets the wall time its lease is recorded in.
     private static func shared(_ clock: ManualClock = ManualClock()) -> Configuration {
         var configuration = Configuration()

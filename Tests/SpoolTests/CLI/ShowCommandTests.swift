@@ -1,10 +1,11 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// `spool show`, run as the built executable: every field of a job, for scripts and for people.
-@Suite struct ShowCommandTests {
+@Suite(.blocking) struct ShowCommandTests {
     @Test func aJobsConstraintsPrerequisitesAndScheduleAreShown() throws {
         let binary = try #require(ChildProcess.spoolExecutable(), "the spool executable was not built")
         let temporary = TemporaryDirectory()

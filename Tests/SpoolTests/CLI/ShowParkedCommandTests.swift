@@ -1,10 +1,11 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// `spool show` and `spool list` print a parked job's key and deadline and a job's checkpoint.
-@Suite struct ShowParkedCommandTests {
+@Suite(.blocking) struct ShowParkedCommandTests {
     @Test func showPrintsTheParkedKeyTheDeadlineAndTheCheckpoint() throws {
         let binary = try #require(ChildProcess.spoolExecutable(), "the spool executable was not built")
         let temporary = TemporaryDirectory()

@@ -1,11 +1,12 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import SpoolCommands
 
 /// How `spool` writes instants: ISO 8601 in UTC with milliseconds, valid at every instant a `Date`
 /// read from a queue can hold, up to the ends of the range of 64-bit milliseconds.
-@Suite struct TimeTextTests {
+@Suite(.blocking) struct TimeTextTests {
     @Test func theEndsOfTheRangeAreValidISO8601() {
         #expect(ISO8601.string(from: Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00.000Z")
         #expect(ISO8601.string(from: Date(timeIntervalSince1970: 1_800_000_000)) == "2027-01-15T08:00:00.000Z")

@@ -1,11 +1,12 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 @testable import SpoolCommands
 
 /// `spool verify` checks the invariants of the state its replay built, and reports broken ones.
-@Suite struct VerifyInvariantTests {
+@Suite(.blocking) struct VerifyInvariantTests {
     @Test func aSoundQueuePassesTheInvariantCheck() throws {
         let binary = try #require(ChildProcess.spoolExecutable(), "the spool executable was not built")
         let temporary = TemporaryDirectory()

@@ -1,11 +1,12 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// `spool stats` and `spool verify` report the format versions and the applied job migration, run
 /// as the built executable.
-@Suite struct VersionCommandTests {
+@Suite(.blocking) struct VersionCommandTests {
     /// Seconds are decimal numbers: `Double` alone would read "0x10" as 16 s.
     @Test func secondsAreDecimal() throws {
         let binary = try #require(ChildProcess.spoolExecutable(), "the spool executable was not built")

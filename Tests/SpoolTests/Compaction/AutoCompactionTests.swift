@@ -1,11 +1,12 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// `Configuration.autoCompaction`: the queue compacts itself in the background
 /// when obsolete records pile up, never twice at once, and recovers from a failed one.
-@Suite struct AutoCompactionTests {
+@Suite(.blocking) struct AutoCompactionTests {
     private func configuration(
         _ clock: ManualClock, retention: TimeInterval = 0,
         auto: AutoCompaction? = AutoCompaction(minimumLogBytes: 16 << 10, obsoleteRatio: 1)

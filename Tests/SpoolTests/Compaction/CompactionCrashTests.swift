@@ -1,11 +1,12 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// A compaction that expires jobs, crashed at every I/O step: the recovered
 /// queue is exactly the state before it or the state after it.
-@Suite struct CompactionCrashTests {
+@Suite(.blocking) struct CompactionCrashTests {
     private static func configuration(_ disk: SimulatedDisk) -> Configuration {
         var configuration = Configuration()
         configuration.clock = ManualClock()

@@ -1,10 +1,11 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// `compact()` rewrites the log as a snapshot that recreates every job exactly.
-@Suite struct CompactionTests {
+@Suite(.blocking) struct CompactionTests {
     private func configuration(_ clock: ManualClock) -> Configuration {
         var configuration = testConfiguration(clock: clock)
         configuration.logFileSize = 4096

@@ -1,10 +1,11 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// Compaction while the queue is live: payload reads racing the deletion of old files, and the trigger's arithmetic.
-@Suite struct LiveCompactionTests {
+@Suite(.blocking) struct LiveCompactionTests {
     /// A queue on `fileSystem`, compacting only when a test says so.
     private static func openQueue(in temporary: TemporaryDirectory, fileSystem: HookedFileSystem) throws -> JobQueue {
         var configuration = testConfiguration()
@@ -93,7 +94,7 @@ import Testing
     /// `close()` while a `compact()` (another thread's) writes its snapshot: the compaction must
     /// not go on writing into the directory after close released it (another opener may own it
     /// by then), so it gives up before its snapshot is renamed into the log, and close waits for it.
-    @Test func closeDuringACompactionLeavesNoSnapshotWrittenAfterIt() async throws {
+    @Test(.onThePool) func closeDuringACompactionLeavesNoSnapshotWrittenAfterIt() async throws {
         let temporary = TemporaryDirectory()
         defer { temporary.cleanup() }
         let fileSystem = HookedFileSystem()

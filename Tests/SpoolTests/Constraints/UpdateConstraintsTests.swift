@@ -1,11 +1,12 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// `JobQueue.update(_:constraints:)`: an unfinished job's constraints change durably (`set_constraints`, 50,
 /// body version 14; FORMAT.md, *Changing a job's constraints*).
-@Suite struct UpdateConstraintsTests {
+@Suite(.blocking) struct UpdateConstraintsTests {
     static let unmetered = JobConstraints(requiresUnmeteredNetwork: true)
     static let named = JobConstraints(requiresCharging: true, requiredConditions: ["signed-in"])
 
@@ -54,7 +55,7 @@ import Testing
         try closeChecked(queue)
     }
 
-    @Test func aFinishedJobIsRefusedAndNothingIsWritten() async throws {
+    @Test(.onThePool) func aFinishedJobIsRefusedAndNothingIsWritten() async throws {
         let temp = TemporaryDirectory()
         defer { temp.cleanup() }
         let clock = ManualClock()

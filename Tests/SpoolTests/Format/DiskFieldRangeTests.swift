@@ -1,4 +1,5 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
@@ -14,7 +15,7 @@ import Testing
 /// each recovery mode that enqueues, claims, queries, compacts and closes (`enqueue`, `claim`,
 /// `compact`). Every case must end in
 /// success or a typed `SpoolError`; a trap kills the test process, failing the run.
-@Suite struct DiskFieldRangeTests {
+@Suite(.blocking) struct DiskFieldRangeTests {
     static let directory = "/fields"
     static let t: Int64 = 1_800_000_000_000
 

@@ -1,11 +1,12 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// FORMAT.md's worked example is checked against the bytes this build writes,
 /// so the document cannot drift from the code.
-@Suite struct FormatDocumentTests {
+@Suite(.blocking) struct FormatDocumentTests {
     /// The example's bytes: a file header and one enqueue record.
     static func exampleBytes() -> [UInt8] {
         let instanceID = Array(UInt8(0)..<16)

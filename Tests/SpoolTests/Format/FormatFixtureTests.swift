@@ -1,11 +1,12 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// The compatibility promise: every checked-in queue directory (``FormatFixture``) opens, in this
 /// build, to exactly the state the version that wrote it held.
-@Suite struct FormatFixtureTests {
+@Suite(.blocking) struct FormatFixtureTests {
     /// Copies fixture `name`'s queue into a temporary directory: tests never open the checked-in files.
     private func copyOfFixture(_ name: String, into temporary: TemporaryDirectory) throws -> String {
         let copy = temporary.path + "/" + name

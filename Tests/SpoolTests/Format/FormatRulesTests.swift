@@ -1,4 +1,5 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
@@ -6,7 +7,7 @@ import Testing
 /// FORMAT.md's rules that a reader would otherwise have to find by experiment, each checked
 /// against the engine: number ranges, frame plausibility and the resync window, stale frames in
 /// strict mode, body versions higher than needed, trailing bytes, options records with no option.
-@Suite struct FormatRulesTests {
+@Suite(.blocking) struct FormatRulesTests {
     static let t: Int64 = 1_800_000_000_000
 
     /// `body` with the field named `name` (its name as ``FieldGrammar/walk(_:)`` gives it, without the

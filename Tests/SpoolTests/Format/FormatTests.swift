@@ -1,9 +1,10 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
-@Suite struct CRC32CTests {
+@Suite(.blocking) struct CRC32CTests {
     @Test func checkValueOfTheStandardString() {
         #expect(CRC32C.checksum(Array("123456789".utf8)) == 0xE306_9283)
     }
@@ -45,7 +46,7 @@ import Testing
     }
 }
 
-@Suite struct EncodingTests {
+@Suite(.blocking) struct EncodingTests {
     @Test func varintsRoundTripAtTheirEdges() throws {
         let unsigned: [UInt64] = [0, 1, 127, 128, 16383, 16384, UInt64(UInt32.max), UInt64.max]
         let signed: [Int64] = [0, -1, 1, -64, 64, Int64.min, Int64.max]

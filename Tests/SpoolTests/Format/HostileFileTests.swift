@@ -1,11 +1,12 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// Files a queue must not trust: links, strangers, newer formats. Each is
 /// refused with a typed error and left exactly as it was.
-@Suite struct HostileFileTests {
+@Suite(.blocking) struct HostileFileTests {
     @Test func aLockFileThatIsALinkIsNotFollowed() throws {
         let temp = TemporaryDirectory()
         defer { temp.cleanup() }

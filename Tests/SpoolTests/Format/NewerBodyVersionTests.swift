@@ -1,11 +1,12 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// A record of a newer body version is refused as newer wherever replay meets it (a snapshot's
 /// first record, a stale record salvage passes over), and the refusal changes nothing.
-@Suite struct NewerBodyVersionTests {
+@Suite(.blocking) struct NewerBodyVersionTests {
     private func configuration() -> Configuration {
         var configuration = testConfiguration()
         configuration.preallocationChunk = 0

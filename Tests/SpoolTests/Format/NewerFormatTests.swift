@@ -1,4 +1,5 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
@@ -6,7 +7,7 @@ import Testing
 /// A queue holding a file or a record from a newer version is refused with `newerFormat`, naming
 /// both versions and where, and nothing in its directory changes: no torn tail is cut, no leftover
 /// deleted, no file removed as a torn creation, whether the queue is opened or only verified.
-@Suite struct NewerFormatTests {
+@Suite(.blocking) struct NewerFormatTests {
     /// A queue of two log files, closed, with a `.tmp` leftover that an open would delete.
     private func makeQueue(_ temporary: TemporaryDirectory) throws -> String {
         var configuration = testConfiguration()

@@ -1,4 +1,5 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
@@ -8,7 +9,7 @@ import Testing
 /// version the document gives its range of opcodes, and the fields test files use
 /// (``FieldGrammar``) are the document's. A new opcode is so listed in one table in the sources,
 /// and the document (and the test grammar) cannot be forgotten.
-@Suite struct OpcodeTableTests {
+@Suite(.blocking) struct OpcodeTableTests {
     /// `FORMAT.md`'s operation tables: opcode → (name, "fields, in order").
     private func documentedOperations() throws -> [UInt8: (name: String, fields: String)] {
         let document = try String(contentsOfFile: packageRoot() + "/FORMAT.md", encoding: .utf8)

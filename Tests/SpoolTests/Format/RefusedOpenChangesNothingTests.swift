@@ -1,11 +1,12 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// A refused open changes nothing in the directory: newer migrations than the build knows, invalid
 /// migration settings.
-@Suite struct RefusedOpenChangesNothingTests {
+@Suite(.blocking) struct RefusedOpenChangesNothingTests {
     private func configuration() -> Configuration {
         var configuration = testConfiguration()
         configuration.preallocationChunk = 0

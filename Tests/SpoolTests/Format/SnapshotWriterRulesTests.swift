@@ -1,11 +1,12 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// What a writer of snapshots must follow and a reader holds them to (FORMAT.md, *Snapshots and compaction*,
 /// "Writing a snapshot"), issue #32 item 5: one rule for the same bytes in open, appending and `spool verify`.
-@Suite struct SnapshotWriterRulesTests {
+@Suite(.blocking) struct SnapshotWriterRulesTests {
     static let t = DiskFieldRangeTests.t
 
     /// An unfinished job restored waiting for a job that is missing, succeeded or failed does not apply;

@@ -1,10 +1,11 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// Time and deadline arithmetic: Millis round trips, backoff bounds, periodic windows, extreme values.
-@Suite struct TimeArithmeticTests {
+@Suite(.blocking) struct TimeArithmeticTests {
     /// A whole-millisecond instant after 2038 (seconds since 1970 ≥ 2^31) whose `Date` does not give
     /// back its milliseconds by `timeIntervalSince1970 * 1000` rounded down.
     static let awkwardMillis: Int64 = 2_163_140_617_568
@@ -113,7 +114,7 @@ import Testing
     }
 }
 
-@Suite struct ManualClockRangeTests {
+@Suite(.blocking) struct ManualClockRangeTests {
     /// Advancing the test clock to a far deadline (a retry thousands of years out) must not trap,
     /// nor leave a monotonic reading that a lease expiry overflows from.
     @Test func advancingFarDoesNotTrap() throws {

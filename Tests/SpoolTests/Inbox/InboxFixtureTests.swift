@@ -1,11 +1,12 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// The checked-in fixture of the producer inbox files (`format-2-inbox`): its inbox file is partly
 /// ingested (FORMAT.md, *Producer inbox files*), and the log and the snapshot record how far.
-@Suite struct InboxFixtureTests {
+@Suite(.blocking) struct InboxFixtureTests {
     @Test func theInboxFixtureHoldsAPartlyIngestedFile() throws {
         let temporary = TemporaryDirectory("inbox-fixture")
         defer { temporary.cleanup() }
@@ -49,7 +50,7 @@ import Testing
 
 /// The checked-in fixture of producer order (`format-2-order`): two inbox files of body version 10 records,
 /// each starting with `acknowledged`, one a `cancel_tagged`, whose names sort against the order of their calls.
-@Suite struct OrderFixtureTests {
+@Suite(.blocking) struct OrderFixtureTests {
     /// Each inbox file's records, decoded.
     private func records(of queue: String) throws -> [String: [InboxScanner.Record]] {
         let inbox = InboxFormat.directory(ofQueue: queue)
@@ -107,7 +108,7 @@ import Testing
 
 /// The checked-in fixture of a producer's terms (`format-2-terms`): inbox records of body version 12 holding
 /// `owner_attempts` and `park_on_ingest`, ingested into claims and parks, and one of version 10.
-@Suite struct TermsFixtureTests {
+@Suite(.blocking) struct TermsFixtureTests {
     /// The body version of each record of the inbox file `name` of `queue`, and the records.
     private func records(_ name: String, of queue: String) throws -> (versions: [UInt8], records: [InboxScanner.Record])
     {

@@ -1,10 +1,11 @@
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// The merge of the producers' pending records (``InboxMerge``, FORMAT.md *Producer inbox files*, "Order"),
 /// as a pure function: stamps in, steps out.
-@Suite struct InboxMergeTests {
+@Suite(.blocking) struct InboxMergeTests {
     static let boot = "boot-now"
 
     static func stamp(_ monotonic: UInt64, boot: String = boot, at: Int64 = 0) -> InboxStamp {

@@ -1,9 +1,10 @@
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// How the owner finds where a producer's records end in a file that ends in its reservation's zeroes.
-@Suite struct InboxScannerTests {
+@Suite(.blocking) struct InboxScannerTests {
     /// ``Platform/endOfNonZero(_:)`` steps over zeroes a block at a time; the last non-zero byte may lie
     /// anywhere in a block, at either edge of one, or nowhere.
     @Test func theEndOfTheNonZeroBytesIsFoundAtEveryBlockEdge() {

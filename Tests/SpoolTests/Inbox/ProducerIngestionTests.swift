@@ -1,10 +1,11 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// Producers (``QueueProducer``) and the owner's ingestion of their inbox files (FORMAT.md, *Producer inbox files*).
-@Suite struct ProducerIngestionTests {
+@Suite(.blocking) struct ProducerIngestionTests {
     static let directory = "/q"
 
     /// A queue created on `disk`, closed again (the producers write while no owner or one owner has it open).
@@ -463,7 +464,7 @@ final class InboxOpenHook: SimulatedDiskWrapper, @unchecked Sendable {
 /// A damaged inbox file is loud everywhere (issue #32 item 6): an open names it in its report (and opens:
 /// the other files are ingested), every ingestion throws its error, and `spool verify` refuses it —
 /// each naming the file and the offset of the damage.
-@Suite struct DamagedInboxTests {
+@Suite(.blocking) struct DamagedInboxTests {
     @Test func openReportsItIngestionThrowsItAndVerifyRefusesIt() throws {
         let temporary = TemporaryDirectory("damaged-inbox")
         defer { temporary.cleanup() }

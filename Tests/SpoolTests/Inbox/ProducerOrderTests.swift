@@ -1,4 +1,5 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
@@ -7,7 +8,7 @@ import Testing
 /// "Order"): a call that returned before another began, in any producer, is applied first, whatever the
 /// names of their inbox files. In one process on a shared ``ManualClock`` that moves between calls, as
 /// the system's clock does; the process test (`ProducerOrderProcessTests`) runs it across processes.
-@Suite struct ProducerOrderTests {
+@Suite(.blocking) struct ProducerOrderTests {
     static let directory = "/q"
 
     /// Two producers whose inbox files' names sort against the order of their calls (`late` names its

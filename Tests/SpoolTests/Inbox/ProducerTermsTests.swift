@@ -1,4 +1,5 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
@@ -6,7 +7,7 @@ import Testing
 /// What a producer's enqueue asks of the owner besides the job (FORMAT.md, *Producer inbox files*, body
 /// version 12): the owner's attempt budget for a job that names none, a job that arrives parked, a queue the
 /// producer records into before any owner created it.
-@Suite struct ProducerTermsTests {
+@Suite(.blocking) struct ProducerTermsTests {
     /// A configuration on `disk` whose retry policy gives `attempts` attempts by default.
     static func configuration(_ disk: SimulatedDisk, attempts: Int, clock: ManualClock) -> Configuration {
         var configuration = ProducerIngestionTests.configuration(disk)
@@ -17,7 +18,7 @@ import Testing
 
     /// The budget an app gives its queue is the one its extension's jobs get, whatever the extension's
     /// configuration says; a job's own budget is kept.
-    @Test func aJobWithoutABudgetGetsTheOwnersAtIngestion() async throws {
+    @Test(.onThePool) func aJobWithoutABudgetGetsTheOwnersAtIngestion() async throws {
         let disk = SimulatedDisk()
         let clock = ManualClock()
         let owner = Self.configuration(disk, attempts: 4, clock: clock)

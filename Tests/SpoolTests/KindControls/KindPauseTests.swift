@@ -1,10 +1,11 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// `pause(kind:)` and `resume(kind:)`: durable, a record each, honoured by every claim and deadline.
-@Suite struct KindPauseTests {
+@Suite(.blocking) struct KindPauseTests {
     static func queue(_ temp: TemporaryDirectory, clock: ManualClock = ManualClock()) throws -> JobQueue {
         var configuration = testConfiguration(clock: clock)
         configuration.autoCompaction = nil
@@ -33,7 +34,7 @@ import Testing
         try closeChecked(queue)
     }
 
-    @Test func pausingAPausedKindOrResumingAnotherWritesNothing() async throws {
+    @Test(.onThePool) func pausingAPausedKindOrResumingAnotherWritesNothing() async throws {
         let temp = TemporaryDirectory("spool-pause")
         defer { temp.cleanup() }
         let queue = try Self.queue(temp)

@@ -1,11 +1,12 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// Rate limits: at most N starts of a kind per window, counted from the claims in the log, so that
 /// neither a restart nor a compaction resets the window; the next deadline is the window's end.
-@Suite struct RateLimitTests {
+@Suite(.blocking) struct RateLimitTests {
     static func queue(_ temp: TemporaryDirectory, clock: ManualClock) throws -> JobQueue {
         var configuration = testConfiguration(clock: clock)
         configuration.autoCompaction = nil
@@ -63,7 +64,7 @@ import Testing
         try closeChecked(queue)
     }
 
-    @Test func aLoweredLimitCountsTheStartsOfTheOpenWindow() async throws {
+    @Test(.onThePool) func aLoweredLimitCountsTheStartsOfTheOpenWindow() async throws {
         let temp = TemporaryDirectory("spool-rate")
         defer { temp.cleanup() }
         let clock = ManualClock()

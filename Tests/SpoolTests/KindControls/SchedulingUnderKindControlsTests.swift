@@ -1,4 +1,5 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
@@ -6,7 +7,7 @@ import Testing
 /// What the queries a scheduler reads say while a kind is paused or at its rate limit: the same as
 /// claims (``KindControls/earliestStart(of:dueAt:)`` and ``KindControls/closedKinds(at:)``), so that an
 /// app never asks the system to launch it for work no claim would take.
-@Suite struct SchedulingUnderKindControlsTests {
+@Suite(.blocking) struct SchedulingUnderKindControlsTests {
     static func queue(_ temp: TemporaryDirectory, clock: ManualClock) throws -> JobQueue {
         var configuration = testConfiguration(clock: clock)
         configuration.autoCompaction = nil

@@ -1,11 +1,12 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// ``Configuration/durability`` (issue 19 item 5): which sync the log's commit groups get, and
 /// what a power loss may take back with ``Durability/ordered``.
-@Suite struct DurabilityLevelTests {
+@Suite(.blocking) struct DurabilityLevelTests {
     @Test func theCommitGroupsGetTheSyncTheConfigurationAsksFor() throws {
         for durability in [Durability.full, .ordered] {
             let temp = TemporaryDirectory("spool-durability")

@@ -1,12 +1,13 @@
 import Dispatch
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// "Durable before return" (issue #14 item 2): no mutator returns while its record's sync is held,
 /// and after a failed write or sync no read shows the change that never reached the disk.
-@Suite(.serialized) struct DurableBeforeReturnTests {
+@Suite(.serialized, .blocking) struct DurableBeforeReturnTests {
     private struct Upload: JobKind {
         static let kind = "upload"
         var path: String
@@ -361,7 +362,7 @@ import Testing
     /// Runs `act` with the next data sync held: it must not return before that sync is released.
     /// A mutator that skips the wait either returns before any sync starts (no one leads one) or
     /// while the flusher's is held; both are reported.
-    @Test(arguments: mutators.indices)
+    @Test(.onThePool, arguments: mutators.indices)
     func noMutatorReturnsBeforeItsRecordIsSynced(index: Int) async throws {
         let (name, prepare, act) = Self.mutators[index]
         let fixture = try Fixture()
@@ -515,7 +516,7 @@ import Testing
     /// After a write or a sync of the log failed, the state in memory holds a change that never
     /// reached the disk: every read throws `needsReopen` rather than show it, and an observation
     /// ends. Reopening shows the acknowledged jobs only.
-    @Test(arguments: [FaultyFileSystem.Fault.write(EIO), .write(ENOSPC), .sync(EIO), .sync(ENOSPC)])
+    @Test(.onThePool, arguments: [FaultyFileSystem.Fault.write(EIO), .write(ENOSPC), .sync(EIO), .sync(ENOSPC)])
     func everyReadThrowsNeedsReopenAfterAFailedWriteOrSync(fault: FaultyFileSystem.Fault) async throws {
         let temp = TemporaryDirectory()
         defer { temp.cleanup() }

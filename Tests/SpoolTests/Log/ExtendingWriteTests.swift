@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
@@ -7,7 +8,7 @@ import Testing
 /// A commit group of at least ``LogWriter/directWriteMinimum`` bytes (a batch) that does not fit the
 /// reserved space is written past it, extending the file, and made durable with a full sync: no zeroes
 /// are written ahead of it.
-@Suite struct ExtendingWriteTests {
+@Suite(.blocking) struct ExtendingWriteTests {
     /// A batch whose record is about `bytes` long: jobs with 200-byte payloads (~225 bytes each).
     private func batch(_ prefix: String, bytes: Int) -> [NewJob] {
         (0..<(bytes / 225)).map {

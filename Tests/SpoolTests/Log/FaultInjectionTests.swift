@@ -1,10 +1,11 @@
 import Dispatch
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
-@Suite struct FaultInjectionTests {
+@Suite(.blocking) struct FaultInjectionTests {
     private func open(_ directory: String, _ fileSystem: FaultyFileSystem) throws -> JobQueue {
         var configuration = testConfiguration()
         configuration.fileSystem = fileSystem
@@ -49,7 +50,7 @@ import Testing
         try closeChecked(reopened)
     }
 
-    @Test func concurrentCallersShareSyncsAndAllLearnOfAFailure() async throws {
+    @Test(.onThePool) func concurrentCallersShareSyncsAndAllLearnOfAFailure() async throws {
         let temp = TemporaryDirectory()
         defer { temp.cleanup() }
         let fileSystem = FaultyFileSystem()

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
@@ -8,7 +9,7 @@ import Testing
 /// waiting caller learns. Each test body blocks (on semaphores, on threads), so
 /// it runs on a thread of its own, never on Swift's cooperative pool, where the
 /// async callers it starts must run.
-@Suite struct GroupCommitTests {
+@Suite(.blocking) struct GroupCommitTests {
     /// How the callers that wait behind the leader call the queue.
     enum Callers: CaseIterable, Sendable { case blockingThreads, asyncTasks }
 
@@ -110,7 +111,7 @@ import Testing
         #expect(queue.engine.writer.waitForWaiters(count, until: .now() + hangGuard), "\(count) callers never waited")
     }
 
-    @Test(arguments: Callers.allCases)
+    @Test(.onThePool, arguments: Callers.allCases)
     func callersThatWaitedThroughASyncShareTheNextOneWhichTheLeaderDoesNotWaitFor(callers: Callers) async throws {
         try await onOwnThread { try sharedSync(callers) }
     }
@@ -147,7 +148,7 @@ import Testing
         try closeChecked(reopened)
     }
 
-    @Test(arguments: Callers.allCases)
+    @Test(.onThePool, arguments: Callers.allCases)
     func aFailedSyncOfTheFlusherFailsEveryCallerItCoveredAndNotTheLeader(callers: Callers) async throws {
         try await onOwnThread { try failedSharedSync(callers) }
     }
@@ -190,7 +191,7 @@ import Testing
         #expect(after.dataSyncNanoseconds > before.dataSyncNanoseconds)
     }
 
-    @Test func aSuspendedCallerIsAcknowledgedWhileAnotherCallersExecutorIsBusy() async throws {
+    @Test(.onThePool) func aSuspendedCallerIsAcknowledgedWhileAnotherCallersExecutorIsBusy() async throws {
         guard #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) else { return }
         try await onOwnThread { try busyExecutor() }
     }

@@ -1,11 +1,12 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// The boundaries between log files (FORMAT.md, *File numbers*, *Continuity across files*, and the file
 /// after a snapshot): what a reader can tell is missing there, judged alike by read-only inspection and by open.
-@Suite struct LogFileContinuityTests {
+@Suite(.blocking) struct LogFileContinuityTests {
     /// Every name in `directory` with its bytes.
     static func contents(of directory: String) throws -> [String: [UInt8]] {
         var files: [String: [UInt8]] = [:]

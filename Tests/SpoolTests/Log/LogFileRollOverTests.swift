@@ -1,10 +1,11 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// The log rolls over to new files past the log file size; a reopen reads them all.
-@Suite struct LogFileRollOverTests {
+@Suite(.blocking) struct LogFileRollOverTests {
     private func configuration(_ clock: ManualClock) -> Configuration {
         var configuration = testConfiguration(clock: clock)
         configuration.logFileSize = 2048

@@ -1,4 +1,5 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
@@ -6,7 +7,7 @@ import Testing
 /// Open reads the queue's directory once (#33 item 5): one listing, taken under the lock, serves replay,
 /// the repairs and the engine; a new queue's directory is listed once more, before the lock file is
 /// written into it. Counted on the file system's `contentsOfDirectory` for the queue's own directory.
-@Suite struct OpenListingTests {
+@Suite(.blocking) struct OpenListingTests {
     /// The real file system, counting the listings of one directory.
     final class ListingCounter: RealFileSystemWrapper, @unchecked Sendable {
         let real = POSIXFileSystem()

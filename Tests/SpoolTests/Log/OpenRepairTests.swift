@@ -1,10 +1,11 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// Open's repairs (deleting files a snapshot replaced) must not destroy what salvage could not read.
-@Suite struct OpenRepairTests {
+@Suite(.blocking) struct OpenRepairTests {
     /// A compaction ended after its snapshot was renamed into the log and before it removed the older
     /// files; the snapshot then took damage. Salvage skips the damaged snapshot records and opens
     /// without those jobs: the older files are then the only copy of them, and open must not delete them.
@@ -44,7 +45,7 @@ import Testing
 
 /// The queue directory may be reached through a symbolic link; a link to something that is not a
 /// directory is refused as a regular file is.
-@Suite struct QueueDirectoryLinkTests {
+@Suite(.blocking) struct QueueDirectoryLinkTests {
     @Test func aLinkToARegularFileIsNotAQueue() throws {
         let temp = TemporaryDirectory()
         defer { temp.cleanup() }

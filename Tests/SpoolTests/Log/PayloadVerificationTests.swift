@@ -1,4 +1,5 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
@@ -7,7 +8,7 @@ import Testing
 /// read is checked against the CRC-32C replay (or the write) computed of the bytes, so bytes
 /// changed on disk since (bit rot, a latent sector error, a stray write) are a `corruption`
 /// naming the file and offset, never a job's parameters.
-@Suite struct PayloadVerificationTests {
+@Suite(.blocking) struct PayloadVerificationTests {
     static let payload = Data("the parameters of the job, as the app wrote them".utf8)
 
     /// Changes one byte of the payload of job `id` in its log file, behind the queue's back.
@@ -115,7 +116,7 @@ import Testing
 
     /// The runner's claim reads the payload: the handler never runs with changed bytes, and the
     /// runner stops by itself with the corruption.
-    @Test func theRunnerNeverHandsChangedBytesToAHandler() async throws {
+    @Test(.onThePool) func theRunnerNeverHandsChangedBytesToAHandler() async throws {
         let fixture = try RuntimeFixture()
         let handled = Locked<[Data]>([])
         try fixture.runner.register(kind: "k") { payload, _ in handled.withLock { $0.append(payload) } }

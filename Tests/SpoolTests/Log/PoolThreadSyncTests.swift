@@ -1,4 +1,5 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
@@ -6,8 +7,10 @@ import Testing
 /// No async call waits on the disk on a thread of Swift's cooperative pool (issue 45): the writes
 /// and syncs of an async enqueue's commit group, and of its roll-over, run on Spool's own threads;
 /// and no reservation goes past the size at which a file rolls over.
-@Suite(.timeLimit(.minutes(10))) struct PoolThreadSyncTests {
-    @Test func anAsyncEnqueueWritesAndSyncsOffTheCallersPoolThreadAcrossRollOvers() async throws {
+@Suite(.blocking) struct PoolThreadSyncTests {
+    @Test(.timeLimit(.minutes(1)), .onThePool) func anAsyncEnqueueWritesAndSyncsOffTheCallersPoolThreadAcrossRollOvers()
+        async throws
+    {
         let temp = TemporaryDirectory()
         defer { temp.cleanup() }
         let disk = DiskCallRecorder()

@@ -1,10 +1,11 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// The log file grows in preallocated chunks; zeroes after the last record are its end.
-@Suite struct PreallocationTests {
+@Suite(.blocking) struct PreallocationTests {
     private func fileSize(_ path: String) throws -> Int64 {
         (try FileManager.default.attributesOfItem(atPath: path)[.size] as! NSNumber).int64Value
     }

@@ -1,9 +1,10 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
-@Suite struct RandomPoolTests {
+@Suite(.blocking) struct RandomPoolTests {
     @Test func idsAreVersion4UUIDsInLowercaseAndDistinct() {
         var seen = Set<String>()
         for _ in 0..<5000 {

@@ -1,4 +1,5 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
@@ -7,7 +8,7 @@ import Testing
 /// in both recovery modes. Open never traps or hangs; in strict mode it either
 /// recovers a prefix of what was written or throws a typed error; in salvage
 /// mode it opens and lists what it skipped, or throws a typed error.
-@Suite struct ReaderFuzzTests {
+@Suite(.blocking) struct ReaderFuzzTests {
     static let mutants = Int(ProcessInfo.processInfo.environment["SPOOL_READER_MUTANTS"] ?? "") ?? 1500
 
     /// A log written by a workload, and the job states after each of its records.

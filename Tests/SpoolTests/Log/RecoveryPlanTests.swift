@@ -1,10 +1,11 @@
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// The recovery plan without a disk: every kind of damage a reader reports, in both modes,
 /// against the plan strict and salvage carry out.
-@Suite struct RecoveryPlanTests {
+@Suite(.blocking) struct RecoveryPlanTests {
     struct Row: Sendable, CustomStringConvertible {
         var damage: LogDamage
         var strict: RecoveryPlan

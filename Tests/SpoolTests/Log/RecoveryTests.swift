@@ -1,11 +1,12 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// Open after damage: torn tails are cut silently, damage before intact
 /// records is corruption, salvage mode skips it and says so.
-@Suite struct RecoveryTests {
+@Suite(.blocking) struct RecoveryTests {
     /// Writes `count` enqueues, one record each, and returns the file's bytes
     /// and the offset where each record starts.
     private func makeLog(in directory: String, count: Int) throws -> (bytes: [UInt8], recordStarts: [Int]) {

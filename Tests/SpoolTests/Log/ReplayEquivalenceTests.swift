@@ -1,11 +1,12 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// The live state and the state replay rebuilds from the log are the same,
 /// after any sequence of operations.
-@Suite struct ReplayEquivalenceTests {
+@Suite(.blocking) struct ReplayEquivalenceTests {
     @Test(arguments: [1, 2, 3, 4, 5] as [UInt64])
     func replayEqualsTheLiveStateAfterRandomOperations(seed: UInt64) throws {
         let temp = TemporaryDirectory()

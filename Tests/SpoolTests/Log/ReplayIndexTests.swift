@@ -1,9 +1,10 @@
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// The in-memory indexes replay fills: the id hash and the ready index's batched inserts.
-@Suite struct ReplayIndexTests {
+@Suite(.blocking) struct ReplayIndexTests {
     private func job(_ id: String, kind: String, priority: Int32, runAt: Int64, sequence: UInt64) -> StoredJob {
         StoredJob(
             id: id, kind: kind, state: .enqueued, attempts: 0, maxAttempts: 3, priority: priority, sequence: sequence,

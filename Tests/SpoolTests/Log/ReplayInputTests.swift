@@ -1,10 +1,11 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// How replay reads its input: a log file read whole, and the job-index buckets read ahead.
-@Suite struct ReplayInputTests {
+@Suite(.blocking) struct ReplayInputTests {
     @Test func aFileReadWholeHoldsTheBytesAReadReturns() throws {
         let temp = TemporaryDirectory("whole")
         defer { temp.cleanup() }

@@ -1,4 +1,5 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
@@ -7,7 +8,7 @@ import Testing
 /// where (issue #32 item 6): a snapshot says how many records it holds (`snapshot_extent`), so one cut at
 /// any record boundary is `corruption` naming the snapshot and the offset where it ends; a damaged header
 /// or first record is named with its offset, not reported as missing files.
-@Suite struct SnapshotDamageTests {
+@Suite(.blocking) struct SnapshotDamageTests {
     /// A queue compacted into a snapshot of several records (jobs with large payloads), closed. Returns
     /// the snapshot's path and the offsets where each of its records ends.
     static func compactedQueue(_ temporary: TemporaryDirectory) throws -> (path: String, ends: [Int]) {

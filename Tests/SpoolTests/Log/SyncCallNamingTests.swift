@@ -1,4 +1,5 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
@@ -6,7 +7,7 @@ import Testing
 /// A failed sync's error names the call that ran, as ``Platform`` decided it (`fdatasync` on
 /// Linux; `fcntl(F_FULLFSYNC)`, or the `fsync` it falls back to, on Apple platforms), never a
 /// name written again at the call site.
-@Suite struct SyncCallNamingTests {
+@Suite(.blocking) struct SyncCallNamingTests {
     /// A descriptor no sync accepts: the read end of a pipe (EINVAL).
     private func withPipeFile(_ body: (POSIXFile, Int32) throws -> Void) throws {
         var ends: [Int32] = [0, 0]

@@ -1,4 +1,5 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
@@ -6,7 +7,7 @@ import Testing
 /// A torn tail is at most the last commit group (``TornTailPolicy``): damaged frames that still
 /// read as several groups were synced, so they are corruption, refused by a strict open and by
 /// `verify`, not cut. A damaged last group is still a torn tail, cut without a word.
-@Suite struct TornTailPolicyTests {
+@Suite(.blocking) struct TornTailPolicyTests {
     static let directory = "/torn"
     static let instanceID = Array(UInt8(0x10)..<0x20)
 

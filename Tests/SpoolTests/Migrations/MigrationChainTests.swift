@@ -1,10 +1,11 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// Migrations over chains and key carriers: compaction and replay of the chain and key indexes.
-@Suite struct MigrationChainTests {
+@Suite(.blocking) struct MigrationChainTests {
     /// Random operations with chains, append keys, periodic jobs and leases; every 60 steps a
     /// compaction, then a reopen that applies a new migration (keep / rename kind / new payload /
     /// drop / invalid, by a hash of the id). After each: invariants, and replay of the log (from the

@@ -1,11 +1,12 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// A job migration spanning several records and log files, crashed at every I/O step of the open
 /// that runs it: the recovered queue holds exactly the jobs before it or after it, never a mix.
-@Suite struct MigrationCrashTests {
+@Suite(.blocking) struct MigrationCrashTests {
     /// Splits `batch` jobs, rewrites `upload` ones, drops `legacy`, invalidates `bad`.
     static let migration = JobMigration(number: 1, name: "v2") { job, payload in
         switch job.kind {

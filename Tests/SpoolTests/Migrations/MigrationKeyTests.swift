@@ -1,4 +1,5 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
@@ -8,7 +9,7 @@ import Testing
 /// image does not take its key back, and one still unfinished after the commit's chain rule drops it
 /// (issue #32 item 4: every log earlier builds wrote still opens, and the unique-key index holds); the
 /// engine, replay and the command line agree on who holds the key.
-@Suite struct MigrationKeyTests {
+@Suite(.blocking) struct MigrationKeyTests {
     private func configuration(_ clock: ManualClock, _ migrations: [JobMigration] = []) -> Configuration {
         migrationTestConfiguration(clock, migrations)
     }

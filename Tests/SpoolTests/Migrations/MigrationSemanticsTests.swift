@@ -1,11 +1,12 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// Job migrations and known kinds as an app uses them: chains of unknown kinds, splits of running jobs,
 /// rewrites inside a migration that ends a prerequisite.
-@Suite struct MigrationSemanticsTests {
+@Suite(.blocking) struct MigrationSemanticsTests {
     private func configuration(_ clock: ManualClock, _ migrations: [JobMigration] = []) -> Configuration {
         migrationTestConfiguration(clock, migrations)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
@@ -14,7 +15,7 @@ func migrationTestConfiguration(_ clock: ManualClock, _ migrations: [JobMigratio
 }
 
 /// Job migrations: applied at open in order, atomically, once; their effects on each kind of job.
-@Suite struct MigrationTests {
+@Suite(.blocking) struct MigrationTests {
     private func configuration(_ clock: ManualClock, _ migrations: [JobMigration] = []) -> Configuration {
         migrationTestConfiguration(clock, migrations)
     }

@@ -1,11 +1,12 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// The `OWNER` file's bytes (FORMAT.md, "Ownership (the OWNER file)"), pinned by the checked-in
 /// fixture `format-2-owner`, and what a reader does with torn or foreign slots.
-@Suite struct OwnerFileTests {
+@Suite(.blocking) struct OwnerFileTests {
     private var fixtureQueue: String { FormatFixture.fixturesDirectory + "/format-2-owner/queue" }
 
     private func copyOfFixture(_ temporary: TemporaryDirectory) throws -> String {

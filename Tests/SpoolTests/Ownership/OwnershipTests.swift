@@ -1,11 +1,12 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// Ownership under ``ProcessSharing/shared`` in one process, with an injected clock: two `JobQueue`s
 /// on one directory stand for two processes (the lock registry lets `.shared` owners share it).
-@Suite struct OwnershipTests {
+@Suite(.blocking) struct OwnershipTests {
     private func shared(_ clock: ManualClock, lease: TimeInterval = 30) -> Configuration {
         var configuration = testConfiguration(clock: clock)
         configuration.sharing = .shared
@@ -166,18 +167,10 @@ import Testing
 
     #if os(Linux)
         /// The POSIX locks `/proc/locks` lists for this process on `LOCK` (matched by its inode).
-        private func locksHeld(onLockFileOf directory: String) throws -> [String] {
-            var info = stat()
-            #expect(stat(directory + "/LOCK", &info) == 0)
-            let text = try String(contentsOfFile: "/proc/locks", encoding: .utf8)
-            return text.split(separator: "\n").map(String.init).filter { line in
-                let fields = line.split(separator: " ")
-                guard fields.count >= 6 else { return false }
-                // "1: POSIX  ADVISORY  WRITE 1234 fd:01:5678 0 EOF" (a "->" blocked waiter line has one more field)
-                let offset = fields[1] == "->" ? 1 : 0
-                return fields[4 + offset] == "\(getpid())"
-                    && fields[5 + offset].split(separator: ":").last == "\(info.st_ino)"
-            }
+        /// This process's locks on the queue's `LOCK`, as `/proc/locks` lists them.
+        private func locksHeld(onLockFileOf directory: String) throws -> [ProcLocks.Lock] {
+            #expect(FileManager.default.fileExists(atPath: directory + "/LOCK"))
+            return try ProcLocks.locks(onFilesAt: [directory + "/LOCK"]).filter { $0.pid == getpid() }
         }
 
         /// Between calls a `.shared` owner holds no lock on anything in the directory; an exclusive

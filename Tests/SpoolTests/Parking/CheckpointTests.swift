@@ -1,11 +1,12 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// Checkpoints (#17 item 2): a cursor recorded with the running job in the record that renews its
 /// lease, given to the next attempt after a crash, a failure or a stop, bounded, kept by compaction.
-@Suite struct CheckpointTests {
+@Suite(.blocking) struct CheckpointTests {
     @Test func theNextAttemptAfterACrashReceivesTheLastCheckpoint() throws {
         let temp = TemporaryDirectory("spool-checkpoint")
         defer { temp.cleanup() }

@@ -1,11 +1,12 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// The bytes of the parking and checkpoint operations are FORMAT.md's (*Parked jobs and checkpoints*),
 /// and a reader refuses what is out of their ranges.
-@Suite struct ParkingFormatTests {
+@Suite(.blocking) struct ParkingFormatTests {
     private func decode(_ bytes: [UInt8]) throws -> [LogOperation] {
         try bytes.withUnsafeBytes { try TransactionCodec.decode($0, fileSequence: 1, bodyOffset: 0) }
     }

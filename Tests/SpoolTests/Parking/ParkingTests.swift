@@ -1,4 +1,5 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
@@ -6,7 +7,7 @@ import Testing
 /// Parked jobs (#17 item 1): a running job waiting for an external completion by key, with a
 /// deadline. Not an orphan at open, not reclaimed before its deadline, its attempt counted once,
 /// completed or failed by key from any later process, reconciled at launch, kept by compaction.
-@Suite struct ParkingTests {
+@Suite(.blocking) struct ParkingTests {
     /// A queue on a manual clock in a temporary directory.
     struct Fixture {
         let temp = TemporaryDirectory("spool-park")
@@ -22,7 +23,8 @@ import Testing
         func open() throws -> JobQueue { try JobQueue(directory: temp.queue, configuration: configuration) }
     }
 
-    @Test func aParkedJobSurvivesReopenWithoutBeingReclaimedAndCompletesByKeyInALaterProcess() async throws {
+    @Test(.onThePool) func aParkedJobSurvivesReopenWithoutBeingReclaimedAndCompletesByKeyInALaterProcess() async throws
+    {
         let fixture = Fixture()
         defer { fixture.temp.cleanup() }
         var queue = try await JobQueue.open(directory: fixture.temp.queue, configuration: fixture.configuration)
@@ -117,7 +119,7 @@ import Testing
     }
 
     /// A context built for a test gives the clock it was given, and parks for a duration on it.
-    @Test func aTestsContextParksForADurationOnItsClock() async throws {
+    @Test(.onThePool) func aTestsContextParksForADurationOnItsClock() async throws {
         let manual = ManualClock(start: Date(timeIntervalSince1970: 5_000))
         let asked = Locked<Date?>(nil)
         let context = JobContext(
@@ -175,7 +177,7 @@ import Testing
 
 /// A parked job asks for no launch before its deadline (issue #34 item 3): its moment in the scheduling
 /// hints is its park's deadline, and so is that of the jobs waiting for it.
-@Suite struct ParkedSchedulingTests {
+@Suite(.blocking) struct ParkedSchedulingTests {
     @Test func aQueueWhoseOnlyWorkIsParkedAsksForNoLaunchBeforeTheDeadline() throws {
         let temp = TemporaryDirectory("spool-park-hints")
         defer { temp.cleanup() }

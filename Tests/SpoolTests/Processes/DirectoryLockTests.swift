@@ -1,10 +1,11 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// The directory lock as another process sees it: the record lock on `LOCK` that a queue directory's holders share.
-@Suite struct DirectoryLockTests {
+@Suite(.blocking) struct DirectoryLockTests {
     #if os(Linux)
         /// Whether a process other than this one could take an exclusive lock on `LOCK` now. An open
         /// file description lock (`F_OFD_GETLK`, Linux) conflicts with this process's own POSIX record

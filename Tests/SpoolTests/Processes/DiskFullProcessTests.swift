@@ -1,4 +1,5 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
@@ -11,7 +12,7 @@ import Testing
 /// Not run under the thread sanitizer: its runtime dies of `SIGBUS` in a child under a file-size
 /// limit before any Spool code runs (the child's stderr is `ThreadSanitizer: BUS on unknown address`,
 /// and it acknowledges nothing), so the test would measure the sanitizer, not Spool.
-@Suite(.serialized) struct DiskFullProcessTests {
+@Suite(.serialized, .blocking) struct DiskFullProcessTests {
     @Test(
         .disabled(if: runsUnderThreadSanitizer, "the sanitizer's runtime dies of SIGBUS under a file-size limit"),
         arguments: [96, 200, 400])

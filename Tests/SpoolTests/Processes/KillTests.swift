@@ -1,4 +1,5 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
@@ -6,7 +7,7 @@ import Testing
 /// Real processes: a child `spool exercise` enqueues, claims, completes and fails
 /// jobs, printing each acknowledgement; it is killed with SIGKILL after a random
 /// number of them, and every acknowledged fact must be found on reopen.
-@Suite(.serialized) struct KillTests {
+@Suite(.serialized, .blocking) struct KillTests {
     static let kills = Int(ProcessInfo.processInfo.environment["SPOOL_KILLS"] ?? "") ?? 200
 
     @Test func everyAcknowledgedOperationSurvivesKillNine() throws {

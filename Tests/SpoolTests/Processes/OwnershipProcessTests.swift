@@ -1,4 +1,5 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
@@ -6,7 +7,7 @@ import Testing
 /// Ownership across real processes: child `spool own` processes are `.shared` owners (see
 /// ``OwnerChild``); the test process is another. No test sleeps: time is the children's clock
 /// offset or this process's ``ManualClock``, and every step waits for a child's answer.
-@Suite(.serialized) struct OwnershipProcessTests {
+@Suite(.serialized, .blocking) struct OwnershipProcessTests {
     private func sharedConfiguration(clock: any SpoolClock) -> Configuration {
         var configuration = Configuration()
         configuration.clock = clock

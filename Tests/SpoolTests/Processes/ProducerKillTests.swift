@@ -1,4 +1,5 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
@@ -9,7 +10,7 @@ import Testing
 /// then the stopped one resumes and must find its writes refused): every id a producer acknowledged
 /// (printed) before it was killed ends in the queue exactly once, every job succeeds, and no job
 /// runs twice at once (issue #16). Runs again after a kill or a stop are allowed, and counted.
-@Suite struct ProducerKillTests {
+@Suite(.blocking) struct ProducerKillTests {
     /// Rounds: `SPOOL_PRODUCER_KILLS` (docs/TESTING.md, "Long runs"), 12 by default.
     static let rounds = ProcessInfo.processInfo.environment["SPOOL_PRODUCER_KILLS"].flatMap(Int.init) ?? 12
     /// The owners' ownership lease (`spool own --lease`): a new owner's clock runs this far (and a

@@ -1,13 +1,14 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// A producer holds no file lock between its calls (issue #16): `/proc/locks` (Linux) shows none of this process.
-@Suite struct ProducerLockTests {
+@Suite(.blocking) struct ProducerLockTests {
     /// The locks of this process on files in `directory` (other suites running in this process at the
     /// same time hold locks on their own queues).
-    static func locksOfThisProcess(in directory: String) throws -> [(pid: Int32, inode: String)] {
+    static func locksOfThisProcess(in directory: String) throws -> [ProcLocks.Lock] {
         try ProcLocks.locks(of: ProcessInfo.processInfo.processIdentifier, in: directory)
     }
 

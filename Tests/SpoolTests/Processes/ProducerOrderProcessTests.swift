@@ -1,4 +1,5 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
@@ -11,7 +12,7 @@ import Testing
 /// it is stopped (SIGSTOP) and resumed mid-way, then killed (SIGKILL) and taken over by a new owner.
 /// Every chain must come out as its calls' order says; ingested file by file, as builds before the
 /// stamp did, the same run shows inversions.
-@Suite struct ProducerOrderProcessTests {
+@Suite(.blocking) struct ProducerOrderProcessTests {
     /// The four shapes of a chain: what the second call does to the first's work.
     enum Shape: CaseIterable {
         case append, replace, cancel, cancelByTag

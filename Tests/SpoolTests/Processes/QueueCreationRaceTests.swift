@@ -1,4 +1,5 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
@@ -11,7 +12,7 @@ import Testing
 
 /// Several processes whose first `spool enqueue` creates the same queue at the same moment: each
 /// succeeds, and they all end up in one queue, whose log has one instance id.
-@Suite struct QueueCreationRaceTests {
+@Suite(.blocking) struct QueueCreationRaceTests {
     static let trials = Int(ProcessInfo.processInfo.environment["SPOOL_CREATION_TRIALS"] ?? "") ?? 6
     static let creators = 8
 

@@ -1,4 +1,5 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
@@ -6,7 +7,7 @@ import Testing
 /// A producer stopped with SIGSTOP (mid-call or between calls) blocks no one (issue #16): the owner's
 /// ingestion and the other producers go on, the only lock held is the stopped producer's on its own
 /// inbox file, and after SIGCONT every acknowledged id is in the queue exactly once.
-@Suite struct StoppedProducerTests {
+@Suite(.blocking) struct StoppedProducerTests {
     /// The inodes of the files in the queue's inbox folder.
     static func inboxInodes(of queue: String) -> Set<String> {
         let inbox = InboxFormat.directory(ofQueue: queue)

@@ -1,11 +1,12 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// A producer's reads (issue #16, item 5): the state of its jobs, read from the log without becoming the
 /// owner and without any lock, while the owner writes, rolls over and compacts.
-@Suite struct ProducerReadTests {
+@Suite(.blocking) struct ProducerReadTests {
     static let directory = "/q"
 
     static func configuration(_ fileSystem: any FileSystem, clock: ManualClock = ManualClock()) -> Configuration {
@@ -46,7 +47,7 @@ import Testing
         try closeChecked(owner)
     }
 
-    @Test func theAsyncFormsReadTheSame() async throws {
+    @Test(.onThePool) func theAsyncFormsReadTheSame() async throws {
         let disk = SimulatedDisk()
         let (owner, producer) = try Self.ownerAndProducer(disk)
         let id = try await producer.enqueue(NewJob(kind: "upload", payload: Data(), uniqueKey: "u"))

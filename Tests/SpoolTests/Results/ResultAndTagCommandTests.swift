@@ -1,4 +1,5 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
@@ -6,7 +7,7 @@ import Testing
 /// The command line's tags and results, run as the built executable: `spool enqueue --tag` (repeatable),
 /// `spool list --tag`, `spool cancel --tag`, `spool complete --result`, and `spool show` with a job's tags, result
 /// and its prerequisites' results.
-@Suite struct ResultAndTagCommandTests {
+@Suite(.blocking) struct ResultAndTagCommandTests {
     @Test func enqueueTagsListByTagAndShowTheResult() throws {
         let binary = try #require(ChildProcess.spoolExecutable(), "the spool executable was not built")
         let temporary = TemporaryDirectory()

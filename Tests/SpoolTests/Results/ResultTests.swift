@@ -1,11 +1,12 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// Job results (#19 item 1): recorded with the success, bounded, handed to the dependents, kept
 /// through reopen and compaction until retention removes the job.
-@Suite struct ResultTests {
+@Suite(.blocking) struct ResultTests {
     static func configuration(_ clock: ManualClock) -> Configuration {
         var configuration = testConfiguration(clock: clock)
         configuration.autoCompaction = nil
@@ -50,7 +51,7 @@ import Testing
         try closeChecked(queue)
     }
 
-    @Test func theAsyncTwinRecordsAResultAndRefusesAnOversizedOne() async throws {
+    @Test(.onThePool) func theAsyncTwinRecordsAResultAndRefusesAnOversizedOne() async throws {
         let temp = TemporaryDirectory("spool-results")
         defer { temp.cleanup() }
         let queue = try JobQueue(directory: temp.queue, configuration: Self.configuration(ManualClock()))
@@ -93,7 +94,7 @@ import Testing
         try closeChecked(queue)
     }
 
-    @Test func aHandlersResultReachesItsDependentsHandler() async throws {
+    @Test(.onThePool) func aHandlersResultReachesItsDependentsHandler() async throws {
         let fixture = try RuntimeFixture(options: JobRunner.Options(maxConcurrentJobs: 1))
         let received = Locked<[JobID: Data]?>(nil)
         try fixture.runner.register(kind: "upload") { _, context in
@@ -113,7 +114,7 @@ import Testing
         try await fixture.tearDown()
     }
 
-    @Test func aHandlerThatFailsRecordsNoResult() async throws {
+    @Test(.onThePool) func aHandlerThatFailsRecordsNoResult() async throws {
         let fixture = try RuntimeFixture(retryPolicy: .table([0], maxAttempts: 1))
         try fixture.runner.register(kind: "upload") { _, context in
             try context.setResult(Data("partial".utf8))
@@ -126,7 +127,7 @@ import Testing
         try await fixture.tearDown()
     }
 
-    @Test func anOversizedResultInAHandlerIsATypedError() async throws {
+    @Test(.onThePool) func anOversizedResultInAHandlerIsATypedError() async throws {
         let context = JobContext(job: Job(kind: "upload", state: .running, attempts: 1))
         #expect(throws: SpoolError.self) { try context.setResult(Data(count: JobLimits.maxResultBytes + 1)) }
         try context.setResult(Data(count: JobLimits.maxResultBytes))
@@ -163,7 +164,7 @@ import Testing
 
 /// The bytes of the result and tag operations are FORMAT.md's (*Results and tags*), and a reader refuses
 /// what is out of their ranges.
-@Suite struct ResultFormatTests {
+@Suite(.blocking) struct ResultFormatTests {
     private func decode(_ bytes: [UInt8]) throws -> [LogOperation] {
         try bytes.withUnsafeBytes { try TransactionCodec.decode($0, fileSequence: 1, bodyOffset: 0) }
     }

@@ -1,11 +1,12 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// Job tags (#19 item 2): validated, durable with the job, queried, observed, and cancelled by tag
 /// with the chain rule.
-@Suite struct TagTests {
+@Suite(.blocking) struct TagTests {
     static func configuration(_ clock: ManualClock) -> Configuration {
         var configuration = testConfiguration(clock: clock)
         configuration.autoCompaction = nil
@@ -88,7 +89,7 @@ import Testing
         try closeChecked(queue)
     }
 
-    @Test func changesFollowATag() async throws {
+    @Test(.onThePool) func changesFollowATag() async throws {
         let temp = TemporaryDirectory("spool-tags")
         defer { temp.cleanup() }
         let queue = try JobQueue(directory: temp.queue, configuration: Self.configuration(ManualClock()))

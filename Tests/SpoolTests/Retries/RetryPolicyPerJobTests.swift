@@ -1,4 +1,5 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
@@ -12,7 +13,7 @@ private struct SyncNotes: JobKind {
 
 /// Retry policies per kind and per job (FORMAT.md, *Retry policies and starts*): stored with the job, so that
 /// a restart and a compaction keep them; the queue's policy stays the default.
-@Suite struct RetryPolicyPerJobTests {
+@Suite(.blocking) struct RetryPolicyPerJobTests {
     /// A queue whose own policy (table [30], 3 attempts) differs from every job's below.
     static func configuration(_ clock: ManualClock) -> Configuration {
         var configuration = testConfiguration(clock: clock)

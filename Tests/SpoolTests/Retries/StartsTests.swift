@@ -1,11 +1,12 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// Attempts spent against the budget and times started (``Job/attempts``, ``Job/starts``; FORMAT.md,
 /// *Retry policies and starts*).
-@Suite struct StartsTests {
+@Suite(.blocking) struct StartsTests {
     @Test func aGivenBackAttemptIsNotSpentButItsStartCounts() throws {
         let temporary = TemporaryDirectory("starts")
         defer { temporary.cleanup() }
@@ -37,7 +38,7 @@ import Testing
     }
 
     /// A handler resumed after the app came back sees its attempt unspent and its earlier start.
-    @Test func aResumedHandlerSeesItsEarlierStart() async throws {
+    @Test(.onThePool) func aResumedHandlerSeesItsEarlierStart() async throws {
         let fixture = try RuntimeFixture()
         let seen = Locked<[String]>([])
         let gate = Gate()

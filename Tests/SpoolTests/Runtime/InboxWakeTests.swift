@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
@@ -7,7 +8,7 @@ import Testing
 /// The runner wakes for a file written into the queue's `inbox/` (``DirectoryWatcher``) and runs
 /// the ingestion (``InboxWake/ingest()``, here one the test gives the runner), with no polling: the runner waits with no deadline,
 /// so only the watcher can wake it.
-@Suite(.serialized) struct InboxWakeTests {
+@Suite(.serialized, .blocking) struct InboxWakeTests {
     /// Counts the hook's calls; ``next(after:)`` suspends (never blocks a thread) until a call
     /// after the given count, or until the test's time limit cancels it.
     private final class Calls: Sendable {
@@ -59,7 +60,7 @@ import Testing
     /// and otherwise at most once per `inboxCheckInterval`: a stream of jobs, each a pass or more,
     /// does not list the inbox per job. On a pinned clock the stream makes one ingestion; once the
     /// interval has passed, the next pass makes another.
-    @Test(.timeLimit(.minutes(10))) func aStreamOfJobsDoesNotLookIntoTheInboxAtEveryPass() async throws {
+    @Test(.timeLimit(.minutes(1)), .onThePool) func aStreamOfJobsDoesNotLookIntoTheInboxAtEveryPass() async throws {
         let clock = ManualClock()
         let calls = Calls()
         let fixture = try RuntimeFixture(options: .init(maxConcurrentJobs: 1), clock: clock) {
@@ -85,7 +86,7 @@ import Testing
 
     /// An ingestion that fails is tried again at the next pass, not an interval later; and an interval
     /// too long to count in nanoseconds (here infinite) never passes, and traps nothing.
-    @Test(.timeLimit(.minutes(10))) func aFailedIngestionIsTriedAgainAtTheNextPass() async throws {
+    @Test(.timeLimit(.minutes(1)), .onThePool) func aFailedIngestionIsTriedAgainAtTheNextPass() async throws {
         let temp = TemporaryDirectory("spool-inbox-retry")
         defer { temp.cleanup() }
         var configuration = testConfiguration()
@@ -112,7 +113,7 @@ import Testing
     }
 
     #if os(Linux)
-        @Test func aFileWrittenIntoTheInboxWakesTheRunnerWhichIngests() async throws {
+        @Test(.onThePool) func aFileWrittenIntoTheInboxWakesTheRunnerWhichIngests() async throws {
             let temp = TemporaryDirectory("spool-inbox-wake")
             defer { temp.cleanup() }
             let queue = try JobQueue(directory: temp.queue, configuration: testConfiguration())
@@ -153,7 +154,7 @@ import Testing
         /// A producer announces each write once its file is unlocked (``StorageFile/touch()`` on Linux):
         /// a write into a file that already exists wakes the runner, and the wake finds the file free
         /// (a wake at the write itself would find it locked and leave the record until the fallback check).
-        @Test(.timeLimit(.minutes(10))) func aProducersWriteWakesTheRunnerOnceItsFileIsFree() async throws {
+        @Test(.timeLimit(.minutes(1)), .onThePool) func aProducersWriteWakesTheRunnerOnceItsFileIsFree() async throws {
             let temp = TemporaryDirectory("spool-inbox-announce")
             defer { temp.cleanup() }
             let queue = try JobQueue(directory: temp.queue, configuration: testConfiguration())

@@ -1,10 +1,11 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// Which lease the runner's next renewal follows when renewals overlap.
-@Suite struct RenewalAdoptionTests {
+@Suite(.blocking) struct RenewalAdoptionTests {
     /// A handler's renewal and the loop's can overlap: whichever returns last, the runner's next
     /// renewal follows the newer record's lease. Here the handler shortens its lease (10 s) while the
     /// loop's renewal (60 s) is in flight, and the loop's call returns last.

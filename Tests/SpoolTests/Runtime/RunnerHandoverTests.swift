@@ -1,11 +1,12 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// The runner's handover (issue 19 item 4): when a worker finishes a job, the outcome and the
 /// claim of the next due job for the same slot go into one record with one sync.
-@Suite struct RunnerHandoverTests {
+@Suite(.blocking) struct RunnerHandoverTests {
     /// Runs `count` due jobs through a runner with one slot whose handler `outcome` decides;
     /// returns the data syncs and records the log made meanwhile, and the claim order.
     private func stream(
@@ -40,7 +41,7 @@ import Testing
         )
     }
 
-    @Test func aSteadyStreamOfSuccessesTakesOneSyncPerJob() async throws {
+    @Test(.onThePool) func aSteadyStreamOfSuccessesTakesOneSyncPerJob() async throws {
         let count = 20
         let run = try await stream(count: count) { _ in }
         // The loop's first claim, then one record per job: its completion and the next claim
@@ -55,7 +56,7 @@ import Testing
 
     /// A handover carries the slot's task on to the job it claimed: a steady stream starts one
     /// task (the loop's first claim), not one per job, so no thread is woken to start a handler.
-    @Test func aSteadyStreamRunsItsHandlersInOneTask() async throws {
+    @Test(.onThePool) func aSteadyStreamRunsItsHandlersInOneTask() async throws {
         let count = 20
         let run = try await stream(count: count) { _ in }
         #expect(run.claimed.count == count)
@@ -65,7 +66,7 @@ import Testing
     /// A task that was cancelled is not carried on (cancellation cannot be taken back): the job the
     /// handover claimed starts in a new task and sees no cancellation. Here the first handler cancels
     /// its own task and returns normally, so that its outcome still hands over.
-    @Test func aCancelledTaskIsNotCarriedOnToTheNextJob() async throws {
+    @Test(.onThePool) func aCancelledTaskIsNotCarriedOnToTheNextJob() async throws {
         let cancelledAtStart = Locked<[String: Bool]>([:])
         let run = try await stream(count: 3) { context in
             cancelledAtStart.withLock { $0[context.job.id.rawValue] = Task.isCancelled }
@@ -93,7 +94,7 @@ import Testing
         #expect(wakes("a", "b", at: 1_030, bound: bound))
     }
 
-    @Test func aSteadyStreamOfRetryableFailuresTakesOneSyncPerJob() async throws {
+    @Test(.onThePool) func aSteadyStreamOfRetryableFailuresTakesOneSyncPerJob() async throws {
         let count = 12
         // Retried a minute later on a clock that does not move: each job fails once, and the next is claimed with it.
         let run = try await stream(count: count, retryPolicy: .table([60], maxAttempts: 2)) { _ in
@@ -105,7 +106,7 @@ import Testing
 
     /// A job that others wait for: its success may make a dependent due that outranks what was
     /// due before, so the outcome is recorded alone and the runner claims afterwards, as it did.
-    @Test func anOutcomeThatUnblocksAJobIsRecordedAloneAndTheUnblockedJobIsClaimedNext() async throws {
+    @Test(.onThePool) func anOutcomeThatUnblocksAJobIsRecordedAloneAndTheUnblockedJobIsClaimedNext() async throws {
         let fixture = try RuntimeFixture(options: .init(maxConcurrentJobs: 1))
         let first = try await fixture.queue.enqueue(NewJob(kind: "ping", id: "first"))
         let other = try await fixture.queue.enqueue(NewJob(kind: "ping", id: "other"))

@@ -1,4 +1,5 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
@@ -14,7 +15,7 @@ import Testing
 ///
 /// `SPOOL_FUZZ_STATES=N` sets how many crash states the random fuzzer explores
 /// (default 20,000; a long run uses 1,000,000); `SPOOL_FUZZ_SEED=S` replays one seed.
-@Suite struct CrashFuzzTests {
+@Suite(.blocking) struct CrashFuzzTests {
     static let environment = ProcessInfo.processInfo.environment
     static let targetStates = Int(environment["SPOOL_FUZZ_STATES"] ?? "") ?? 20_000
 

@@ -1,11 +1,12 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// A crash during a migration, then a second crash during its re-run, then opens:
 /// the jobs are as before or as after the migration, and live equals replay.
-@Suite struct MigrationDoubleCrashTests {
+@Suite(.blocking) struct MigrationDoubleCrashTests {
     // The queue and configuration of ``MigrationCrashTests``.
     private static func configuration(_ disk: SimulatedDisk, migrations: [JobMigration]) -> Configuration {
         MigrationCrashTests.configuration(disk, migrations: migrations)

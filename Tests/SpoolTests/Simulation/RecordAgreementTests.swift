@@ -1,4 +1,5 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
@@ -11,7 +12,7 @@ import Testing
 ///
 /// Quick by default; `SPOOL_AGREEMENT_SEQUENCES=<n>` runs `n` sequences and `SPOOL_AGREEMENT_SEED=<s>`
 /// replays one (docs/TESTING.md).
-@Suite struct RecordAgreementTests {
+@Suite(.blocking) struct RecordAgreementTests {
     static let environment = ProcessInfo.processInfo.environment
     static var sequences: Int { environment["SPOOL_AGREEMENT_SEQUENCES"].flatMap(Int.init) ?? 400 }
     static var seeds: [UInt64] {

@@ -1,11 +1,12 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// Ownership on the simulated disk: power loss at every I/O step of a takeover, and owners racing
 /// (two openers at once; a stale owner writing on several threads while another takes over).
-@Suite struct TakeoverCrashTests {
+@Suite(.blocking) struct TakeoverCrashTests {
     private static func configuration(_ disk: SimulatedDisk, _ clock: ManualClock) -> Configuration {
         var configuration = Configuration()
         configuration.clock = clock

@@ -1,10 +1,11 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// `enqueue(contentsOf:)`: one record, one sync, all or nothing.
-@Suite struct BatchTests {
+@Suite(.blocking) struct BatchTests {
     private func open(_ directory: String) throws -> JobQueue {
         try JobQueue(directory: directory, configuration: testConfiguration())
     }
@@ -22,7 +23,7 @@ import Testing
         return starts
     }
 
-    @Test func aBatchIsOneRecordAndReplaysAsTheLiveStateWas() async throws {
+    @Test(.onThePool) func aBatchIsOneRecordAndReplaysAsTheLiveStateWas() async throws {
         let temp = TemporaryDirectory()
         defer { temp.cleanup() }
         let queue = try open(temp.queue)

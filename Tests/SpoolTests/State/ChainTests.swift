@@ -1,10 +1,11 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// Prerequisites and unique policy append: WorkManager's chaining rule.
-@Suite struct ChainTests {
+@Suite(.blocking) struct ChainTests {
     private func open(_ temp: TemporaryDirectory, _ clock: ManualClock) throws -> JobQueue {
         try JobQueue(directory: temp.queue, configuration: semanticsConfiguration(clock))
     }

@@ -1,10 +1,11 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// Constraints: a job never starts while the device conditions do not satisfy them.
-@Suite struct ConstraintTests {
+@Suite(.blocking) struct ConstraintTests {
     static let network = JobConstraints(requiresNetwork: true)
 
     @Test func conditionsSatisfyExactlyWhatTheyCover() {
@@ -114,7 +115,7 @@ import Testing
 }
 
 /// The body version 3 operations, byte for byte and round trip.
-@Suite struct OptionsFormatTests {
+@Suite(.blocking) struct OptionsFormatTests {
     /// FORMAT.md's two examples of opcode 14, byte for byte: a job with constraints and a
     /// prerequisite, and a periodic one (a periodic job may not have prerequisites).
     @Test func enqueueWithOptionsBytes() throws {

@@ -1,11 +1,12 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// Every call that takes a queue directory takes a file `URL` too, as Apple's APIs hand one to an app.
-@Suite struct DirectoryURLTests {
-    @Test func everyDirectoryCallTakesAFileURL() async throws {
+@Suite(.blocking) struct DirectoryURLTests {
+    @Test(.onThePool) func everyDirectoryCallTakesAFileURL() async throws {
         let temporary = TemporaryDirectory("urls")
         defer { temporary.cleanup() }
         // A path with a space and a non-ASCII letter: the URL's file-system form, not its percent-encoded text.

@@ -1,11 +1,12 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// Enqueue-side interactions a model of single operations does not reach: several jobs of one batch
 /// on one key or one chain, cancel by kind over chains, retry and delete inside append chains.
-@Suite struct EnqueueSemanticsTests {
+@Suite(.blocking) struct EnqueueSemanticsTests {
     private func open(_ temp: TemporaryDirectory, _ clock: ManualClock) throws -> JobQueue {
         try JobQueue(directory: temp.queue, configuration: semanticsConfiguration(clock))
     }

@@ -1,4 +1,5 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
@@ -7,7 +8,7 @@ import Testing
 /// break one does not apply, so open, strict replay and `spool verify` refuse it alike, as `corruption` naming
 /// the file and the record's offset, and salvage skips it. One test per case the invariants and the rules
 /// disagreed on (each found by hand or by ``RecordAgreementTests``).
-@Suite struct InvariantRuleTests {
+@Suite(.blocking) struct InvariantRuleTests {
     static let t = DiskFieldRangeTests.t
     static let lease = StoredLease(token: 1, claimedAt: t, expiresAt: t + 60_000, monotonicExpiry: 1, bootID: "b")
 

@@ -1,9 +1,10 @@
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// The state's job table behaves as the dictionary it replaced.
-@Suite struct JobTableTests {
+@Suite(.blocking) struct JobTableTests {
     private func job(_ id: String, sequence: UInt64) -> StoredJob {
         StoredJob(
             id: id, kind: "k", state: .enqueued, attempts: 0, maxAttempts: 3, priority: 0, sequence: sequence,

@@ -1,12 +1,13 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// The job state machine, the backoff schedule and the restart contract,
 /// with the clock pinned: no test sleeps.
-@Suite struct LifecycleTests {
-    @Test func theFirstFailureSetsNextRetryAtFiveSecondsOut() async throws {
+@Suite(.blocking) struct LifecycleTests {
+    @Test(.onThePool) func theFirstFailureSetsNextRetryAtFiveSecondsOut() async throws {
         let temp = TemporaryDirectory()
         defer { temp.cleanup() }
         let clock = ManualClock()
@@ -223,7 +224,7 @@ import Testing
         try closeChecked(queue)
     }
 
-    @Test func cancellingARunningJobDiscardsItsLateResult() async throws {
+    @Test(.onThePool) func cancellingARunningJobDiscardsItsLateResult() async throws {
         let temp = TemporaryDirectory()
         defer { temp.cleanup() }
         let queue = try JobQueue(directory: temp.queue, configuration: testConfiguration())
@@ -283,7 +284,7 @@ import Testing
 }
 
 /// A job state prints as its name, alone and in a collection (issue #34's smaller points).
-@Suite struct JobStateTextTests {
+@Suite(.blocking) struct JobStateTextTests {
     @Test func aStatePrintsItsNameAloneAndInACollection() {
         #expect("\(JobState.succeeded)" == "succeeded")
         #expect("\([JobState.enqueued, .failed])" == "[enqueued, failed]")

@@ -1,10 +1,11 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// `claim(kinds:)`: one claim across several kinds, the runner's claim, public.
-@Suite struct MultiKindClaimTests {
+@Suite(.blocking) struct MultiKindClaimTests {
     /// A queue with jobs of three kinds: x (priority 0, enqueued first), y (priority 5), z (priority 9),
     /// then another x and y of priority 0, enqueued in that order.
     static func queue(_ temp: TemporaryDirectory) throws -> JobQueue {
@@ -31,7 +32,7 @@ import Testing
         #expect(try queue.job("z1")?.state == .enqueued, "a kind outside the set is not claimed")
     }
 
-    @Test func theAsyncFormTakesTheSameJobs() async throws {
+    @Test(.onThePool) func theAsyncFormTakesTheSameJobs() async throws {
         let temp = TemporaryDirectory("spool-claim-kinds")
         defer { temp.cleanup() }
         let queue = try Self.queue(temp)
@@ -44,7 +45,7 @@ import Testing
         #expect(claimed == ["z1", "x1", "x2"])
     }
 
-    @Test func anEmptySetClaimsNothing() async throws {
+    @Test(.onThePool) func anEmptySetClaimsNothing() async throws {
         let temp = TemporaryDirectory("spool-claim-kinds")
         defer { temp.cleanup() }
         let queue = try Self.queue(temp)
@@ -55,7 +56,7 @@ import Testing
         #expect(try queue.counts()[.enqueued] == 5)
     }
 
-    @Test func anInvalidKindIsRefusedAndNothingIsClaimed() async throws {
+    @Test(.onThePool) func anInvalidKindIsRefusedAndNothingIsClaimed() async throws {
         let temp = TemporaryDirectory("spool-claim-kinds")
         defer { temp.cleanup() }
         let queue = try Self.queue(temp)

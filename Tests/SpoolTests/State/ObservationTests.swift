@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
@@ -218,7 +219,7 @@ import Testing
 }
 
 /// Platform hints: one group per network / power need, with the earliest moment of its jobs.
-@Suite struct SchedulingHintTests {
+@Suite(.blocking) struct SchedulingHintTests {
     @Test func hintsGroupUnfinishedJobsByWhatThePlatformUnderstands() throws {
         let temp = TemporaryDirectory()
         defer { temp.cleanup() }

@@ -1,10 +1,11 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// Periodic jobs: the next occurrence is written by the record that ends the current one.
-@Suite struct PeriodicTests {
+@Suite(.blocking) struct PeriodicTests {
     static let hour: TimeInterval = 3600
 
     @Test func completingAnOccurrenceSchedulesTheNextInTheSameRecord() throws {
@@ -135,7 +136,7 @@ import Testing
 }
 
 /// Cancelling many jobs at once, each call one record.
-@Suite struct CancelManyTests {
+@Suite(.blocking) struct CancelManyTests {
     @Test func cancelByKindTakesItsJobsAndTheirDependentsInOneRecord() throws {
         let temp = TemporaryDirectory()
         defer { temp.cleanup() }

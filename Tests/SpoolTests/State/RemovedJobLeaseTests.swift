@@ -1,4 +1,5 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
@@ -7,8 +8,8 @@ import Testing
 /// `Lease` say `leaseLost` once its job was deleted or expired by retention (a migration's split:
 /// `MigrationSemanticsTests`), so that `catch SpoolError.Code.leaseLost` catches every late result.
 /// An id and a token alone cannot show the job existed: `jobNotFound`, as for an id never seen.
-@Suite struct RemovedJobLeaseTests {
-    @Test func aDeletedRunningJobsLeaseIsLost() async throws {
+@Suite(.blocking) struct RemovedJobLeaseTests {
+    @Test(.onThePool) func aDeletedRunningJobsLeaseIsLost() async throws {
         let temp = TemporaryDirectory()
         defer { temp.cleanup() }
         let queue = try JobQueue(directory: temp.queue, configuration: testConfiguration())
@@ -27,7 +28,7 @@ import Testing
     }
 
     /// The README's quick start: a job deleted while its upload ran is not failed, and no error escapes.
-    @Test func theQuickStartsHandlingDoesNotFailADeletedJobsUpload() async throws {
+    @Test(.onThePool) func theQuickStartsHandlingDoesNotFailADeletedJobsUpload() async throws {
         let temp = TemporaryDirectory()
         defer { temp.cleanup() }
         let queue = try JobQueue(directory: temp.queue, configuration: testConfiguration())

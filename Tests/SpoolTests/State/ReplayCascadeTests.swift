@@ -1,10 +1,11 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// What replay leaves of a chain's cascades for the live path to publish.
-@Suite struct ReplayCascadeTests {
+@Suite(.blocking) struct ReplayCascadeTests {
     /// Replay applies records through the same `apply`, which appends every dependent a cascade
     /// touched to `cascadedIDs`; only the live `commit` takes them. After open the state still holds
     /// every cascade of the replayed log (memory growing with the log since the last snapshot), and

@@ -1,4 +1,5 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
@@ -14,7 +15,7 @@ import Testing
 /// refuse mid-transaction: a refused request appends nothing (the log's end does not move).
 ///
 /// `SPOOL_RULE_STEPS` sets the requests per seed (default 300), `SPOOL_RULE_SEED` runs one seed only.
-@Suite struct RuleAgreementTests {
+@Suite(.blocking) struct RuleAgreementTests {
     static let steps = Int(ProcessInfo.processInfo.environment["SPOOL_RULE_STEPS"] ?? "") ?? 300
     static let seeds: [UInt64] =
         ProcessInfo.processInfo.environment["SPOOL_RULE_SEED"].flatMap(UInt64.init).map { [$0] }

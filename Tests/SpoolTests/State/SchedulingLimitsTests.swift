@@ -1,11 +1,12 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// `schedulingHints()` never asks for more requests than the platform keeps pending (iOS: 1 refresh,
 /// 10 processing), and `nextProcessingHint()` follows the job that could run first.
-@Suite struct SchedulingLimitsTests {
+@Suite(.blocking) struct SchedulingLimitsTests {
     private func hint(_ seconds: Double, network: Bool = false, power: Bool = false, kind: String) -> SchedulingHint {
         SchedulingHint(
             earliestBeginDate: Date(timeIntervalSince1970: seconds), requiresNetworkConnectivity: network,

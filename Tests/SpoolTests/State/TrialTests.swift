@@ -1,11 +1,12 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// A trial (``QueueState/trial()``): apply on a copy that shares the state's storage. Its job table
 /// behaves as the table it shares with the changes made, and leaves that table as it was.
-@Suite struct TrialTests {
+@Suite(.blocking) struct TrialTests {
     private func job(_ id: String, sequence: UInt64) -> StoredJob {
         StoredJob(
             id: id, kind: "k", state: .enqueued, attempts: 0, maxAttempts: 3, priority: 0, sequence: sequence,

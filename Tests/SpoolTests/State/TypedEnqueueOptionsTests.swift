@@ -1,4 +1,5 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
@@ -6,7 +7,7 @@ import Testing
 /// The typed enqueue (``JobKind``) takes every option ``NewJob`` has: each option, given through the
 /// blocking `enqueue`, the `async` one and `NewJob(_:…)` in a batch, gives the job the same option
 /// given to `NewJob(kind:payload:…)` gives it, and the option shows on the job.
-@Suite struct TypedEnqueueOptionsTests {
+@Suite(.blocking) struct TypedEnqueueOptionsTests {
     struct Resize: JobKind, Equatable {
         static let kind = "resize"
         var width: Int
@@ -136,7 +137,7 @@ import Testing
         return job
     }
 
-    @Test(arguments: cases.indices)
+    @Test(.onThePool, arguments: cases.indices)
     func everyWayGivesTheOptionAsNewJobDoes(index: Int) async throws {
         let reference = try await Self.enqueued(.untyped, case: index)
         for way in [Way.blocking, .async, .batch] {

@@ -1,11 +1,12 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// A handler, or app code holding a lease, runs a job again later without failing it.
-@Suite struct SnoozeTests {
-    @Test func aHandlersSnoozeRunsTheJobAgainAtTheTimeWithTheAttemptGivenBack() async throws {
+@Suite(.blocking) struct SnoozeTests {
+    @Test(.onThePool) func aHandlersSnoozeRunsTheJobAgainAtTheTimeWithTheAttemptGivenBack() async throws {
         let fixture = try RuntimeFixture()
         let runs = Locked(0)
         try fixture.runner.register(kind: "poll") { _, context in

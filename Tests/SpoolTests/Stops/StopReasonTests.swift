@@ -1,10 +1,11 @@
 import Foundation
+import SpoolTestSupport
 import Testing
 
 @testable import Spool
 
 /// Every attempt that ends records why (``Job/lastStopReason``), durably: through a reopen and a compaction.
-@Suite struct StopReasonTests {
+@Suite(.blocking) struct StopReasonTests {
     /// A queue on a manual clock, its directory, and a reopen that keeps the clock.
     final class Fixture {
         let temp = TemporaryDirectory("spool-stops")
@@ -147,7 +148,7 @@ import Testing
 }
 
 /// The stop operations' bytes, as FORMAT.md's example in *Stops* gives them.
-@Suite struct StopOperationBytesTests {
+@Suite(.blocking) struct StopOperationBytesTests {
     @Test func stopOperationBytes() throws {
         let body = TransactionCodec.encode([
             PlannedOperation(.release(id: "j", token: 1, at: 0, reason: .systemTimeExpired))

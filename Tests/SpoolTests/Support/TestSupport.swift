@@ -89,12 +89,6 @@ func expectError<T>(
     }
 }
 
-/// How long, in seconds, a test waits for an event that must happen (a held sync entered, callers
-/// queued behind it) before it gives up and fails: a guard against a hang, never a measurement. It is
-/// generous because the same tests run under the thread sanitizer, many times slower, beside other
-/// suites on two cores; a correct run never comes near it.
-let hangGuard: Double = 600
-
 /// Whether this test process runs under the thread sanitizer (its runtime exports `__tsan_init`).
 let runsUnderThreadSanitizer: Bool = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_init") != nil
 
@@ -109,6 +103,9 @@ let runsUnderThreadSanitizer: Bool = dlsym(UnsafeMutableRawPointer(bitPattern: 0
 /// tests close the queue themselves and say why. `replay: false` checks the live state only, for a
 /// queue whose directory the test damaged on purpose (a replay of it must refuse).
 func closeChecked(_ queue: JobQueue, replay: Bool = true, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    // A background compaction that ends during the close moves every live payload into its snapshot:
+    // the state to compare is the one after it (close waits for it too).
+    queue.engine.waitForBackgroundCompaction()
     let live = queue.engine.stateSnapshot
     checkInvariants(live, sourceLocation: sourceLocation)
     try queue.close()
