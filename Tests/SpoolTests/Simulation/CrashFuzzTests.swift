@@ -19,32 +19,74 @@ import Testing
     static let environment = ProcessInfo.processInfo.environment
     static let targetStates = Int(environment["SPOOL_FUZZ_STATES"] ?? "") ?? 20_000
 
+    /// The seeds are dealt to this many shards, explored at once on threads of their own (the order
+    /// within a shard, and so every seed's run, is the same whatever the machine).
+    static let shards = 4
+
     @Test func randomWorkloadsSurviveRandomCrashes() throws {
         let fixedSeed = Self.environment["SPOOL_FUZZ_SEED"].flatMap(UInt64.init)
-        let seeds = fixedSeed.map { AnySequence([$0]) } ?? AnySequence(sequence(first: UInt64(1)) { $0 + 1 })
-        var explored = 0
-        var runs = 0
-        var compactions = 0
-        var compactionCrashes = 0
-        var migrations = 0
-        var migrationCrashes = 0
-        var blocked = 0
-        var cascades = 0
-        var occurrences = 0
-        var handovers = 0
-        var featureChanges: [String: Int] = [:]
-        var handoverClaims = 0
-        var orderedRuns = 0
-        var orderedLosses = 0
-        var lostStates = 0
         let started = Date()
+        let tally: FuzzTally
+        if let fixedSeed {
+            tally = Self.explore(seeds: [fixedSeed], target: Self.targetStates)
+        } else {
+            let shardTarget = (Self.targetStates + Self.shards - 1) / Self.shards
+            let tallies = Locked([FuzzTally](repeating: FuzzTally(), count: Self.shards))
+            let done = DispatchSemaphore(value: 0)
+            for shard in 0..<Self.shards {
+                Thread {
+                    let seeds = sequence(first: UInt64(shard + 1)) { $0 + UInt64(Self.shards) }
+                    let result = Self.explore(seeds: seeds, target: shardTarget)
+                    tallies.withLock { $0[shard] = result }
+                    done.signal()
+                }.start()
+            }
+            for _ in 0..<Self.shards { done.wait() }
+            tally = tallies.withLock { $0.reduce(into: FuzzTally()) { $0.add($1) } }
+        }
+        for failure in tally.failures { Issue.record(Comment(rawValue: failure)) }
+        print(
+            "crash fuzzer: \(tally.explored) crash states in \(tally.runs) workloads (\(fixedSeed == nil ? Self.shards : 1) shards), \(String(format: "%.1f", Date().timeIntervalSince(started))) s; \(tally.compactions) compactions completed, \(tally.compactionCrashes) crashes during one; \(tally.migrations) job migrations applied, \(tally.migrationCrashes) crashes during one; \(tally.blocked) blocked enqueues, \(tally.cascades) cascades, \(tally.occurrences) periodic occurrences; \(tally.handovers) handovers (\(tally.handoverClaims) with a claim in the record); \(tally.orderedRuns) workloads with ordered syncs, \(tally.orderedLosses) recoveries lost acknowledged changes as allowed (\(tally.lostStates) acknowledged states in all); \(tally.featureChanges.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))"
+        )
+        if fixedSeed == nil && Self.targetStates >= 10_000 {
+            let features = [
+                "parks", "checkpoints", "parked completions", "parked failures", "reconciles", "releases", "snoozes",
+                "producer enqueues", "producer cancels", "producer tag cancels", "ingestions", "tagged enqueues",
+                "results", "tag cancels",
+                "results handed to dependents", "retries by a job's own policy",
+                "attempts given back, their starts kept",
+            ]
+            for feature in features {
+                #expect(tally.featureChanges[feature, default: 0] > 0, "the workload made no \(feature)")
+            }
+        }
+        if fixedSeed == nil {
+            #expect(
+                tally.migrations > 0 && tally.migrationCrashes > 0 || Self.targetStates < 1000,
+                "the workloads hardly migrate")
+            #expect(
+                tally.blocked > 0 && tally.cascades > 0 && tally.occurrences > 0,
+                "the workload exercises chains and periodic jobs")
+            #expect(tally.handoverClaims > 0, "the workload hands over")
+            #expect(
+                tally.orderedLosses > 0 || Self.targetStates < 1000, "no power loss took back an ordered sync's changes"
+            )
+        }
+        #expect(tally.explored >= min(Self.targetStates, 1), "explored \(tally.explored) states")
+    }
+
+    /// Runs the workloads of `seeds`, in order, until `target` crash states were explored or one
+    /// broke a rule (it is the last: its failure says how to run it alone). Touches nothing shared,
+    /// so shards run at once; issues are returned, not recorded, as a thread of its own has no test.
+    static func explore(seeds: some Sequence<UInt64>, target: Int) -> FuzzTally {
+        var tally = FuzzTally()
         for seed in seeds {
-            if explored >= Self.targetStates { break }
+            if tally.explored >= target { break }
             let run = SimulationRun()
             var generator = SeededGenerator(seed: seed)
             if seed % 2 == 0 {
                 run.durability = .ordered
-                orderedRuns += 1
+                tally.orderedRuns += 1
             }
             run.open()
             var crashIn = Int.random(in: 1...40, using: &generator)
@@ -68,8 +110,8 @@ import Testing
                     run.faultInjected = false
                 }
                 if run.disk.hasCrashed || run.queue == nil {
-                    if case .compact = op { compactionCrashes += 1 }
-                    if case .migrate = op { migrationCrashes += 1 }
+                    if case .compact = op { tally.compactionCrashes += 1 }
+                    if case .migrate = op { tally.migrationCrashes += 1 }
                     // With ordered syncs, where the power loss cuts the acknowledged groups (always after all of them otherwise).
                     let cut = Int.random(in: run.disk.orderedCuts, using: &generator)
                     let survival = Dictionary(
@@ -90,48 +132,17 @@ import Testing
                 if !run.violations.isEmpty { break }
             }
             run.close()
-            explored += run.statesChecked
-            compactions += run.compactions
-            migrations += run.migrationsApplied
-            blocked += run.blockedEnqueues
-            cascades += run.cascades
-            occurrences += run.occurrences
-            handovers += run.handovers
-            featureChanges.merge(run.featureChanges, uniquingKeysWith: +)
-            handoverClaims += run.handoverClaims
-            orderedLosses += run.orderedLosses
-            lostStates += run.lostStates
-            runs += 1
-            #expect(
-                run.violations.isEmpty,
-                """
-                seed \(seed): \(run.violations.prefix(3).joined(separator: "\n"))
-                reproduce: SPOOL_FUZZ_SEED=\(seed) swift test --filter CrashFuzzTests/randomWorkloadsSurviveRandomCrashes
-                """)
-            if !run.violations.isEmpty { break }
-        }
-        print(
-            "crash fuzzer: \(explored) crash states in \(runs) workloads, \(String(format: "%.1f", Date().timeIntervalSince(started))) s; \(compactions) compactions completed, \(compactionCrashes) crashes during one; \(migrations) job migrations applied, \(migrationCrashes) crashes during one; \(blocked) blocked enqueues, \(cascades) cascades, \(occurrences) periodic occurrences; \(handovers) handovers (\(handoverClaims) with a claim in the record); \(orderedRuns) workloads with ordered syncs, \(orderedLosses) recoveries lost acknowledged changes as allowed (\(lostStates) acknowledged states in all); \(featureChanges.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))"
-        )
-        if fixedSeed == nil && Self.targetStates >= 10_000 {
-            let features = [
-                "parks", "checkpoints", "parked completions", "parked failures", "reconciles", "releases", "snoozes",
-                "producer enqueues", "producer cancels", "producer tag cancels", "ingestions", "tagged enqueues",
-                "results", "tag cancels",
-                "results handed to dependents", "retries by a job's own policy",
-                "attempts given back, their starts kept",
-            ]
-            for feature in features {
-                #expect(featureChanges[feature, default: 0] > 0, "the workload made no \(feature)")
+            tally.add(run)
+            if !run.violations.isEmpty {
+                tally.failures.append(
+                    """
+                    seed \(seed): \(run.violations.prefix(3).joined(separator: "\n"))
+                    reproduce: SPOOL_FUZZ_SEED=\(seed) swift test --filter CrashFuzzTests/randomWorkloadsSurviveRandomCrashes
+                    """)
+                break
             }
         }
-        if fixedSeed == nil {
-            #expect(migrations > 0 && migrationCrashes > 0 || Self.targetStates < 1000, "the workloads hardly migrate")
-            #expect(blocked > 0 && cascades > 0 && occurrences > 0, "the workload exercises chains and periodic jobs")
-            #expect(handoverClaims > 0, "the workload hands over")
-            #expect(orderedLosses > 0 || Self.targetStates < 1000, "no power loss took back an ordered sync's changes")
-        }
-        #expect(explored >= min(Self.targetStates, 1), "explored \(explored) states")
+        return tally
     }
 
     @Test func everyCrashPointOfSmallWorkloadsRecovers() throws {
@@ -220,4 +231,61 @@ func cartesian(_ sizes: [Int], limit: Int) -> [[Int]] {
         if result.count > limit { result = Array(result.prefix(limit)) }
     }
     return result
+}
+
+/// What the random fuzzer's workloads saw, added up over seeds and shards.
+struct FuzzTally {
+    var explored = 0
+    var runs = 0
+    var compactions = 0
+    var compactionCrashes = 0
+    var migrations = 0
+    var migrationCrashes = 0
+    var blocked = 0
+    var cascades = 0
+    var occurrences = 0
+    var handovers = 0
+    var featureChanges: [String: Int] = [:]
+    var handoverClaims = 0
+    var orderedRuns = 0
+    var orderedLosses = 0
+    var lostStates = 0
+    /// Each broken rule's message, with the seed that reproduces it.
+    var failures: [String] = []
+
+    /// Counts one finished workload.
+    mutating func add(_ run: SimulationRun) {
+        explored += run.statesChecked
+        compactions += run.compactions
+        migrations += run.migrationsApplied
+        blocked += run.blockedEnqueues
+        cascades += run.cascades
+        occurrences += run.occurrences
+        handovers += run.handovers
+        featureChanges.merge(run.featureChanges, uniquingKeysWith: +)
+        handoverClaims += run.handoverClaims
+        orderedLosses += run.orderedLosses
+        lostStates += run.lostStates
+        runs += 1
+    }
+
+    /// Adds another shard's counts.
+    mutating func add(_ other: FuzzTally) {
+        explored += other.explored
+        runs += other.runs
+        compactions += other.compactions
+        compactionCrashes += other.compactionCrashes
+        migrations += other.migrations
+        migrationCrashes += other.migrationCrashes
+        blocked += other.blocked
+        cascades += other.cascades
+        occurrences += other.occurrences
+        handovers += other.handovers
+        featureChanges.merge(other.featureChanges, uniquingKeysWith: +)
+        handoverClaims += other.handoverClaims
+        orderedRuns += other.orderedRuns
+        orderedLosses += other.orderedLosses
+        lostStates += other.lostStates
+        failures += other.failures
+    }
 }

@@ -711,7 +711,7 @@ final class SimulationRun {
         if let beforeReclaims = matchedBeforeReclaims { noteOpenSteps(from: beforeReclaims) }
         if acknowledged.last?.model != state { acknowledged.append((state, migrations.count)) }
         try? queue!.updateDeviceConditions(DeviceConditions(isNetworkAvailable: model.networkAvailable))
-        checkInvariants(queue!.engine.stateSnapshot)
+        noteBrokenInvariants(queue!.engine.stateSnapshot)
         // A lease is kept only if the job still runs under it: a power loss that took back acknowledged
         // changes (ordered syncs) may leave the job running under an earlier claim, whose lease the run lost.
         leases = leases.filter { id, lease in
@@ -755,7 +755,7 @@ final class SimulationRun {
                 if disk.holdsOrderedChanges { noteOpenSteps(from: original) }
                 noteAcknowledged()
                 try? queue.updateDeviceConditions(DeviceConditions(isNetworkAvailable: model.networkAvailable))
-                checkInvariants(queue.engine.stateSnapshot)
+                noteBrokenInvariants(queue.engine.stateSnapshot)
                 leases = leases.filter { model.jobs[$0.key]?.state == .running }
                 return
             }
@@ -780,10 +780,19 @@ final class SimulationRun {
             // A parked job is no orphan: it waits for its deadline (FORMAT.md, *Parked jobs and checkpoints*).
             let running = try other.jobs(state: .running).filter { $0.parkedKey == nil }
             if !running.isEmpty { violations.append("running jobs after a reclaiming open: \(running.map(\.id))") }
-            checkInvariants(other.engine.stateSnapshot)
+            noteBrokenInvariants(other.engine.stateSnapshot)
             try other.close()
         } catch {
             violations.append("a reclaiming open failed: \(error)")
+        }
+    }
+
+    /// Counts a state that breaks an invariant as a violation (a run records no issue itself: the
+    /// random fuzzer runs on threads that belong to no test, and reports its violations after).
+    private func noteBrokenInvariants(_ state: QueueState) {
+        let broken = state.brokenInvariants()
+        if !broken.isEmpty {
+            violations.append("broken invariants:\n\(broken.map(\.description).joined(separator: "\n"))")
         }
     }
 
