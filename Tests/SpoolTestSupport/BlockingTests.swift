@@ -26,6 +26,8 @@ public struct BlockingTests: SuiteTrait, TestTrait, TestScoping {
         guard testCase != nil, !test.traits.contains(where: { $0 is OnThePool }) else {
             return try await function()
         }
+        // Task executors came with macOS 15 and iOS 18; before them the tests run where they always did.
+        guard #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) else { return try await function() }
         try await withTaskExecutorPreference(BlockingTestThreads.shared) { try await function() }
     }
 }
@@ -44,6 +46,7 @@ extension Trait where Self == OnThePool {
 }
 
 /// A fixed set of threads that run the jobs given to them in order: where blocking tests run.
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
 public final class BlockingTestThreads: TaskExecutor, @unchecked Sendable {
     // @unchecked: `pending` is guarded by `condition`; the threads are started once, in `init`.
 

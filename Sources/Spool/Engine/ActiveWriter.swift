@@ -1,6 +1,6 @@
 /// The writer of the log's active file, and what the writers before it did.
 ///
-/// A roll-over replaces the writer (``replace(with:)``); callers waiting for an LSN of the previous file
+/// A roll-over replaces the writer (``replace(with:following:)``); callers waiting for an LSN of the previous file
 /// may use either: a writer made at a roll-over sends a wait for an earlier record to the writer before
 /// it until that one has retired (``LogWriter/init(following:fileSequence:path:create:)``).
 final class ActiveWriter: Sendable {

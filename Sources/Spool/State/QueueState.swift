@@ -334,7 +334,7 @@ struct QueueState: Sendable {
         }
     }
 
-    /// Writes a changed job back (see ``store(_:)``) without the chain rule.
+    /// Writes a changed job back (see ``store(_:at:)``) without the chain rule.
     /// - Returns: The state the job had before.
     @discardableResult
     mutating func storeOne(_ job: StoredJob, at knownPosition: Int? = nil) -> JobState {
