@@ -20,7 +20,8 @@ import Testing
     static let targetStates = Int(environment["SPOOL_FUZZ_STATES"] ?? "") ?? 20_000
 
     /// The seeds are dealt to this many shards, explored at once on threads of their own (the order
-    /// within a shard, and so every seed's run, is the same whatever the machine).
+    /// within a shard, and so every seed's run, is the same whatever the machine); one after another
+    /// under the thread sanitizer, where more threads than cores contend (``BlockingTestThreads``).
     static let shards = 4
 
     @Test func randomWorkloadsSurviveRandomCrashes() throws {
@@ -34,12 +35,13 @@ import Testing
             let tallies = Locked([FuzzTally](repeating: FuzzTally(), count: Self.shards))
             let done = DispatchSemaphore(value: 0)
             for shard in 0..<Self.shards {
-                Thread {
+                let explore: @Sendable () -> Void = {
                     let seeds = sequence(first: UInt64(shard + 1)) { $0 + UInt64(Self.shards) }
                     let result = Self.explore(seeds: seeds, target: shardTarget)
                     tallies.withLock { $0[shard] = result }
                     done.signal()
-                }.start()
+                }
+                if runsUnderThreadSanitizer { explore() } else { Thread(block: explore).start() }
             }
             for _ in 0..<Self.shards { done.wait() }
             tally = tallies.withLock { $0.reduce(into: FuzzTally()) { $0.add($1) } }

@@ -89,9 +89,6 @@ func expectError<T>(
     }
 }
 
-/// Whether this test process runs under the thread sanitizer (its runtime exports `__tsan_init`).
-let runsUnderThreadSanitizer: Bool = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_init") != nil
-
 /// The check at every queue's teardown: the live state holds its invariants, then the queue is
 /// closed and the state a fresh read-only replay of its directory builds holds them too and
 /// equals the live one (every job, field by field, and the unique-key and dependents indexes).
