@@ -82,7 +82,7 @@ public struct JobChanges: AsyncSequence, Sendable {
                 }
             }
             readFailed = read == nil
-            let current = (read?.0 ?? []).sorted { $0.sequence < $1.sequence }
+            let current = (read?.0 ?? []).inEnqueueOrder()
             buffer = current.map { .updated(Job($0)) }
             known = Set(current.map(\.id))
             if !buffer.isEmpty { awaitedLSN = read?.lsn }
@@ -147,7 +147,7 @@ public struct JobChanges: AsyncSequence, Sendable {
             }
             if !updated.isEmpty || !removed.isEmpty { awaitedLSN = lsn }
             buffer =
-                updated.sorted { $0.sequence < $1.sequence }.map { .updated(Job($0)) }
+                updated.inEnqueueOrder().map { .updated(Job($0)) }
                 + removed.sorted().map { .removed(JobID($0)) }
         }
     }

@@ -131,7 +131,7 @@ public struct InspectedQueue {
 
     /// Jobs in enqueue order, optionally only those in `state`.
     public func jobs(state wanted: JobState? = nil) -> [Job] {
-        state.jobs.values.filter { wanted == nil || $0.state == wanted }.sorted { $0.sequence < $1.sequence }.map(
+        state.jobs.values.filter { wanted == nil || $0.state == wanted }.inEnqueueOrder().map(
             Job.init)
     }
 

@@ -62,7 +62,7 @@ extension QueueProducer {
                     (state == nil || $0.state == state) && (kind == nil || $0.kind == kind)
                         && (uniqueKey == nil || $0.uniqueKey == uniqueKey)
                 }
-                .sorted { $0.sequence < $1.sequence }
+                .inEnqueueOrder()
                 .map(Job.init)
         }
     }

@@ -82,15 +82,7 @@ public final class QueueProducer: Sendable {
             // No owner has created the queue yet: its directory (and `inbox/`, below) are the producer's to make.
             try queueDirectory.createDirectories()
         }
-        let inbox = InboxFormat.directory(ofQueue: directory)
-        if try fileSystem.entryKind(at: inbox) == nil {
-            do {
-                try fileSystem.createDirectory(at: inbox)
-            } catch let error as SpoolError where error.errno == Platform.Errno.exists {
-                // Another producer made it at the same time.
-            }
-            try fileSystem.syncDirectory(at: directory)
-        }
+        let inbox = try InboxWriter.createInboxIfMissing(ofQueue: directory, fileSystem: fileSystem)
         guard try fileSystem.entryKind(at: inbox) == .directory else {
             throw SpoolError(.notAQueue, "inbox is not a directory", path: inbox)
         }

@@ -10,7 +10,7 @@ struct MigrationPlanner {
     func plan(_ state: QueueState, payload: (StoredJob) throws -> [UInt8]) throws -> [PlannedOperation] {
         var steps: [PlannedOperation] = []
         var takenIDs = Set(state.jobs.values.lazy.map(\.id))
-        let visited = state.jobs.values.filter { $0.state != .succeeded }.sorted { $0.sequence < $1.sequence }
+        let visited = state.jobs.values.filter { $0.state != .succeeded }.inEnqueueOrder()
         for job in visited {
             let bytes = try payload(job)
             let action = migration.transform(Job(job), Data(bytes))

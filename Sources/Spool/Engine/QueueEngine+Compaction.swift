@@ -73,7 +73,7 @@ extension QueueEngine {
                 if onlyIfNeeded, !needsCompaction() { return nil }
                 let expiredIDs = state.jobs.values
                     .filter { ($0.state == .succeeded || $0.state == .cancelled) && ($0.finishedAt ?? .max) <= cutoff }
-                    .sorted { $0.sequence < $1.sequence }.map(\.id)
+                    .inEnqueueOrder().map(\.id)
                 if !expiredIDs.isEmpty { _ = try commit(expiredIDs.map { PlannedOperation(.expire(id: $0)) }) }
                 let snapshotSequence = writer.fileSequence + 1
                 let lastLSN = try rollOver(skipping: 1)
@@ -116,7 +116,7 @@ extension QueueEngine {
             bytesBefore += try handle.size()
             handle.close()
         }
-        let jobs = copy.jobs.values.sorted { $0.sequence < $1.sequence }
+        let jobs = copy.jobs.values.inEnqueueOrder()
         let inboxOffsets = try inboxOffsetsToKeep(copy.inboxOffsets)
         let writer = SnapshotWriter(
             directory: path, fileSystem: configuration.fileSystem, instanceID: instanceID,

@@ -164,7 +164,7 @@ extension QueueEngine {
         let boot = clock.bootIdentifier()
         return state.runningJobs
             .filter { Self.hasRunOut($0, wallNow: now, monotonicNow: monotonic, bootID: boot) }
-            .sorted { $0.sequence < $1.sequence }
+            .inEnqueueOrder()
             .flatMap { reclaim($0, reason: $0.park == nil ? "lease expired" : Self.parkDeadlineReason, now: now) }
     }
 
@@ -193,7 +193,7 @@ extension QueueEngine {
             switch configuration.runningJobsAtOpen {
             case .reclaim:
                 // A parked job is no orphan: the system does its work; it is reclaimed at its deadline.
-                operations = state.runningJobs.sorted { $0.sequence < $1.sequence }.flatMap { job in
+                operations = state.runningJobs.inEnqueueOrder().flatMap { job in
                     guard let park = job.park else {
                         return reclaim(
                             job, reason: "orphaned: the process ended while the job was running", now: now,

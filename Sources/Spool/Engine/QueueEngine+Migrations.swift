@@ -95,7 +95,7 @@ extension QueueEngine {
             let now = nowMillis
             let candidates = state.jobs.values
                 .filter { !$0.state.isFinished && !known.contains($0.kind) }
-                .sorted { $0.sequence < $1.sequence }
+                .inEnqueueOrder()
             // Abandoning a job cancels the unfinished jobs waiting for it, transitively (chain rule): a
             // candidate among those is cancelled by an earlier abandon (a prerequisite is always enqueued
             // before its dependents), and its own abandon would not apply. They are left out.

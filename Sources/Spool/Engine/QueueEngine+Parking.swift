@@ -83,7 +83,7 @@ extension QueueEngine {
     /// The parked jobs, in enqueue order.
     func parkedJobs() throws -> [StoredJob] {
         try withOpenState {
-            state.parkedKeys.values.compactMap { state.jobs[$0] }.sorted { $0.sequence < $1.sequence }
+            state.parkedKeys.values.compactMap { state.jobs[$0] }.inEnqueueOrder()
         }
     }
 
@@ -93,7 +93,7 @@ extension QueueEngine {
         try withOpenState {
             let now = nowMillis
             let gone = state.parkedKeys.filter { !stillPending.contains($0.key) }.compactMap { state.jobs[$0.value] }
-                .sorted { $0.sequence < $1.sequence }
+                .inEnqueueOrder()
             guard !gone.isEmpty else { return Pending([], nil) }
             let operations = gone.flatMap { job in
                 failure(

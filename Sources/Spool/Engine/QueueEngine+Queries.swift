@@ -16,7 +16,7 @@ extension QueueEngine {
     }
 
     func jobs(where predicate: (StoredJob) -> Bool) throws -> [StoredJob] {
-        try withOpenState { state.jobs.values.filter(predicate) }.sorted { $0.sequence < $1.sequence }
+        try withOpenState { state.jobs.values.filter(predicate) }.inEnqueueOrder()
     }
 
     /// The jobs a claim at `instant` could take: claimable, of a kind neither paused nor at its rate

@@ -141,7 +141,7 @@ extension QueueEngine {
             guard !targets.isEmpty else { return Pending([], nil) }
             let all = Set(targets).union(state.unfinishedDependents(of: targets))
             let lsn = try commit(cancels(of: targets, at: nowMillis))
-            return Pending(all.compactMap { state.jobs[$0] }.sorted { $0.sequence < $1.sequence }, lsn)
+            return Pending(all.compactMap { state.jobs[$0] }.inEnqueueOrder(), lsn)
         }
     }
 
@@ -152,7 +152,7 @@ extension QueueEngine {
             guard !targets.isEmpty else { return Pending([], nil) }
             let all = Set(targets).union(state.unfinishedDependents(of: targets))
             let lsn = try commit(cancels(of: targets, at: nowMillis))
-            return Pending(all.compactMap { state.jobs[$0] }.sorted { $0.sequence < $1.sequence }, lsn)
+            return Pending(all.compactMap { state.jobs[$0] }.inEnqueueOrder(), lsn)
         }
     }
 

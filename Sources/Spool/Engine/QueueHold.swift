@@ -13,10 +13,7 @@ final class QueueHold: Sendable {
 
     /// Runs `body` inside the fence of a `.shared` owner (as it is when exclusive): every change of the
     /// directory outside the log writer's commit groups goes through here.
-    func fenced<T>(_ body: () throws -> T) throws -> T {
-        guard let fence else { return try body() }
-        return try fence.fenced(body)
-    }
+    func fenced<T>(_ body: () throws -> T) throws -> T { try fence.fenced(body) }
 
     /// Hands the role on at once (a `.shared` owner's clean close; best effort, otherwise the lease expires).
     func resign() {

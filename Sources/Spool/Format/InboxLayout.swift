@@ -1,7 +1,4 @@
 extension QueueDirectoryLayout {
-    /// The directory producers write their inbox files into (FORMAT.md, "Producer inbox files").
-    static let inboxDirectoryName = "inbox"
-
     /// The Darwin notification a producer posts after each synced write and the owner's runner
     /// waits on (Apple platforms): `com.spool.inbox.` and 8 hex digits of the CRC-32C of the queue
     /// directory's path as the processes open it (the same path, so the same name).

@@ -51,7 +51,7 @@ struct CommitFile {
         do {
             // Inside the fence (a `.shared` owner): the check that this process still owns the
             // queue, the writes and syncs, and the cut after a failed one, under one hold of `LOCK`.
-            try Self.fenced(by: fence) {
+            try fence.fenced {
                 for group in groups where outcome.failure == nil {
                     do {
                         try writeAndSync(group, at: offset + outcome.written, counting: &outcome.statistics)
@@ -99,10 +99,7 @@ struct CommitFile {
             reservation.extended(to: end)
             statistics.extendingWrites += 1
         } else {
-            switch durability {
-            case .full: try file.syncData()
-            case .ordered: try file.orderedSync()
-            }
+            try file.sync(durability)
         }
         statistics.dataSyncs += 1
         statistics.dataSyncNanoseconds += Platform.monotonicNanoseconds() &- syncStart
@@ -120,12 +117,6 @@ struct CommitFile {
     /// synced, since zeroes after the last record are a clean end, so a cut that fails or is lost
     /// in a crash loses nothing and fails no call. With no leader left.
     func cutReservedSpace(after end: Int64) {
-        try? Self.fenced(by: fence) { if let size = try? file.size(), size > end { try? file.truncate(to: end) } }
-    }
-
-    /// Runs `body` inside `fence`, or as it is without one.
-    private static func fenced<T>(by fence: OwnershipFence?, _ body: () throws -> T) throws -> T {
-        guard let fence else { return try body() }
-        return try fence.fenced(body)
+        try? fence.fenced { if let size = try? file.size(), size > end { try? file.truncate(to: end) } }
     }
 }

@@ -97,10 +97,7 @@ struct InboxWriter {
                     reserved = extended
                 } else {
                     try file.write(bytes, at: end)
-                    switch durability {
-                    case .full: try file.syncData()
-                    case .ordered: try file.orderedSync()
-                    }
+                    try file.sync(durability)
                 }
             } catch {
                 abandon()
@@ -148,4 +145,21 @@ struct InboxWriter {
 struct InboxPlace: Sendable, Equatable {
     var file: String
     var end: Int64
+}
+
+extension InboxWriter {
+    /// Makes the queue's `inbox/` when it is missing, its entry durable before anything is written
+    /// into it (another process making it at the same time is no error); returns its path.
+    @discardableResult
+    static func createInboxIfMissing(ofQueue directory: String, fileSystem: any FileSystem) throws -> String {
+        let inbox = InboxFormat.directory(ofQueue: directory)
+        guard try fileSystem.entryKind(at: inbox) == nil else { return inbox }
+        do {
+            try fileSystem.createDirectory(at: inbox)
+        } catch let error as SpoolError where error.errno == Platform.Errno.exists {
+            // Another producer, or the owner's runner, made it at the same time.
+        }
+        try fileSystem.syncDirectory(at: directory)
+        return inbox
+    }
 }

@@ -28,12 +28,7 @@ extension LogReplay {
                     "the header says the file's first record is LSN \(firstLSN), but the log before it ends at LSN \(expected - 1)"
             )
         }
-        let damage = LogDamage(
-            offset: Int(skipped.offset),
-            kind: .headerLSNMismatch(
-                .init(
-                    path: skipped.path, offset: skipped.offset,
-                    length: skipped.length, reason: skipped.reason)))
+        let damage = LogDamage(offset: Int(skipped.offset), kind: .headerLSNMismatch(skipped))
         try carryOut(RecoveryPlan.decide(damage, mode: mode), file: logFile, into: &result)
         if firstLSN > expected { result.lastLSN = firstLSN - 1 }
     }
@@ -50,8 +45,7 @@ extension LogReplay {
             Self.skip(
                 .init(path: file.path, offset: Int64(offset), length: Int64(length), reason: reason), into: &result)
         case .skipAt(let skip):
-            Self.skip(
-                .init(path: skip.path, offset: skip.offset, length: skip.length, reason: skip.reason), into: &result)
+            Self.skip(skip, into: &result)
         case .cutTornTail:
             // Only damage in a file's record stream may be a torn tail (``LogScanner``).
             break

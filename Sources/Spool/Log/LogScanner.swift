@@ -83,12 +83,6 @@ struct LogScanner {
                 outcome.validEnd = offset
             case .failure(let damage):
                 if RecordFrame.isZero(bytes, from: offset) { return outcome }
-                let frame: LogDamage.Frame
-                switch damage {
-                case .truncated: frame = .truncated
-                case .invalid(let why): frame = .invalid(why)
-                case .checksumMismatch: frame = .checksumMismatch
-                }
                 let following: LogDamage.Following
                 switch firstRecordOfLaterGroup(
                     after: offset, expectedLSN: expected,
@@ -106,7 +100,7 @@ struct LogScanner {
                     }
                 }
                 let report = LogDamage(
-                    offset: offset, kind: .damagedFrame(frame, following: following, fileEnd: bytes.count))
+                    offset: offset, kind: .damagedFrame(damage, following: following, fileEnd: bytes.count))
                 let plan = RecoveryPlan.decide(report, mode: mode)
                 if case .cutTornTail(let at) = plan {
                     outcome.tornTailOffset = at

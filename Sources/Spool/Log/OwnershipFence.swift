@@ -203,3 +203,12 @@ final class OwnershipFence: @unchecked Sendable {
         withUnsafeBytes(of: UUID().uuid) { Array($0) }
     }
 }
+
+extension Optional where Wrapped == OwnershipFence {
+    /// Runs `body` inside the fence of a `.shared` owner, or as it is without one (an exclusive
+    /// owner): the one place that says so.
+    func fenced<T>(_ body: () throws -> T) throws -> T {
+        guard let fence = self else { return try body() }
+        return try fence.fenced(body)
+    }
+}

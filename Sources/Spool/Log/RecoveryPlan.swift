@@ -4,25 +4,6 @@
 /// record that does not decode or apply and a header whose first LSN disagrees with the log. What
 /// strict and salvage do about each is decided in one place, ``RecoveryPlan/decide(_:mode:)``.
 struct LogDamage: Equatable {
-    /// What a damaged frame is.
-    enum Frame: Equatable {
-        /// The frame runs past the end of the file.
-        case truncated
-        /// A header field is impossible (the reason names it).
-        case invalid(String)
-        /// The frame's checksum does not match.
-        case checksumMismatch
-
-        /// The words messages use for it.
-        var reason: String {
-            switch self {
-            case .truncated: "record runs past the end of the file"
-            case .invalid(let why): why
-            case .checksumMismatch: "checksum mismatch"
-            }
-        }
-    }
-
     /// What follows a damaged frame, as the scanner's resync found it.
     enum Following: Equatable {
         /// An intact record of a later commit group, at this offset: the damage was synced.
@@ -40,26 +21,18 @@ struct LogDamage: Equatable {
     enum Kind: Equatable {
         /// An intact record whose LSN is not the one expected.
         case unexpectedLSN(found: UInt64, expected: UInt64)
-        /// A damaged frame, and what follows it up to `fileEnd`.
-        case damagedFrame(Frame, following: Following, fileEnd: Int)
+        /// A damaged frame (as ``RecordFrame`` found it), and what follows it up to `fileEnd`.
+        case damagedFrame(RecordFrame.Damage, following: Following, fileEnd: Int)
         /// A file header names a first LSN that is not where the log before it ends: the skipped
         /// range is where the report puts it (the end of the file before, or the header's field).
-        case headerLSNMismatch(Skip)
+        case headerLSNMismatch(RecoveryReport.Skipped)
         /// A snapshot holding fewer records than its first record announces (`snapshot_extent`): its end
         /// was cut off, outside the crash model (a snapshot is complete and synced before it has its name).
-        case snapshotCut(Skip)
+        case snapshotCut(RecoveryReport.Skipped)
         /// An intact record (checksum right) whose body does not decode.
         case undecodableRecord(lsn: UInt64, end: Int, reason: String)
         /// An operation of an intact, decoded record that the state refuses.
         case operationRefused(lsn: UInt64, reason: String)
-    }
-
-    /// A skipped range in a report: file, offset, length, reason.
-    struct Skip: Equatable {
-        var path: String
-        var offset: Int64
-        var length: Int64
-        var reason: String
     }
 
     /// Where the damage is: the offset in the file being read.
@@ -72,13 +45,13 @@ enum RecoveryPlan: Equatable {
     /// Refuse the open with ``SpoolError/Code/corruption`` at `offset` (or at the skip's own place).
     case refuse(offset: Int, reason: String)
     /// Refuse with corruption at a place other than the damage's (a range in another file).
-    case refuseAt(LogDamage.Skip)
+    case refuseAt(RecoveryReport.Skipped)
     /// Cut the file at `offset`: the unfinished last write of a process that died.
     case cutTornTail(at: Int)
     /// Salvage: report the range skipped (which abandons a pending migration), then go on as `then` says.
     case skip(offset: Int, length: Int, reason: String, then: Continuation)
     /// Salvage: report a range skipped whose place is not the damage's.
-    case skipAt(LogDamage.Skip)
+    case skipAt(RecoveryReport.Skipped)
 
     /// How reading goes on after a skip.
     enum Continuation: Equatable {
@@ -187,5 +160,16 @@ struct OpenRepairs: Equatable {
     /// Decides what open does to the last file of `replay`, whose header is `header`.
     static func lastFile(after replay: LogReplay.Outcome, header: FileHeader) -> LastFile {
         LastFile(truncate: replay.tornTailOffset, rewriteHeader: replay.lastFileValidEnd == Int64(header.size))
+    }
+}
+
+extension RecordFrame.Damage {
+    /// The words recovery's messages use for it.
+    var reason: String {
+        switch self {
+        case .truncated: "record runs past the end of the file"
+        case .invalid(let why): why
+        case .checksumMismatch: "checksum mismatch"
+        }
     }
 }

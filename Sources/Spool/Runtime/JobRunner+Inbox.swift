@@ -36,12 +36,8 @@ extension JobRunner {
     /// pass ingests. Without a watcher (the system refused one) every pass ingests, and the loop
     /// wakes at least every ``Configuration/inboxCheckInterval``.
     func startWatchingInbox() {
-        let directory = queue.directory + "/" + QueueDirectoryLayout.inboxDirectoryName
-        let fileSystem = queue.configuration.fileSystem
-        if (try? fileSystem.entryKind(at: directory)) == nil {
-            try? fileSystem.createDirectory(at: directory)
-            try? fileSystem.syncDirectory(at: queue.directory)
-        }
+        let directory = InboxFormat.directory(ofQueue: queue.directory)
+        _ = try? InboxWriter.createInboxIfMissing(ofQueue: queue.directory, fileSystem: queue.configuration.fileSystem)
         let wake = inbox
         let watcher = DirectoryWatcher(
             directory: directory,

@@ -57,7 +57,7 @@ extension QueueState {
             }
         }
         for (key, jobs) in carriers {
-            let ordered = jobs.sorted { $0.sequence < $1.sequence }.map(\.id)
+            let ordered = jobs.inEnqueueOrder().map(\.id)
             if uniqueKeys[key] != ordered.last {
                 report(
                     .uniqueKeyIndex, uniqueKeys[key],

@@ -113,6 +113,16 @@ extension StorageFile {
     func write(_ bytes: [UInt8], at offset: Int64) throws {
         try bytes.withUnsafeBytes { try write($0, at: offset) }
     }
+
+    /// The sync an acknowledgement waits for at `durability`: a data sync (``Durability/full``) or
+    /// an ordered one (``Durability/ordered``). The log's commits and the producers' inbox writes
+    /// both sync through here.
+    func sync(_ durability: Durability) throws {
+        switch durability {
+        case .full: try syncData()
+        case .ordered: try orderedSync()
+        }
+    }
 }
 
 /// A held directory lock, released by ``release()`` or when the value is freed.

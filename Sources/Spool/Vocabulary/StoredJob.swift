@@ -269,3 +269,10 @@ struct StoredLease: Equatable, Sendable {
         return monotonicNow >= monotonicExpiry
     }
 }
+
+extension Sequence where Element == StoredJob {
+    /// The jobs in the order they were enqueued (their ``StoredJob/sequence``): the order every
+    /// listing, snapshot and batch of operations over many jobs uses, written once (and sorted by
+    /// one specialization of `sorted`, not one per call site).
+    func inEnqueueOrder() -> [StoredJob] { sorted { $0.sequence < $1.sequence } }
+}

@@ -13,7 +13,7 @@ import Testing
         var description: String { "\(damage.kind) @\(damage.offset)" }
     }
 
-    static let headerSkip = LogDamage.Skip(
+    static let headerSkip = RecoveryReport.Skipped(
         path: "/q/wal-0000000000000001.log", offset: 4096, length: 0,
         reason: "records 5 to 6 are missing: file 2 starts at LSN 7")
 
@@ -31,7 +31,9 @@ import Testing
         // Damage followed by a later group: synced damage.
         Row(
             damage: .init(
-                offset: 200, kind: .damagedFrame(.checksumMismatch, following: .laterGroup(at: 260), fileEnd: 1000)),
+                offset: 200,
+                kind: .damagedFrame(
+                    .checksumMismatch(checkedBytes: 800), following: .laterGroup(at: 260), fileEnd: 1000)),
             strict: .refuse(offset: 200, reason: "checksum mismatch; intact records follow at offset 260"),
             salvage: .skip(offset: 200, length: 60, reason: "checksum mismatch", then: .resume(at: 260))),
         // The bytes after it cannot be checked cheaply.
@@ -46,7 +48,8 @@ import Testing
             damage: .init(
                 offset: 300,
                 kind: .damagedFrame(
-                    .checksumMismatch, following: .nothingInLastFile(groups: 1, lsns: "4 to 5"), fileEnd: 1000)),
+                    .checksumMismatch(checkedBytes: 800), following: .nothingInLastFile(groups: 1, lsns: "4 to 5"),
+                    fileEnd: 1000)),
             strict: .cutTornTail(at: 300), salvage: .cutTornTail(at: 300)),
         Row(
             damage: .init(
@@ -59,7 +62,8 @@ import Testing
             damage: .init(
                 offset: 300,
                 kind: .damagedFrame(
-                    .checksumMismatch, following: .nothingInLastFile(groups: 2, lsns: "4 to 7"), fileEnd: 1000)),
+                    .checksumMismatch(checkedBytes: 800), following: .nothingInLastFile(groups: 2, lsns: "4 to 7"),
+                    fileEnd: 1000)),
             strict: .refuse(
                 offset: 300,
                 reason:
